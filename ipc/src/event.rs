@@ -1,0 +1,78 @@
+//! Events pushed on a subscription, and how a subscription's stream begins.
+
+use crate::byte_buf::ByteBuf;
+use crate::pane::{ExitStatus, Size};
+use crate::screen::ScreenSnapshot;
+use serde::{Deserialize, Serialize};
+
+/// How a subscription's stream begins.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamStart {
+    /// Output events follow from exactly `from`; nothing is skipped and
+    /// nothing repeats.
+    Replay {
+        /// The offset of the first byte that will follow.
+        from: u64,
+    },
+    /// The stream begins with this screen; output events follow from
+    /// `snapshot.offset`.
+    Snapshot {
+        /// The screen at the point the stream begins.
+        snapshot: ScreenSnapshot,
+        /// When the client asked to resume from an offset the host no
+        /// longer holds, that offset: the raw bytes from it up to
+        /// `snapshot.offset` will not be delivered (the snapshot stands for
+        /// them). Absent when the client asked for no offset.
+        skipped_from: Option<u64>,
+    },
+    /// The process behind the pane was replaced since the generation the
+    /// client named; the stream begins with the new generation's screen.
+    GenerationChanged {
+        /// The generation the client named.
+        previous: u64,
+        /// The new generation's screen; output follows from its offset.
+        snapshot: ScreenSnapshot,
+    },
+}
+
+/// Something that happened on a subscribed pane.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Event {
+    /// Output bytes. `offset` is the absolute offset of `data[0]`; each
+    /// output event starts where the previous one ended.
+    Output {
+        /// Offset of the first byte.
+        offset: u64,
+        /// The bytes (base64 in JSON).
+        data: ByteBuf,
+    },
+    /// The subscriber fell behind the pane's output ring. The bytes from
+    /// `skipped_from` up to `snapshot.offset` are not delivered; the screen
+    /// stands for them, and output continues at `snapshot.offset`.
+    Resync {
+        /// The offset the subscriber had reached.
+        skipped_from: u64,
+        /// The screen at the offset where output resumes.
+        snapshot: ScreenSnapshot,
+    },
+    /// The pane's terminal was resized.
+    Resized {
+        /// The new size.
+        size: Size,
+    },
+    /// The pane's process exited. Every output byte has been delivered
+    /// before this event: `offset` is the pane's final end offset.
+    Exited {
+        /// How it ended.
+        status: ExitStatus,
+        /// The final end offset.
+        offset: u64,
+    },
+    /// The subscription is over; no more events carry its id.
+    Ended {
+        /// `exited`, `closed` or `unsubscribed`.
+        reason: String,
+    },
+}

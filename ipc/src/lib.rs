@@ -1,0 +1,50 @@
+//! panehost's wire contract.
+//!
+//! Everything that crosses the host's local socket is defined here and nowhere
+//! else: the frame layout, the handshake, the two encodings, the requests a
+//! client sends, the responses and events the host sends back, and the string
+//! vocabularies (error codes, limitation codes, runtime ids) that let the
+//! contract grow without breaking clients.
+//!
+//! A connection looks like this:
+//!
+//! ```text
+//! client                                   host
+//!   | -- frame: Hello (always JSON) ------->  |
+//!   | <------ frame: HandshakeReply (JSON) -- |
+//!   | -- frame: RequestFrame {id, request} -> |   in the chosen encoding
+//!   | <- frame: ServerMessage::Response {id} |   (bincode or JSON)
+//!   | <- frame: ServerMessage::Event {subscription}
+//! ```
+//!
+//! Every frame is a 4-byte big-endian length followed by that many bytes
+//! ([`frame`]). This crate depends on no other panehost crate, and on no PTY
+//! or async runtime code, so any Rust program can speak the protocol.
+
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+pub mod byte_buf;
+pub mod encoding;
+pub mod error;
+pub mod event;
+pub mod frame;
+pub mod handshake;
+pub mod limitation;
+pub mod pane;
+pub mod request;
+pub mod response;
+pub mod runtime;
+pub mod screen;
+pub mod socket_path;
+
+pub use byte_buf::ByteBuf;
+pub use encoding::{decode, decode_request, encode, Encoding, RequestDecodeError, WireError};
+pub use error::{ErrorBody, ErrorCode};
+pub use event::{Event, StreamStart};
+pub use frame::{FrameCodecs, MAX_CLIENT_FRAME_LEN, MAX_HANDSHAKE_FRAME_LEN, MAX_SERVER_FRAME_LEN};
+pub use handshake::{HandshakeReply, Hello, Welcome, PROTOCOL_VERSION};
+pub use pane::{ExitStatus, PaneId, PaneState, PaneSummary, Size};
+pub use request::{Request, RequestFrame, ResumeRequest, SendParams, StartParams};
+pub use response::{InterruptReport, InterruptStep, PaneDetail, Response, ServerMessage, Subscription};
+pub use runtime::RuntimeInfo;
+pub use screen::{Cursor, InputModes, ScreenSnapshot};

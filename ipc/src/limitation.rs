@@ -1,0 +1,37 @@
+//! The limitation vocabulary: what a runtime declares it cannot do.
+//!
+//! Limitation codes travel as strings, like error codes. An operation that a
+//! runtime cannot perform answers `OPERATION_UNSUPPORTED` naming one of
+//! these, rather than falling back to something that only looks equivalent.
+
+/// Starting needs a model named explicitly; the CLI has no usable default.
+pub const START_REQUIRES_RESOLVED_MODEL: &str = "START_REQUIRES_RESOLVED_MODEL";
+/// The CLI cannot resume an earlier session at all.
+pub const NATIVE_RESUME_UNSUPPORTED: &str = "NATIVE_RESUME_UNSUPPORTED";
+/// The CLI can only continue "the latest" session, not an exact one.
+pub const PROVIDER_SELECTION_ONLY: &str = "PROVIDER_SELECTION_ONLY";
+/// The CLI's resume opens an interactive picker.
+pub const PROVIDER_SELECTION_INTERACTIVE_PICKER: &str = "PROVIDER_SELECTION_INTERACTIVE_PICKER";
+/// Resume by exact reference is declared but not yet proven live.
+pub const REFERENCE_PENDING_LIVE_PROOF: &str = "REFERENCE_PENDING_LIVE_PROOF";
+/// The reference is steered by a wrapper rather than the CLI itself.
+pub const REFERENCE_STEERED_BY_WRAPPER: &str = "REFERENCE_STEERED_BY_WRAPPER";
+/// After host loss the pane restarts fresh rather than resuming.
+pub const HOST_LOSS_RESTARTS_FRESH: &str = "HOST_LOSS_RESTARTS_FRESH";
+/// The host cannot observe when a turn completes.
+pub const COMPLETION_UNOBSERVED: &str = "COMPLETION_UNOBSERVED";
+/// Signing in happens outside the terminal.
+pub const LOGIN_NOT_IN_TERMINAL: &str = "LOGIN_NOT_IN_TERMINAL";
+
+/// Every limitation code this crate knows.
+pub const ALL: &[&str] = &[
+    START_REQUIRES_RESOLVED_MODEL,
+    NATIVE_RESUME_UNSUPPORTED,
+    PROVIDER_SELECTION_ONLY,
+    PROVIDER_SELECTION_INTERACTIVE_PICKER,
+    REFERENCE_PENDING_LIVE_PROOF,
+    REFERENCE_STEERED_BY_WRAPPER,
+    HOST_LOSS_RESTARTS_FRESH,
+    COMPLETION_UNOBSERVED,
+    LOGIN_NOT_IN_TERMINAL,
+];

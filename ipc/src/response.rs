@@ -1,0 +1,133 @@
+//! What the host sends: responses to requests, errors, and pushed events.
+
+use crate::error::ErrorBody;
+use crate::event::{Event, StreamStart};
+use crate::pane::{ExitStatus, PaneId, PaneSummary, Size};
+use crate::runtime::RuntimeInfo;
+use crate::screen::ScreenSnapshot;
+use serde::{Deserialize, Serialize};
+
+/// Every frame the host sends after the handshake.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// The successful answer to the request with this id.
+    Response {
+        /// The request's id.
+        id: u64,
+        /// The answer.
+        body: Response,
+    },
+    /// The failed answer to the request with this id, or (with no id) a
+    /// connection-level error after which the host closes the connection.
+    Error {
+        /// The request's id, when the failure answers one.
+        id: Option<u64>,
+        /// What went wrong.
+        error: ErrorBody,
+    },
+    /// A pushed event of a subscription.
+    Event {
+        /// The subscription id from `subscribed`.
+        subscription: u64,
+        /// What happened.
+        event: Event,
+    },
+}
+
+/// Successful answers, one per operation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Response {
+    /// Answers `start`: the new pane.
+    Started(PaneSummary),
+    /// Answers `send`.
+    Sent {
+        /// The pane.
+        pane: PaneId,
+        /// How many bytes were written to the terminal.
+        bytes: u64,
+    },
+    /// Answers `interrupt`.
+    Interrupted(InterruptReport),
+    /// Answers `inspect`.
+    Inspected(PaneDetail),
+    /// Answers `events` and `reconnect`.
+    Subscribed(Subscription),
+    /// Answers `unsubscribe`.
+    Unsubscribed {
+        /// The subscription that ended.
+        subscription: u64,
+    },
+    /// Answers `resize`.
+    Resized {
+        /// The pane.
+        pane: PaneId,
+        /// Its new size.
+        size: Size,
+    },
+    /// Answers `list`.
+    Panes {
+        /// Every pane, oldest first.
+        panes: Vec<PaneSummary>,
+    },
+    /// Answers `close`.
+    Closed {
+        /// The pane, now forgotten.
+        pane: PaneId,
+        /// How its process ended.
+        status: ExitStatus,
+    },
+    /// Answers `runtimes`.
+    Runtimes {
+        /// Every runtime the host knows.
+        runtimes: Vec<RuntimeInfo>,
+    },
+}
+
+/// A pane with its screen, as `inspect` returns it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaneDetail {
+    /// The pane.
+    pub pane: PaneSummary,
+    /// The screen at `screen.offset`, which may trail `pane.offset` by the
+    /// bytes the terminal model has not parsed yet.
+    pub screen: ScreenSnapshot,
+}
+
+/// A new subscription and where its stream begins.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subscription {
+    /// Tags every event of this subscription.
+    pub subscription: u64,
+    /// The pane.
+    pub pane: PaneId,
+    /// The pane's current generation.
+    pub generation: u64,
+    /// How the stream begins.
+    pub start: StreamStart,
+}
+
+/// What an interrupt did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InterruptReport {
+    /// The pane.
+    pub pane: PaneId,
+    /// `keys_sent` (the runtime's interrupt keys were written), or
+    /// `not_running` (the process had already exited). Further outcomes are
+    /// added as strings without a protocol change.
+    pub outcome: String,
+    /// Each step taken, in order.
+    pub steps: Vec<InterruptStep>,
+}
+
+/// One step of an interrupt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InterruptStep {
+    /// What was done, such as `keys`.
+    pub action: String,
+    /// Details, such as the keys written, escaped.
+    pub detail: String,
+    /// Milliseconds since the interrupt began.
+    pub at_ms: u64,
+}

@@ -1,0 +1,54 @@
+//! Screen snapshots: what a terminal showed at one offset of the output.
+
+use crate::byte_buf::ByteBuf;
+use crate::pane::Size;
+use serde::{Deserialize, Serialize};
+
+/// The screen as the host's terminal model saw it after the output bytes
+/// up to `offset` (exclusive). Output that follows the snapshot starts at
+/// `offset`, so snapshot plus stream is exact.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScreenSnapshot {
+    /// The output offset this snapshot describes.
+    pub offset: u64,
+    /// The screen size.
+    pub size: Size,
+    /// The visible screen as plain text, rows joined by `\n`, trailing
+    /// blanks trimmed.
+    pub text: String,
+    /// Bytes that redraw this screen on a blank terminal of the same size:
+    /// contents with colours and attributes, input modes, cursor position.
+    pub formatted: ByteBuf,
+    /// Where the cursor is.
+    pub cursor: Cursor,
+    /// The window title the process set, or empty.
+    pub title: String,
+    /// Whether the alternate screen is active.
+    pub alternate_screen: bool,
+    /// Input modes the process enabled.
+    pub modes: InputModes,
+}
+
+/// Cursor position, zero-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cursor {
+    /// Row, from the top.
+    pub row: u16,
+    /// Column, from the left.
+    pub col: u16,
+    /// Whether the process left the cursor visible.
+    pub visible: bool,
+}
+
+/// Terminal input modes that change what a client should send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct InputModes {
+    /// Pasted text should be wrapped in `ESC [200~` and `ESC [201~`.
+    pub bracketed_paste: bool,
+    /// The process asked for mouse reports.
+    pub mouse: bool,
+    /// Application keypad mode.
+    pub application_keypad: bool,
+    /// Application cursor-key mode.
+    pub application_cursor: bool,
+}
