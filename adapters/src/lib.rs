@@ -1,1 +1,25 @@
-pub fn _x(){}
+//! Runtime descriptors: what each CLI panehost can start is, and how to
+//! start it.
+//!
+//! The host never builds argv or an environment itself. It hands a client's
+//! [`StartParams`](panehost_ipc::StartParams) to the [`Catalog`], which finds
+//! the runtime's [`Descriptor`], checks the request against it (admission),
+//! and returns a [`LaunchPlan`]: program, arguments, working directory and
+//! an environment built from scratch. Adding a runtime is adding a
+//! descriptor; the host has no branch for any runtime.
+
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+pub mod admission;
+pub mod catalog;
+pub mod descriptor;
+pub mod environment;
+pub mod launch_plan;
+pub mod resolve;
+pub mod runtimes;
+
+pub use admission::AdmissionError;
+pub use catalog::Catalog;
+pub use descriptor::{CommandPolicy, Descriptor, ResumeForm, ResumeMode};
+pub use environment::HostEnvironment;
+pub use launch_plan::LaunchPlan;

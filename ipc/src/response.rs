@@ -19,7 +19,8 @@ pub enum ServerMessage {
         body: Response,
     },
     /// The failed answer to the request with this id, or (with no id) a
-    /// connection-level error after which the host closes the connection.
+    /// failure no request id could be read for. After `FRAME_TOO_LARGE` the
+    /// host closes the connection; after any other error it keeps serving.
     Error {
         /// The request's id, when the failure answers one.
         id: Option<u64>,

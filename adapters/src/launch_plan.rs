@@ -1,0 +1,21 @@
+//! The result of admission: exactly what the host will spawn.
+
+use std::path::PathBuf;
+
+/// Everything the host needs to spawn a pane's process, and nothing it has
+/// to decide itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchPlan {
+    /// The runtime id the plan is for.
+    pub runtime: String,
+    /// The executable, resolved to a path.
+    pub program: PathBuf,
+    /// Arguments after the program name.
+    pub args: Vec<String>,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// The complete environment of the child; nothing else is inherited.
+    pub env: Vec<(String, String)>,
+    /// The bytes that ask the runtime to stop what it is doing.
+    pub interrupt_keys: Vec<u8>,
+}
