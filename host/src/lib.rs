@@ -1,1 +1,24 @@
-pub fn _x(){}
+//! The panehost daemon.
+//!
+//! A per-user host that owns PTY panes and serves the protocol of
+//! `panehost-ipc` on a local socket. The layers, from the socket inwards:
+//! [`daemon`] (listener), [`connection`] (peer check, handshake, frames),
+//! [`dispatch`] (one handler per request), [`subscription`] (a cursor into
+//! a pane's output), [`registry`] and [`pane`] (the model, which knows no
+//! sockets).
+
+#![warn(missing_debug_implementations, unreachable_pub)]
+
+pub mod config;
+pub mod connection;
+pub mod daemon;
+pub mod dispatch;
+pub mod host_state;
+pub mod limits;
+pub mod outbox;
+pub mod pane;
+pub mod registry;
+pub mod socket_dir;
+pub mod subscription;
+
+pub use daemon::{run, HostConfig};

@@ -1,1 +1,13 @@
-fn main(){}
+//! The `panehost` command: `panehost host` runs the daemon; every other
+//! subcommand is a client.
+
+fn main() -> std::process::ExitCode {
+    panehost_client::cli::main(|launch| {
+        panehost_host::run(panehost_host::HostConfig {
+            socket: launch.socket,
+            state_dir: launch.state_dir,
+            pane_limits: panehost_host::config::pane_limits_from_env()?,
+            log_filter: launch.log_filter,
+        })
+    })
+}

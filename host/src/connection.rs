@@ -1,0 +1,180 @@
+//! One client connection: peer check, handshake, then requests in, frames
+//! out.
+
+use crate::dispatch::{self, ConnectionContext};
+use crate::host_state::HostState;
+use crate::limits::{CONNECTION_QUEUE_FRAMES, HANDSHAKE_TIMEOUT};
+use crate::outbox::Outbox;
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
+use interprocess::local_socket::tokio::Stream;
+use interprocess::local_socket::traits::tokio::Stream as _;
+use interprocess::local_socket::traits::StreamCommon as _;
+use panehost_ipc::{
+    decode_request, ErrorBody, ErrorCode, Event, FrameCodecs, HandshakeReply, Hello, Request, Response, Welcome,
+    MAX_CLIENT_FRAME_LEN, MAX_HANDSHAKE_FRAME_LEN, MAX_SERVER_FRAME_LEN, PROTOCOL_VERSION,
+};
+use std::collections::HashMap;
+use std::io;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::codec::length_delimited::LengthDelimitedCodecError;
+use tokio_util::codec::{FramedRead, FramedWrite};
+
+/// The host's name and version, as the welcome reports it.
+pub const HOST_NAME: &str = concat!("panehost ", env!("CARGO_PKG_VERSION"));
+
+/// Serves one connection to its end. Never panics on client input.
+#[tracing::instrument(skip_all, fields(conn = connection_id))]
+pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
+    let peer_uid = stream.peer_creds().ok().and_then(|creds| creds.euid());
+    // Independent halves let the writer task run beside the reader.
+    #[allow(deprecated)]
+    let (receive, send) = stream.split();
+    let mut reader = FramedRead::new(receive, FrameCodecs::with_max(MAX_HANDSHAKE_FRAME_LEN));
+    let mut writer = FramedWrite::new(send, FrameCodecs::with_max(MAX_SERVER_FRAME_LEN));
+
+    let own_uid = rustix::process::geteuid().as_raw();
+    if peer_uid != Some(own_uid) {
+        tracing::warn!(?peer_uid, "refusing a connection from another user");
+        let reply = refused(ErrorCode::PeerRefused, format!("this host serves uid {own_uid} only"));
+        let _ = writer.send(reply).await;
+        return;
+    }
+
+    let hello = match tokio::time::timeout(HANDSHAKE_TIMEOUT, reader.next()).await {
+        Err(_) => {
+            let _ = writer.send(refused(ErrorCode::HandshakeRequired, "no hello within the handshake timeout".into())).await;
+            return;
+        }
+        Ok(None) => return,
+        Ok(Some(Err(err))) => {
+            let reply = if is_too_large(&err) {
+                refused(ErrorCode::FrameTooLarge, format!("a hello is at most {MAX_HANDSHAKE_FRAME_LEN} bytes"))
+            } else {
+                refused(ErrorCode::HandshakeRequired, "the first frame was cut off".into())
+            };
+            let _ = writer.send(reply).await;
+            return;
+        }
+        Ok(Some(Ok(frame))) => frame,
+    };
+    let hello: Hello = match serde_json::from_slice(&hello) {
+        Ok(hello) => hello,
+        Err(err) => {
+            let _ = writer.send(refused(ErrorCode::HandshakeRequired, format!("the first frame must be a JSON hello: {err}"))).await;
+            return;
+        }
+    };
+    if hello.protocol != PROTOCOL_VERSION {
+        let message = format!("client speaks protocol {}, this host speaks {PROTOCOL_VERSION}", hello.protocol);
+        let _ = writer.send(refused(ErrorCode::ProtocolMismatch, message)).await;
+        return;
+    }
+    let welcome = HandshakeReply::Welcome(Welcome { protocol: PROTOCOL_VERSION, host: HOST_NAME.into(), encoding: hello.encoding });
+    if writer.send(json_frame(&welcome)).await.is_err() {
+        return;
+    }
+    tracing::debug!(client = %hello.client, encoding = hello.encoding.as_str(), "connection open");
+    reader.decoder_mut().set_max_frame_length(MAX_CLIENT_FRAME_LEN);
+
+    let (frames, mut queued) = mpsc::channel::<Bytes>(CONNECTION_QUEUE_FRAMES);
+    let mut writer_task = tokio::spawn(async move {
+        while let Some(frame) = queued.recv().await {
+            if writer.send(frame).await.is_err() {
+                break;
+            }
+        }
+    });
+    let outbox = Outbox::new(hello.encoding, frames);
+    let mut context = ConnectionContext { outbox: outbox.clone(), next_subscription: 1 };
+    let mut subscriptions: HashMap<u64, JoinHandle<()>> = HashMap::new();
+    let mut writer_finished = false;
+
+    loop {
+        let frame = tokio::select! {
+            frame = reader.next() => frame,
+            _ = &mut writer_task => {
+                writer_finished = true;
+                break;
+            }
+        };
+        let payload = match frame {
+            None => break,
+            Some(Ok(payload)) => payload,
+            Some(Err(err)) => {
+                if is_too_large(&err) {
+                    let message = format!("frames to the host are limited to {MAX_CLIENT_FRAME_LEN} bytes");
+                    outbox.error(None, ErrorBody::new(ErrorCode::FrameTooLarge, message)).await;
+                } else {
+                    tracing::debug!(%err, "connection ended inside a frame");
+                }
+                break;
+            }
+        };
+        let request = match decode_request(hello.encoding, &payload) {
+            Ok(request) => request,
+            Err(err) => {
+                let error = ErrorBody::new(ErrorCode::MalformedRequest, err.to_string());
+                if !outbox.error(err.id, error).await {
+                    break;
+                }
+                continue;
+            }
+        };
+        subscriptions.retain(|_, task| !task.is_finished());
+        if let Request::Unsubscribe { subscription } = request.request {
+            let answered = match subscriptions.remove(&subscription) {
+                Some(task) => {
+                    task.abort();
+                    outbox.event(subscription, Event::Ended { reason: "unsubscribed".into() }).await;
+                    outbox.response(request.id, Response::Unsubscribed { subscription }).await
+                }
+                None => {
+                    let error = ErrorBody::new(ErrorCode::UnknownSubscription, format!("no subscription {subscription} on this connection"));
+                    outbox.error(Some(request.id), error).await
+                }
+            };
+            if !answered {
+                break;
+            }
+            continue;
+        }
+        let reply = dispatch::handle(&host, &mut context, request.request).await;
+        let answered = match reply.result {
+            Ok(body) => outbox.response(request.id, body).await,
+            Err(error) => outbox.error(Some(request.id), error).await,
+        };
+        if !answered {
+            break;
+        }
+        if let Some(task) = reply.then {
+            subscriptions.insert(task.id, tokio::spawn(task.run()));
+        }
+    }
+    for task in subscriptions.values() {
+        task.abort();
+    }
+    drop(context);
+    drop(outbox);
+    if !writer_finished {
+        // Let queued answers reach a client that is still reading.
+        if tokio::time::timeout(std::time::Duration::from_secs(1), &mut writer_task).await.is_err() {
+            writer_task.abort();
+        }
+    }
+    tracing::debug!("connection closed");
+}
+
+fn is_too_large(err: &io::Error) -> bool {
+    err.get_ref().is_some_and(|inner| inner.is::<LengthDelimitedCodecError>())
+}
+
+fn refused(code: ErrorCode, message: String) -> Bytes {
+    json_frame(&HandshakeReply::Refused { code: code.as_str().into(), message, protocol: PROTOCOL_VERSION })
+}
+
+fn json_frame(reply: &HandshakeReply) -> Bytes {
+    Bytes::from(serde_json::to_vec(reply).unwrap_or_default())
+}

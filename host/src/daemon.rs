@@ -1,0 +1,115 @@
+//! Running the host: prepare the socket, accept connections, shut down.
+
+use crate::connection;
+use crate::host_state::HostState;
+use crate::pane::PaneLimits;
+use crate::registry::Registry;
+use crate::socket_dir::ensure_private_dir;
+use anyhow::{bail, Context};
+use interprocess::local_socket::tokio::Stream;
+use interprocess::local_socket::traits::tokio::{Listener as _, Stream as _};
+use interprocess::local_socket::{GenericFilePath, ListenerOptions, ToFsName};
+use interprocess::os::unix::local_socket::ListenerOptionsExt;
+use panehost_adapters::{Catalog, HostEnvironment};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::signal::unix::{signal, SignalKind};
+
+/// How a host runs.
+#[derive(Debug, Clone)]
+pub struct HostConfig {
+    /// Where to listen.
+    pub socket: PathBuf,
+    /// Where the host keeps its state.
+    pub state_dir: PathBuf,
+    /// Buffer sizes of new panes.
+    pub pane_limits: PaneLimits,
+    /// A `tracing` filter; `info` when absent.
+    pub log_filter: Option<String>,
+}
+
+/// Runs the host in the foreground until SIGTERM or SIGINT, then closes
+/// every pane and removes the socket.
+///
+/// # Errors
+/// Fails when the socket directory is unsafe, another host already
+/// listens, or the socket cannot be created.
+pub fn run(config: HostConfig) -> anyhow::Result<()> {
+    let filter = config.log_filter.clone().or_else(|| std::env::var("PANEHOST_LOG").ok()).unwrap_or_else(|| "info".into());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_new(&filter).unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .with_ansi(rustix::termios::isatty(std::io::stderr()))
+        .try_init();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
+    runtime.block_on(serve(config))
+}
+
+async fn serve(config: HostConfig) -> anyhow::Result<()> {
+    let uid = rustix::process::geteuid().as_raw();
+    let socket_dir = config.socket.parent().context("the socket path has no directory")?;
+    ensure_private_dir(socket_dir, uid).context("socket directory")?;
+    ensure_private_dir(&config.state_dir, uid).context("state directory")?;
+    claim_socket_path(&config.socket).await?;
+
+    let name = config.socket.as_path().to_fs_name::<GenericFilePath>().context("socket path")?;
+    let listener = ListenerOptions::new()
+        .name(name)
+        .mode(0o600)
+        .create_tokio()
+        .with_context(|| format!("listening on {}", config.socket.display()))?;
+    tracing::info!(socket = %config.socket.display(), pid = std::process::id(), "host listening");
+
+    let host = Arc::new(HostState {
+        registry: Registry::new(),
+        catalog: Catalog::built_in(HostEnvironment::capture()),
+        pane_limits: config.pane_limits,
+    });
+    let mut terminate = signal(SignalKind::terminate()).context("SIGTERM handler")?;
+    let mut interrupt = signal(SignalKind::interrupt()).context("SIGINT handler")?;
+    let mut connection_ids = 0u64;
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(stream) => {
+                    connection_ids += 1;
+                    tokio::spawn(connection::serve(stream, Arc::clone(&host), connection_ids));
+                }
+                Err(err) => {
+                    // Out of fds and the like: keep serving the others.
+                    tracing::warn!(%err, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+            },
+            _ = terminate.recv() => break,
+            _ = interrupt.recv() => break,
+        }
+    }
+    tracing::info!("shutting down: closing every pane");
+    drop(listener);
+    let closing: Vec<_> = host
+        .registry
+        .all()
+        .into_iter()
+        .map(|pane| tokio::spawn(async move { pane.close().await }))
+        .collect();
+    for task in closing {
+        let _ = task.await;
+    }
+    let _ = std::fs::remove_file(&config.socket);
+    Ok(())
+}
+
+/// Refuses to start when a host already answers on `socket`; removes a
+/// stale socket file that nobody listens on.
+async fn claim_socket_path(socket: &Path) -> anyhow::Result<()> {
+    if !socket.exists() {
+        return Ok(());
+    }
+    let name = socket.to_fs_name::<GenericFilePath>().context("socket path")?;
+    if Stream::connect(name).await.is_ok() {
+        bail!("a host already listens on {}", socket.display());
+    }
+    std::fs::remove_file(socket).with_context(|| format!("removing the stale socket {}", socket.display()))?;
+    Ok(())
+}

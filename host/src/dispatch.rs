@@ -1,0 +1,215 @@
+//! One handler per request. Handlers see panes, never sockets: they return
+//! the answer, and (for `events` and `reconnect`) the subscription to start
+//! once the answer is on its way.
+
+use crate::host_state::HostState;
+use crate::outbox::Outbox;
+use crate::pane::Pane;
+use crate::subscription::SubscriptionTask;
+use panehost_ipc::{
+    ErrorBody, ErrorCode, InterruptReport, InterruptStep, PaneDetail, PaneId, Request, Response, SendParams, Size,
+    StartParams, StreamStart, Subscription,
+};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long a `send` may wait for the process to take its input.
+const INPUT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What a handler produced.
+#[derive(Debug)]
+pub struct Reply {
+    /// The answer to the request.
+    pub result: Result<Response, ErrorBody>,
+    /// A subscription to run after the answer has been queued.
+    pub then: Option<SubscriptionTask>,
+}
+
+impl From<Result<Response, ErrorBody>> for Reply {
+    fn from(result: Result<Response, ErrorBody>) -> Self {
+        Reply { result, then: None }
+    }
+}
+
+/// Per-connection facts a handler needs.
+#[derive(Debug)]
+pub struct ConnectionContext {
+    /// Where this connection's frames go.
+    pub outbox: Outbox,
+    /// The next subscription id on this connection.
+    pub next_subscription: u64,
+}
+
+/// Handles one request.
+#[tracing::instrument(skip_all, fields(op = request_name(&request)))]
+pub async fn handle(host: &HostState, context: &mut ConnectionContext, request: Request) -> Reply {
+    match request {
+        Request::Start(params) => handle_start(host, params).await.into(),
+        Request::Send(params) => handle_send(host, params).await.into(),
+        Request::Interrupt { pane } => handle_interrupt(host, &pane).await.into(),
+        Request::Inspect { pane } => handle_inspect(host, &pane).into(),
+        Request::Events { pane, from } => handle_events(host, context, &pane, from),
+        Request::Reconnect { pane, generation, offset } => handle_reconnect(host, context, &pane, generation, offset),
+        Request::Unsubscribe { subscription } => {
+            // Connection-level: the connection handles it before dispatch.
+            Err(ErrorBody::new(ErrorCode::UnknownSubscription, format!("no subscription {subscription}"))).into()
+        }
+        Request::Resize { pane, size } => handle_resize(host, &pane, size).into(),
+        Request::List {} => Ok(Response::Panes { panes: host.registry.all().iter().map(|pane| pane.summary()).collect() }).into(),
+        Request::Close { pane } => handle_close(host, &pane).await.into(),
+        Request::Runtimes {} => Ok(Response::Runtimes { runtimes: host.catalog.runtime_infos() }).into(),
+    }
+}
+
+/// The request's operation name, for logs.
+pub fn request_name(request: &Request) -> &'static str {
+    match request {
+        Request::Start(_) => "start",
+        Request::Send(_) => "send",
+        Request::Interrupt { .. } => "interrupt",
+        Request::Inspect { .. } => "inspect",
+        Request::Events { .. } => "events",
+        Request::Reconnect { .. } => "reconnect",
+        Request::Unsubscribe { .. } => "unsubscribe",
+        Request::Resize { .. } => "resize",
+        Request::List {} => "list",
+        Request::Close { .. } => "close",
+        Request::Runtimes {} => "runtimes",
+    }
+}
+
+fn find(host: &HostState, id: &PaneId) -> Result<Arc<Pane>, ErrorBody> {
+    host.registry.get(id).ok_or_else(|| ErrorBody::new(ErrorCode::UnknownPane, format!("no pane {id}")))
+}
+
+fn check_size(size: Size) -> Result<Size, ErrorBody> {
+    if size.is_valid() {
+        Ok(size)
+    } else {
+        Err(ErrorBody::new(ErrorCode::InvalidArgument, format!("size {size} has a zero dimension")))
+    }
+}
+
+async fn handle_start(host: &HostState, params: StartParams) -> Result<Response, ErrorBody> {
+    let size = check_size(params.size.unwrap_or(Size::DEFAULT))?;
+    let plan = host.catalog.admit(&params).map_err(|err| err.to_error_body())?;
+    let id = host.registry.new_id();
+    let pane = Pane::spawn(id, plan, size, host.pane_limits)
+        .await
+        .map_err(|err| ErrorBody::new(ErrorCode::SpawnFailed, format!("cannot start {}: {err}", params.runtime)))?;
+    tracing::info!(pane = %pane.info().id, runtime = %pane.info().runtime, pid = pane.info().pid, "pane started");
+    host.registry.insert(Arc::clone(&pane));
+    Ok(Response::Started(pane.summary()))
+}
+
+async fn handle_send(host: &HostState, params: SendParams) -> Result<Response, ErrorBody> {
+    let pane = find(host, &params.pane)?;
+    if pane.current_progress().exit.is_some() {
+        return Err(ErrorBody::new(ErrorCode::PaneExited, format!("pane {} has exited", params.pane)));
+    }
+    let input = params.input_bytes();
+    pane.write_input(&input, INPUT_TIMEOUT)
+        .await
+        .map_err(|err| ErrorBody::new(ErrorCode::Internal, format!("writing to pane {}: {err}", params.pane)))?;
+    Ok(Response::Sent { pane: params.pane, bytes: input.len() as u64 })
+}
+
+async fn handle_interrupt(host: &HostState, id: &PaneId) -> Result<Response, ErrorBody> {
+    let pane = find(host, id)?;
+    let began = Instant::now();
+    if pane.current_progress().exit.is_some() {
+        return Ok(Response::Interrupted(InterruptReport { pane: id.clone(), outcome: "not_running".into(), steps: vec![] }));
+    }
+    let keys = pane.interrupt_keys().to_vec();
+    pane.write_input(&keys, INPUT_TIMEOUT)
+        .await
+        .map_err(|err| ErrorBody::new(ErrorCode::Internal, format!("writing interrupt keys to pane {id}: {err}")))?;
+    let step = InterruptStep {
+        action: "keys".into(),
+        detail: keys.escape_ascii().to_string(),
+        at_ms: began.elapsed().as_millis() as u64,
+    };
+    Ok(Response::Interrupted(InterruptReport { pane: id.clone(), outcome: "keys_sent".into(), steps: vec![step] }))
+}
+
+fn handle_inspect(host: &HostState, id: &PaneId) -> Result<Response, ErrorBody> {
+    let pane = find(host, id)?;
+    Ok(Response::Inspected(PaneDetail { screen: pane.snapshot(), pane: pane.summary() }))
+}
+
+fn handle_resize(host: &HostState, id: &PaneId, size: Size) -> Result<Response, ErrorBody> {
+    let size = check_size(size)?;
+    let pane = find(host, id)?;
+    pane.resize(size).map_err(|err| ErrorBody::new(ErrorCode::Internal, format!("resizing pane {id}: {err}")))?;
+    Ok(Response::Resized { pane: id.clone(), size })
+}
+
+async fn handle_close(host: &HostState, id: &PaneId) -> Result<Response, ErrorBody> {
+    let pane = find(host, id)?;
+    let status = pane.close().await;
+    host.registry.remove(id);
+    tracing::info!(pane = %id, code = status.code, "pane closed");
+    Ok(Response::Closed { pane: id.clone(), status })
+}
+
+fn handle_events(host: &HostState, context: &mut ConnectionContext, id: &PaneId, from: Option<u64>) -> Reply {
+    let pane = match find(host, id) {
+        Ok(pane) => pane,
+        Err(err) => return Err(err).into(),
+    };
+    let start = match from {
+        None => {
+            let snapshot = pane.snapshot();
+            StreamStart::Snapshot { snapshot, skipped_from: None }
+        }
+        Some(offset) => match resume_at(&pane, offset) {
+            Ok(start) => start,
+            Err(err) => return Err(err).into(),
+        },
+    };
+    subscribe(context, pane, start)
+}
+
+fn handle_reconnect(host: &HostState, context: &mut ConnectionContext, id: &PaneId, generation: u64, offset: u64) -> Reply {
+    let pane = match find(host, id) {
+        Ok(pane) => pane,
+        Err(err) => return Err(err).into(),
+    };
+    if generation != pane.info().generation {
+        let start = StreamStart::GenerationChanged { previous: generation, snapshot: pane.snapshot() };
+        return subscribe(context, pane, start);
+    }
+    match resume_at(&pane, offset) {
+        Ok(start) => subscribe(context, pane, start),
+        Err(err) => Err(err).into(),
+    }
+}
+
+/// Where a stream resuming after `offset` begins: a replay when the ring
+/// still holds it, else a snapshot that says what was skipped.
+fn resume_at(pane: &Pane, offset: u64) -> Result<StreamStart, ErrorBody> {
+    let end = pane.current_progress().end;
+    if offset > end {
+        return Err(ErrorBody::new(
+            ErrorCode::OffsetOutOfRange,
+            format!("offset {offset} is beyond the end of pane {} ({end})", pane.info().id),
+        ));
+    }
+    if pane.ring_holds(offset) {
+        return Ok(StreamStart::Replay { from: offset });
+    }
+    Ok(StreamStart::Snapshot { snapshot: pane.snapshot(), skipped_from: Some(offset) })
+}
+
+fn subscribe(context: &mut ConnectionContext, pane: Arc<Pane>, start: StreamStart) -> Reply {
+    let cursor = match &start {
+        StreamStart::Replay { from } => *from,
+        StreamStart::Snapshot { snapshot, .. } | StreamStart::GenerationChanged { snapshot, .. } => snapshot.offset,
+    };
+    let id = context.next_subscription;
+    context.next_subscription += 1;
+    let subscription =
+        Subscription { subscription: id, pane: pane.info().id.clone(), generation: pane.info().generation, start };
+    let task = SubscriptionTask { id, pane, cursor, outbox: context.outbox.clone() };
+    Reply { result: Ok(Response::Subscribed(subscription)), then: Some(task) }
+}

@@ -1,0 +1,32 @@
+//! Every size, count and timeout the host uses, in one place.
+
+use std::time::Duration;
+
+/// Output bytes a pane keeps for replay (its ring), by default.
+pub const DEFAULT_RING_BYTES: usize = 4 * 1024 * 1024;
+/// Lines of scrollback the terminal model keeps, at most.
+pub const DEFAULT_SCROLLBACK_LINES: usize = 1000;
+/// Bytes the terminal model's scrollback may cost, at most; the line limit
+/// is lowered for wide panes so that this holds.
+pub const DEFAULT_SCROLLBACK_BYTES: usize = 4 * 1024 * 1024;
+/// An estimate of what one cell of the terminal model costs, used to turn
+/// the scrollback byte limit into a line limit.
+pub const SCREEN_CELL_BYTES: usize = 36;
+
+/// Largest read from a PTY master at once.
+pub const PTY_READ_CHUNK: usize = 64 * 1024;
+/// Largest piece of output the terminal model parses at once.
+pub const PARSE_CHUNK: usize = 64 * 1024;
+/// Largest output event sent to a subscriber.
+pub const OUTPUT_EVENT_BYTES: usize = 32 * 1024;
+/// Frames queued for one connection's writer; a subscriber beyond this
+/// waits (and may fall out of the ring) while the reader never does.
+pub const CONNECTION_QUEUE_FRAMES: usize = 16;
+
+/// How long a client may take to send its hello.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// After the child exits, how long to wait for the rest of its output
+/// before reporting the exit.
+pub const EXIT_DRAIN_GRACE: Duration = Duration::from_millis(500);
+/// Waits between the signals that end a pane (SIGHUP, SIGTERM, SIGKILL).
+pub const CLOSE_SIGNAL_WAIT: Duration = Duration::from_millis(1500);

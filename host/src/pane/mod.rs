@@ -1,0 +1,322 @@
+//! A pane: a process in a PTY, its output ring and its terminal model.
+//!
+//! A pane knows nothing of connections. Three tasks work for it: the
+//! reader moves bytes from the PTY into the ring and never waits for a
+//! client; the screen follower parses the ring into the terminal model off
+//! the read path; the exit watcher reaps the child. Anyone who wants the
+//! output (a connection's subscription) watches [`Pane::progress`] and
+//! reads the ring through a cursor of its own.
+
+mod exit;
+mod pty;
+mod reader;
+pub mod ring;
+pub mod screen;
+mod screen_follower;
+mod signals;
+
+use crate::limits;
+use panehost_adapters::LaunchPlan;
+use panehost_ipc::{ExitStatus, PaneId, PaneState, PaneSummary, ScreenSnapshot, Size};
+use portable_pty::MasterPty;
+use ring::{OutputRing, RingRead};
+use screen::TerminalScreen;
+use std::collections::VecDeque;
+use std::io;
+use std::os::fd::OwnedFd;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::io::unix::AsyncFd;
+use tokio::sync::watch;
+
+/// Sizes of a pane's buffers.
+#[derive(Debug, Clone, Copy)]
+pub struct PaneLimits {
+    /// Bytes of output kept for replay.
+    pub ring_bytes: usize,
+    /// Scrollback lines the terminal model keeps.
+    pub scrollback_lines: usize,
+    /// Bytes the terminal model's scrollback may cost.
+    pub scrollback_bytes: usize,
+}
+
+impl Default for PaneLimits {
+    fn default() -> Self {
+        PaneLimits {
+            ring_bytes: limits::DEFAULT_RING_BYTES,
+            scrollback_lines: limits::DEFAULT_SCROLLBACK_LINES,
+            scrollback_bytes: limits::DEFAULT_SCROLLBACK_BYTES,
+        }
+    }
+}
+
+/// What a pane has done so far; watchers wake on every change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    /// Offset one past the newest output byte.
+    pub end: u64,
+    /// The terminal size.
+    pub size: Size,
+    /// Set once the process has exited and its output has drained.
+    pub exit: Option<ExitStatus>,
+    /// Set when the pane has been closed and forgotten.
+    pub closed: bool,
+}
+
+/// The ring and the resizes the terminal model has yet to apply.
+#[derive(Debug)]
+struct OutputState {
+    ring: OutputRing,
+    /// Resizes to apply when the model reaches their offset.
+    pending_resizes: VecDeque<(u64, Size)>,
+    reader_done: bool,
+}
+
+/// Identity of a pane, fixed at creation.
+#[derive(Debug, Clone)]
+pub struct PaneInfo {
+    /// The id.
+    pub id: PaneId,
+    /// The runtime it runs.
+    pub runtime: String,
+    /// Grows when the process is replaced.
+    pub generation: u64,
+    /// The child's pid.
+    pub pid: u32,
+    /// Its working directory.
+    pub cwd: String,
+    /// Creation time, ms since the epoch.
+    pub created_at_ms: u64,
+}
+
+/// One pane. Shared as `Arc<Pane>` by the registry and its tasks.
+pub struct Pane {
+    info: PaneInfo,
+    interrupt_keys: Vec<u8>,
+    output: Mutex<OutputState>,
+    screen: Mutex<TerminalScreen>,
+    progress: watch::Sender<Progress>,
+    /// The terminal model's offset, for the reader's backpressure.
+    parsed: watch::Sender<u64>,
+    io: AsyncFd<OwnedFd>,
+    input: tokio::sync::Mutex<()>,
+    master: Mutex<Box<dyn MasterPty + Send>>,
+}
+
+impl std::fmt::Debug for Pane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pane").field("info", &self.info).finish_non_exhaustive()
+    }
+}
+
+/// Locks a std mutex, recovering the data if a holder panicked: the pane's
+/// state stays usable for everyone else.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Pane {
+    /// Spawns the plan's process in a new PTY and starts the pane's tasks.
+    /// Must be called within a tokio runtime.
+    ///
+    /// # Errors
+    /// Fails when the PTY or the process cannot be created.
+    pub async fn spawn(id: PaneId, plan: LaunchPlan, size: Size, pane_limits: PaneLimits) -> io::Result<Arc<Pane>> {
+        let extra_env = vec![("PANEHOST_PANE".to_owned(), id.0.clone())];
+        let spawn_plan = plan.clone();
+        let spawned = tokio::task::spawn_blocking(move || pty::spawn_in_pty(&spawn_plan, size, &extra_env))
+            .await
+            .map_err(io::Error::other)??;
+        // The exit watcher reaps the child by pid; the handle is not needed.
+        drop(spawned.child);
+        let info = PaneInfo {
+            id,
+            runtime: plan.runtime.clone(),
+            generation: 1,
+            pid: spawned.pid,
+            cwd: plan.cwd.display().to_string(),
+            created_at_ms: now_ms(),
+        };
+        let pane = Arc::new(Pane {
+            info,
+            interrupt_keys: plan.interrupt_keys,
+            output: Mutex::new(OutputState {
+                ring: OutputRing::new(pane_limits.ring_bytes),
+                pending_resizes: VecDeque::new(),
+                reader_done: false,
+            }),
+            screen: Mutex::new(TerminalScreen::new(size, pane_limits.scrollback_lines, pane_limits.scrollback_bytes)),
+            progress: watch::Sender::new(Progress { end: 0, size, exit: None, closed: false }),
+            parsed: watch::Sender::new(0),
+            // Safety: the OwnedFd is moved into the AsyncFd, which keeps it
+            // open and unchanged for as long as it is registered.
+            io: unsafe { AsyncFd::register(spawned.io_fd) }.map_err(io::Error::from)?,
+            input: tokio::sync::Mutex::new(()),
+            master: Mutex::new(spawned.master),
+        });
+        tokio::spawn(reader::run(Arc::clone(&pane)));
+        tokio::spawn(screen_follower::run(Arc::clone(&pane)));
+        tokio::spawn(exit::watch(Arc::clone(&pane)));
+        Ok(pane)
+    }
+
+    /// The pane's fixed identity.
+    pub fn info(&self) -> &PaneInfo {
+        &self.info
+    }
+
+    /// The bytes that interrupt this pane's runtime.
+    pub fn interrupt_keys(&self) -> &[u8] {
+        &self.interrupt_keys
+    }
+
+    /// A receiver that wakes on every change of the pane's progress.
+    pub fn progress(&self) -> watch::Receiver<Progress> {
+        self.progress.subscribe()
+    }
+
+    /// The current progress.
+    pub fn current_progress(&self) -> Progress {
+        self.progress.borrow().clone()
+    }
+
+    /// Up to `max` output bytes from `cursor`.
+    pub fn read_output(&self, cursor: u64, max: usize) -> RingRead {
+        lock(&self.output).ring.read_from(cursor, max)
+    }
+
+    /// True when the ring can replay from `offset`.
+    pub fn ring_holds(&self, offset: u64) -> bool {
+        lock(&self.output).ring.holds(offset)
+    }
+
+    /// The screen at the offset the terminal model has reached. That
+    /// offset is always still in the ring (the reader never lets the ring
+    /// drop bytes the model has not parsed), so output can follow it.
+    pub fn snapshot(&self) -> ScreenSnapshot {
+        lock(&self.screen).snapshot()
+    }
+
+    /// The pane as `list` describes it.
+    pub fn summary(&self) -> PaneSummary {
+        let progress = self.current_progress();
+        let title = lock(&self.screen).title().to_owned();
+        PaneSummary {
+            id: self.info.id.clone(),
+            runtime: self.info.runtime.clone(),
+            generation: self.info.generation,
+            state: match progress.exit {
+                Some(status) => PaneState::Exited(status),
+                None => PaneState::Running,
+            },
+            pid: self.info.pid,
+            size: progress.size,
+            offset: progress.end,
+            cwd: self.info.cwd.clone(),
+            title,
+            created_at_ms: self.info.created_at_ms,
+        }
+    }
+
+    /// Writes input to the terminal, all of it or failing. Concurrent
+    /// writers are serialised so their input never interleaves.
+    ///
+    /// # Errors
+    /// Fails when the PTY refuses the write, or (with `TimedOut`) when the
+    /// process has not taken the input within `timeout`.
+    pub async fn write_input(&self, data: &[u8], timeout: Duration) -> io::Result<()> {
+        let _writer = self.input.lock().await;
+        let write_all = async {
+            let mut written = 0;
+            while written < data.len() {
+                let mut guard = self.io.writable().await?;
+                match guard.try_io(|fd| rustix::io::write(fd.get_ref(), &data[written..]).map_err(io::Error::from)) {
+                    Ok(Ok(n)) => written += n,
+                    Ok(Err(err)) if err.kind() == io::ErrorKind::Interrupted => {}
+                    Ok(Err(err)) => return Err(err),
+                    Err(_would_block) => {}
+                }
+            }
+            Ok(())
+        };
+        tokio::time::timeout(timeout, write_all)
+            .await
+            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "the process did not take the input in time"))?
+    }
+
+    /// Resizes the PTY (the process gets SIGWINCH) and, in order with the
+    /// output, the terminal model.
+    ///
+    /// # Errors
+    /// Fails when the resize ioctl fails.
+    pub fn resize(&self, size: Size) -> io::Result<()> {
+        lock(&self.master).resize(pty::pty_size(size)).map_err(io::Error::other)?;
+        let mut output = lock(&self.output);
+        let at = output.ring.end();
+        output.pending_resizes.push_back((at, size));
+        drop(output);
+        self.progress.send_modify(|progress| progress.size = size);
+        Ok(())
+    }
+
+    /// Ends the process group (SIGHUP, then SIGTERM, then SIGKILL, with
+    /// bounded waits), waits for the exit to be recorded, and marks the
+    /// pane closed so its tasks and subscribers finish.
+    pub async fn close(&self) -> ExitStatus {
+        let status = signals::end_process_group(self).await;
+        self.progress.send_modify(|progress| progress.closed = true);
+        status
+    }
+
+    /// Waits until the exit is recorded, at most `timeout`.
+    async fn wait_exit(&self, timeout: Duration) -> Option<ExitStatus> {
+        let mut progress = self.progress();
+        let waited = tokio::time::timeout(timeout, progress.wait_for(|progress| progress.exit.is_some())).await;
+        match waited {
+            Ok(Ok(progress)) => progress.exit.clone(),
+            _ => None,
+        }
+    }
+
+    /// Appends output read from the PTY, first waiting (briefly, bounded by
+    /// the parser's speed) if the ring would drop bytes the terminal model
+    /// has not parsed yet.
+    async fn accept_output(&self, data: &[u8]) {
+        let capacity = lock(&self.output).ring.capacity() as u64;
+        let mut parsed = self.parsed.subscribe();
+        let needed_parsed = |end: u64| (end + data.len() as u64).saturating_sub(capacity);
+        let end = self.progress.borrow().end;
+        if *parsed.borrow() < needed_parsed(end) {
+            let target = needed_parsed(end);
+            // The follower only stops once the pane is closed; then nothing waits for it.
+            let _ = parsed.wait_for(|offset| *offset >= target || self.progress.borrow().closed).await;
+        }
+        let end = {
+            let mut output = lock(&self.output);
+            output.ring.append(data);
+            output.ring.end()
+        };
+        self.progress.send_modify(|progress| progress.end = end);
+    }
+
+    fn finish_reading(&self) {
+        lock(&self.output).reader_done = true;
+        // Wake whoever waits for the drain.
+        self.progress.send_modify(|_| {});
+    }
+
+    fn reader_done(&self) -> bool {
+        lock(&self.output).reader_done
+    }
+
+    fn record_exit(&self, status: ExitStatus) {
+        self.progress.send_modify(|progress| progress.exit = Some(status));
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_millis() as u64)
+        .unwrap_or(0)
+}

@@ -1,0 +1,132 @@
+//! The pane's terminal model: a vt100 screen that follows the output.
+
+use panehost_ipc::{ByteBuf, Cursor, InputModes, ScreenSnapshot, Size};
+
+/// Records what the vt100 callbacks report (title, bells).
+#[derive(Debug, Default)]
+pub struct ScreenCallbacks {
+    title: String,
+    bells: u64,
+}
+
+impl vt100::Callbacks for ScreenCallbacks {
+    fn set_window_title(&mut self, _: &mut vt100::Screen, title: &[u8]) {
+        self.title = String::from_utf8_lossy(title).into_owned();
+    }
+
+    fn audible_bell(&mut self, _: &mut vt100::Screen) {
+        self.bells += 1;
+    }
+}
+
+/// The terminal model and the output offset it has parsed up to.
+pub struct TerminalScreen {
+    parser: vt100::Parser<ScreenCallbacks>,
+    parsed: u64,
+    scrollback_lines: usize,
+    scrollback_bytes: usize,
+}
+
+impl std::fmt::Debug for TerminalScreen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TerminalScreen").field("parsed", &self.parsed).finish_non_exhaustive()
+    }
+}
+
+impl TerminalScreen {
+    /// A blank screen of `size`, with scrollback bounded by both `lines`
+    /// and (approximately) `bytes`.
+    pub fn new(size: Size, scrollback_lines: usize, scrollback_bytes: usize) -> Self {
+        let lines = scrollback_limit(size, scrollback_lines, scrollback_bytes);
+        TerminalScreen {
+            parser: vt100::Parser::new_with_callbacks(size.rows, size.cols, lines, ScreenCallbacks::default()),
+            parsed: 0,
+            scrollback_lines,
+            scrollback_bytes,
+        }
+    }
+
+    /// Feeds output that starts exactly at [`parsed`](Self::parsed).
+    pub fn process(&mut self, data: &[u8]) {
+        self.parser.process(data);
+        self.parsed += data.len() as u64;
+    }
+
+    /// The offset of the next byte the screen expects.
+    pub fn parsed(&self) -> u64 {
+        self.parsed
+    }
+
+    /// Changes the size; the scrollback limit follows the new width.
+    pub fn resize(&mut self, size: Size) {
+        let screen = self.parser.screen_mut();
+        screen.set_size(size.rows, size.cols);
+        screen.set_scrollback(scrollback_limit(size, self.scrollback_lines, self.scrollback_bytes));
+    }
+
+    /// The window title the process set.
+    pub fn title(&self) -> &str {
+        &self.parser.callbacks().title
+    }
+
+    /// How many bells the output has rung.
+    pub fn bells(&self) -> u64 {
+        self.parser.callbacks().bells
+    }
+
+    /// The screen at [`parsed`](Self::parsed).
+    pub fn snapshot(&self) -> ScreenSnapshot {
+        let screen = self.parser.screen();
+        let (rows, cols) = screen.size();
+        let (cursor_row, cursor_col) = screen.cursor_position();
+        let mut formatted = screen.state_formatted();
+        if !self.title().is_empty() {
+            formatted.extend_from_slice(format!("\x1b]2;{}\x07", self.title()).as_bytes());
+        }
+        ScreenSnapshot {
+            offset: self.parsed,
+            size: Size { cols, rows },
+            text: screen.contents(),
+            formatted: ByteBuf(formatted),
+            cursor: Cursor { row: cursor_row, col: cursor_col, visible: !screen.hide_cursor() },
+            title: self.title().to_owned(),
+            alternate_screen: screen.alternate_screen(),
+            modes: InputModes {
+                bracketed_paste: screen.bracketed_paste(),
+                mouse: screen.mouse_protocol_mode() != vt100::MouseProtocolMode::None,
+                application_keypad: screen.application_keypad(),
+                application_cursor: screen.application_cursor(),
+            },
+        }
+    }
+}
+
+/// Scrollback lines that honour both limits for a pane this wide.
+fn scrollback_limit(size: Size, lines: usize, bytes: usize) -> usize {
+    let line_cost = usize::from(size.cols.max(1)) * crate::limits::SCREEN_CELL_BYTES;
+    lines.min(bytes / line_cost)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshot_reports_text_cursor_title_and_modes() {
+        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 }, 100, 1 << 20);
+        let output = b"hello\r\nworld\x1b]2;my title\x07\x1b[?2004h";
+        screen.process(output);
+        let snapshot = screen.snapshot();
+        assert_eq!(snapshot.offset, output.len() as u64);
+        assert_eq!(snapshot.text, "hello\nworld");
+        assert_eq!((snapshot.cursor.row, snapshot.cursor.col), (1, 5));
+        assert_eq!(snapshot.title, "my title");
+        assert!(snapshot.modes.bracketed_paste);
+    }
+
+    #[test]
+    fn scrollback_is_bounded_by_bytes_for_wide_panes() {
+        assert_eq!(scrollback_limit(Size { cols: 80, rows: 24 }, 1000, 1 << 30), 1000);
+        assert_eq!(scrollback_limit(Size { cols: 1000, rows: 24 }, 1000, 360_000), 10);
+    }
+}

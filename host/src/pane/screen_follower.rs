@@ -1,0 +1,66 @@
+//! The screen follower: parses the ring into the terminal model, off the
+//! read path, applying resizes at the offsets where they happened.
+
+use super::{lock, Pane};
+use crate::limits::PARSE_CHUNK;
+use crate::pane::ring::RingRead;
+use std::sync::Arc;
+
+/// Follows the ring until the pane is closed.
+pub(super) async fn run(pane: Arc<Pane>) {
+    let mut progress = pane.progress();
+    loop {
+        let parsed = lock(&pane.screen).parsed();
+        // Apply every resize that happened at or before this offset, and
+        // never parse past the next one.
+        let (read, resize) = {
+            let mut output = lock(&pane.output);
+            let mut resize = None;
+            while let Some(&(at, size)) = output.pending_resizes.front() {
+                if at > parsed {
+                    break;
+                }
+                resize = Some(size);
+                output.pending_resizes.pop_front();
+            }
+            let limit = match output.pending_resizes.front() {
+                Some(&(at, _)) => ((at - parsed) as usize).min(PARSE_CHUNK),
+                None => PARSE_CHUNK,
+            };
+            (output.ring.read_from(parsed, limit), resize)
+        };
+        if let Some(size) = resize {
+            lock(&pane.screen).resize(size);
+        }
+        match read {
+            RingRead::Bytes(data) => {
+                let parsed = {
+                    let mut screen = lock(&pane.screen);
+                    screen.process(&data);
+                    screen.parsed()
+                };
+                pane.parsed.send_replace(parsed);
+                // Parsing is CPU work: let the reader and subscribers run.
+                tokio::task::yield_now().await;
+            }
+            RingRead::UpToDate => {
+                if progress.borrow_and_update().closed {
+                    break;
+                }
+                let current = parsed;
+                let closed = progress.wait_for(|progress| progress.end > current || progress.closed).await.is_err();
+                if closed {
+                    break;
+                }
+            }
+            other => {
+                // The reader's backpressure makes this impossible; if it
+                // ever happens, say so and keep the model usable.
+                tracing::error!(pane = %pane.info.id, ?other, parsed, "terminal model lost its place in the ring");
+                break;
+            }
+        }
+    }
+    // Release a reader that may wait for parsing progress.
+    pane.parsed.send_modify(|_| {});
+}

@@ -1,0 +1,57 @@
+//! The pane registry: every live pane by id.
+//!
+//! The registry is only ever locked to look up, insert or remove a handle;
+//! no spawn, signal or client I/O happens under it.
+
+use crate::pane::Pane;
+use dashmap::DashMap;
+use panehost_ipc::PaneId;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
+
+/// Every pane this host owns.
+#[derive(Debug, Default)]
+pub struct Registry {
+    panes: DashMap<PaneId, Arc<Pane>>,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Registry::default()
+    }
+
+    /// A fresh id no pane has: `p` and eight hex digits.
+    pub fn new_id(&self) -> PaneId {
+        loop {
+            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+            hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+            let id = PaneId(format!("p{:08x}", hasher.finish() as u32));
+            if !self.panes.contains_key(&id) {
+                return id;
+            }
+        }
+    }
+
+    /// Adds a pane.
+    pub fn insert(&self, pane: Arc<Pane>) {
+        self.panes.insert(pane.info().id.clone(), pane);
+    }
+
+    /// The pane with this id.
+    pub fn get(&self, id: &PaneId) -> Option<Arc<Pane>> {
+        self.panes.get(id).map(|entry| Arc::clone(entry.value()))
+    }
+
+    /// Forgets a pane.
+    pub fn remove(&self, id: &PaneId) -> Option<Arc<Pane>> {
+        self.panes.remove(id).map(|(_, pane)| pane)
+    }
+
+    /// Every pane, oldest first.
+    pub fn all(&self) -> Vec<Arc<Pane>> {
+        let mut panes: Vec<Arc<Pane>> = self.panes.iter().map(|entry| Arc::clone(entry.value())).collect();
+        panes.sort_by(|a, b| (a.info().created_at_ms, &a.info().id).cmp(&(b.info().created_at_ms, &b.info().id)));
+        panes
+    }
+}

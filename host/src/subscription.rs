@@ -1,0 +1,88 @@
+//! A subscription: one connection's cursor into one pane's output.
+//!
+//! The task reads the ring at its own pace and hands encoded frames to the
+//! connection's writer. When the connection is slow the task waits, the
+//! ring moves on without it, and the next read finds the cursor behind:
+//! the subscriber gets a `resync` with a snapshot instead of the lost
+//! bytes. The pane's reader never waits for any of this.
+
+use crate::limits::OUTPUT_EVENT_BYTES;
+use crate::outbox::Outbox;
+use crate::pane::ring::RingRead;
+use crate::pane::Pane;
+use panehost_ipc::{ByteBuf, Event, Size};
+use std::sync::Arc;
+
+/// A subscription ready to run.
+#[derive(Debug)]
+pub struct SubscriptionTask {
+    /// The id its events carry.
+    pub id: u64,
+    /// The pane it follows.
+    pub pane: Arc<Pane>,
+    /// The offset of the next byte to deliver.
+    pub cursor: u64,
+    /// Where its frames go.
+    pub outbox: Outbox,
+}
+
+impl SubscriptionTask {
+    /// Delivers events until the pane exits or is closed, or the
+    /// connection goes away.
+    pub async fn run(mut self) {
+        let mut progress = self.pane.progress();
+        let mut size: Size = progress.borrow().size;
+        loop {
+            let event = match self.pane.read_output(self.cursor, OUTPUT_EVENT_BYTES) {
+                RingRead::Bytes(data) => {
+                    let offset = self.cursor;
+                    self.cursor += data.len() as u64;
+                    Event::Output { offset, data: ByteBuf(data) }
+                }
+                RingRead::Behind { .. } => {
+                    let snapshot = self.pane.snapshot();
+                    let skipped_from = self.cursor;
+                    self.cursor = snapshot.offset;
+                    Event::Resync { skipped_from, snapshot }
+                }
+                RingRead::Ahead => {
+                    tracing::error!(pane = %self.pane.info().id, cursor = self.cursor, "subscription cursor beyond the output");
+                    return;
+                }
+                RingRead::UpToDate => {
+                    let current = progress.borrow_and_update().clone();
+                    if current.end > self.cursor {
+                        continue;
+                    }
+                    if current.size != size {
+                        size = current.size;
+                        Event::Resized { size }
+                    } else if let Some(status) = current.exit {
+                        let reason = if current.closed { "closed" } else { "exited" };
+                        if self.emit(Event::Exited { status, offset: self.cursor }).await {
+                            self.emit(Event::Ended { reason: reason.to_owned() }).await;
+                        }
+                        return;
+                    } else if current.closed {
+                        self.emit(Event::Ended { reason: "closed".to_owned() }).await;
+                        return;
+                    } else {
+                        if progress.changed().await.is_err() {
+                            self.emit(Event::Ended { reason: "closed".to_owned() }).await;
+                            return;
+                        }
+                        continue;
+                    }
+                }
+            };
+            if !self.emit(event).await {
+                return;
+            }
+        }
+    }
+
+    /// Sends one event; false when the connection is gone.
+    async fn emit(&self, event: Event) -> bool {
+        self.outbox.event(self.id, event).await
+    }
+}
