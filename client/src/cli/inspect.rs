@@ -1,0 +1,51 @@
+//! `panehost inspect PANE [--json]`
+
+use super::context::Context;
+use super::output::print_line;
+use super::{json, ls};
+use panehost_ipc::{PaneDetail, PaneId};
+
+/// Arguments of `inspect`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct InspectArgs {
+    /// The pane.
+    pane: String,
+    /// Print the pane and its screen as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Prints a header line and the screen's text, or the JSON shape described
+/// in the `json` module.
+pub(crate) async fn run(context: &Context, args: InspectArgs) -> anyhow::Result<()> {
+    let client = context.connect().await?;
+    let detail = client.inspect(&PaneId(args.pane)).await?;
+    if args.json {
+        print_line(&json::pane_detail(&detail.pane, &detail.screen).to_string())?;
+    } else {
+        print_line(&header(&detail))?;
+        print_line(&detail.screen.text)?;
+    }
+    Ok(())
+}
+
+/// `p1 shell running pid 4242 80x24 gen 1 offset 1234 cursor 3,0 "title"`
+fn header(detail: &PaneDetail) -> String {
+    let pane = &detail.pane;
+    let mut header = format!(
+        "{} {} {} pid {} {} gen {} offset {} cursor {},{}",
+        pane.id,
+        pane.runtime,
+        ls::state(&pane.state),
+        pane.pid,
+        pane.size,
+        pane.generation,
+        pane.offset,
+        detail.screen.cursor.row,
+        detail.screen.cursor.col,
+    );
+    if !pane.title.is_empty() {
+        header.push_str(&format!(" {:?}", pane.title));
+    }
+    header
+}

@@ -1,0 +1,31 @@
+//! `panehost interrupt PANE [--json]`
+
+use super::context::Context;
+use super::output::print_line;
+use panehost_ipc::PaneId;
+
+/// Arguments of `interrupt`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct InterruptArgs {
+    /// The pane.
+    pane: String,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Interrupts the pane and prints what was done.
+pub(crate) async fn run(context: &Context, args: InterruptArgs) -> anyhow::Result<()> {
+    let client = context.connect().await?;
+    let report = client.interrupt(&PaneId(args.pane)).await?;
+    if args.json {
+        print_line(&serde_json::to_string(&report)?)?;
+        return Ok(());
+    }
+    let mut text = format!("{}: {}", report.pane, report.outcome);
+    for step in &report.steps {
+        text.push_str(&format!("\n  +{}ms {} {}", step.at_ms, step.action, step.detail));
+    }
+    print_line(text.trim_end())?;
+    Ok(())
+}

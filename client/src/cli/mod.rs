@@ -1,0 +1,224 @@
+//! The `panehost` command line.
+//!
+//! The binary lives in the host crate and only calls [`main`] with its
+//! daemon entry point: `panehost host` runs the daemon in the foreground,
+//! and every other subcommand is a client that starts the daemon on demand
+//! when no host answers.
+//!
+//! Exit codes: 0 on success, 1 when the host answers with an error (printed
+//! as `error: CODE: message`) or anything else fails, 2 for usage errors.
+
+mod attach;
+mod close;
+mod context;
+mod control;
+mod detach_key;
+mod events;
+mod host;
+mod inspect;
+mod interrupt;
+mod json;
+mod ls;
+mod new;
+mod output;
+mod resize;
+mod runtimes;
+mod send;
+mod size_arg;
+mod start;
+mod stdin_thread;
+mod table;
+mod terminal;
+
+use crate::error::ClientError;
+use clap::{Parser, Subcommand};
+use context::Context;
+use std::fmt;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// What `panehost host` hands to the daemon.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostLaunch {
+    /// The socket path to listen on.
+    pub socket: PathBuf,
+    /// The directory for pane records and the host's own files.
+    pub state_dir: PathBuf,
+    /// A `tracing` filter for the host's log (`--log` or `PANEHOST_LOG`),
+    /// when one was given.
+    pub log_filter: Option<String>,
+}
+
+/// Runs the `panehost` command with the process's arguments and returns its
+/// exit code. `run_host` runs the daemon in the foreground (blocking, with
+/// its own async runtime) for `panehost host`.
+pub fn main(run_host: fn(HostLaunch) -> anyhow::Result<()>) -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    let result = Context::resolve(&cli.globals).and_then(|context| match cli.command {
+        Some(Command::Host) => host::run(&context, run_host),
+        Some(command) => run_client(context, command),
+        // On its defaults, panehost opens a shell in a new pane, attached.
+        None => run_client(context, Command::New(new::NewArgs::default())),
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => report(&error),
+    }
+}
+
+/// Prints a failure and picks the exit code.
+fn report(error: &anyhow::Error) -> ExitCode {
+    if let Some(usage) = error.downcast_ref::<UsageError>() {
+        eprintln!("error: {usage}");
+        return ExitCode::from(2);
+    }
+    match error.chain().find_map(|cause| cause.downcast_ref::<ClientError>()) {
+        Some(ClientError::Host(body)) => match &body.limitation {
+            Some(limitation) => eprintln!("error: {}: {} ({limitation})", body.code, body.message),
+            None => eprintln!("error: {}: {}", body.code, body.message),
+        },
+        _ => eprintln!("error: {error:#}"),
+    }
+    ExitCode::from(1)
+}
+
+/// A mistake in how the command was called, found after parsing (exit 2).
+#[derive(Debug)]
+pub(crate) struct UsageError(pub(crate) String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Runs a client subcommand on a single-threaded runtime.
+fn run_client(context: Context, command: Command) -> anyhow::Result<()> {
+    context.init_logging();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let result = runtime.block_on(async {
+        match command {
+            Command::Host => unreachable!("handled before the runtime starts"),
+            Command::New(args) => new::run(&context, args).await,
+            Command::Start(args) => start::run(&context, args).await,
+            Command::Ls(args) => ls::run(&context, args).await,
+            Command::Send(args) => send::run(&context, args).await,
+            Command::Interrupt(args) => interrupt::run(&context, args).await,
+            Command::Inspect(args) => inspect::run(&context, args).await,
+            Command::Events(args) => events::run(&context, args).await,
+            Command::Attach(args) => attach::run(&context, args).await,
+            Command::Resize(args) => resize::run(&context, args).await,
+            Command::Close(args) => close::run(&context, args).await,
+            Command::Runtimes(args) => runtimes::run(&context, args).await,
+            Command::Control => control::run(&context).await,
+        }
+    });
+    // A thread blocked on standard input must not keep the process alive.
+    runtime.shutdown_background();
+    result
+}
+
+#[derive(Debug, Parser)]
+#[command(name = "panehost", version, about = "A per-user host of terminal panes for coding agents and shells.")]
+struct Cli {
+    #[command(flatten)]
+    globals: GlobalArgs,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+/// Options every subcommand takes.
+#[derive(Debug, clap::Args)]
+pub(crate) struct GlobalArgs {
+    /// The host's socket [default: $XDG_RUNTIME_DIR/panehost/host.sock, else a per-user directory under the temp dir]
+    #[arg(long, global = true, env = "PANEHOST_SOCKET", value_name = "PATH")]
+    pub(crate) socket: Option<PathBuf>,
+    /// The host's state directory [default: $XDG_STATE_HOME/panehost, else ~/.local/state/panehost]
+    #[arg(long, global = true, env = "PANEHOST_STATE_DIR", value_name = "DIR")]
+    pub(crate) state_dir: Option<PathBuf>,
+    /// Log filter, such as `debug` or `panehost_client=trace` (client logs go to standard error)
+    #[arg(long, global = true, env = "PANEHOST_LOG", value_name = "FILTER")]
+    pub(crate) log: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the host in the foreground.
+    Host,
+    /// Start a pane and attach to it (what plain `panehost` does, with a shell).
+    New(new::NewArgs),
+    /// Start a pane and print its id.
+    Start(start::StartArgs),
+    /// List panes.
+    Ls(ls::LsArgs),
+    /// Type text (or standard input) into a pane.
+    Send(send::SendArgs),
+    /// Interrupt what a pane is doing.
+    Interrupt(interrupt::InterruptArgs),
+    /// Show a pane and its screen.
+    Inspect(inspect::InspectArgs),
+    /// Stream a pane's output and events.
+    Events(events::EventsArgs),
+    /// Attach this terminal to a pane.
+    Attach(attach::AttachArgs),
+    /// Change a pane's terminal size.
+    Resize(resize::ResizeArgs),
+    /// End a pane's process and forget the pane.
+    Close(close::CloseArgs),
+    /// List the runtimes the host can start.
+    Runtimes(runtimes::RuntimesArgs),
+    /// Bridge JSON-lines requests on standard input to the host.
+    Control,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn start_takes_the_command_after_a_double_dash() {
+        let cli = Cli::try_parse_from(["panehost", "start", "shell", "--size", "100x30", "--", "ls", "-l"]).unwrap();
+        match cli.command {
+            Some(Command::Start(args)) => {
+                assert_eq!(args.runtime, "shell");
+                assert_eq!(args.command, ["ls", "-l"]);
+            }
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn no_subcommand_means_a_new_attached_shell() {
+        let cli = Cli::try_parse_from(["panehost"]).unwrap();
+        assert!(cli.command.is_none());
+        let cli = Cli::try_parse_from(["panehost", "new"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::New(args)) if args.runtime == "shell"));
+    }
+
+    #[test]
+    fn a_zero_size_is_a_usage_error() {
+        let error = Cli::try_parse_from(["panehost", "resize", "p1", "0x24"]).unwrap_err();
+        assert_eq!(error.exit_code(), 2);
+        assert!(error.to_string().contains("at least 1"), "{error}");
+    }
+
+    #[test]
+    fn global_options_go_after_the_subcommand_too() {
+        let cli = Cli::try_parse_from(["panehost", "ls", "--socket", "/x/s.sock"]).unwrap();
+        assert_eq!(cli.globals.socket.as_deref(), Some(std::path::Path::new("/x/s.sock")));
+    }
+}

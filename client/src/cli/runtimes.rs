@@ -1,0 +1,46 @@
+//! `panehost runtimes [--json]`
+
+use super::context::Context;
+use super::output::{print_line, write_stdout};
+use super::table;
+use panehost_ipc::RuntimeInfo;
+
+/// Arguments of `runtimes`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct RuntimesArgs {
+    /// Print a JSON array of runtimes.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Lists the runtimes as a table or a JSON array.
+pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result<()> {
+    let client = context.connect().await?;
+    let runtimes = client.runtimes().await?;
+    if args.json {
+        print_line(&serde_json::to_string(&runtimes)?)?;
+    } else {
+        let rows: Vec<Vec<String>> = runtimes.iter().map(row).collect();
+        let headers = ["ID", "NAME", "SUPPORTED", "AVAILABLE", "VERSION", "LIMITATIONS", "DETAIL"];
+        write_stdout(table::render(&headers, &rows).as_bytes())?;
+    }
+    Ok(())
+}
+
+fn row(runtime: &RuntimeInfo) -> Vec<String> {
+    let yes_no = |flag: bool| if flag { "yes" } else { "no" }.to_owned();
+    let detail = match (&runtime.unavailable_reason, &runtime.path) {
+        (Some(reason), _) => reason.clone(),
+        (None, Some(path)) => path.clone(),
+        (None, None) => String::new(),
+    };
+    vec![
+        runtime.id.clone(),
+        runtime.display_name.clone(),
+        yes_no(runtime.supported),
+        yes_no(runtime.available),
+        runtime.version.clone().unwrap_or_else(|| "-".to_owned()),
+        if runtime.limitations.is_empty() { "-".to_owned() } else { runtime.limitations.join(",") },
+        detail,
+    ]
+}

@@ -1,0 +1,48 @@
+//! `COLSxROWS` arguments.
+
+use panehost_ipc::Size;
+
+/// Parses `COLSxROWS`, such as `120x40`; both at least 1.
+pub(crate) fn parse_size(text: &str) -> Result<Size, String> {
+    let shape = || format!("expected COLSxROWS, such as 120x40, not {text:?}");
+    let (cols, rows) = text.trim().split_once(['x', 'X']).ok_or_else(shape)?;
+    let parse = |part: &str, what: &str| -> Result<u16, String> {
+        let part = part.trim();
+        if part.is_empty() || !part.bytes().all(|byte| byte.is_ascii_digit()) {
+            return Err(shape());
+        }
+        part.parse::<u16>().map_err(|_| format!("{what} must be at most {}", u16::MAX))
+    };
+    let size = Size { cols: parse(cols, "columns")?, rows: parse(rows, "rows")? };
+    if !size.is_valid() {
+        return Err(format!("columns and rows must be at least 1, not {size}"));
+    }
+    Ok(size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_columns_by_rows() {
+        assert_eq!(parse_size("120x40"), Ok(Size { cols: 120, rows: 40 }));
+        assert_eq!(parse_size("80X24"), Ok(Size { cols: 80, rows: 24 }));
+        assert_eq!(parse_size(" 1x1 "), Ok(Size { cols: 1, rows: 1 }));
+    }
+
+    #[test]
+    fn refuses_zero_with_a_clear_message() {
+        let error = parse_size("0x24").unwrap_err();
+        assert!(error.contains("at least 1"), "{error}");
+        assert!(parse_size("80x0").unwrap_err().contains("at least 1"));
+    }
+
+    #[test]
+    fn refuses_malformed_and_oversized() {
+        for text in ["", "80", "x24", "80x", "80x24x2", "-1x24", "+80x24", "8 0x24", "axb"] {
+            assert!(parse_size(text).unwrap_err().contains("COLSxROWS"), "{text:?}");
+        }
+        assert!(parse_size("70000x24").unwrap_err().contains("at most 65535"));
+    }
+}

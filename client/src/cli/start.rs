@@ -1,0 +1,65 @@
+//! `panehost start RUNTIME [--cwd DIR] [--size COLSxROWS] [--model M] [-- ARGS...]`
+
+use super::context::Context;
+use super::output::print_line;
+use super::{json, size_arg};
+use anyhow::Context as _;
+use panehost_ipc::{ResumeRequest, Size, StartParams};
+use std::path::PathBuf;
+
+/// Arguments of `start`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct StartArgs {
+    /// The runtime to run, such as `shell` (see `panehost runtimes`).
+    pub(crate) runtime: String,
+    /// Working directory of the pane [default: the host's home directory]
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Terminal size [default: 80x24]
+    #[arg(long, value_name = "COLSxROWS", value_parser = size_arg::parse_size)]
+    size: Option<Size>,
+    /// The model, for runtimes that take one.
+    #[arg(long, value_name = "MODEL")]
+    model: Option<String>,
+    /// Resume this exact session of the runtime.
+    #[arg(long, value_name = "REFERENCE", conflicts_with = "resume_latest")]
+    resume: Option<String>,
+    /// Resume the runtime's latest session.
+    #[arg(long)]
+    resume_latest: bool,
+    /// Print the pane as JSON.
+    #[arg(long)]
+    json: bool,
+    /// For `shell`: the program and arguments to run instead of a shell.
+    #[arg(last = true, value_name = "ARGS")]
+    pub(crate) command: Vec<String>,
+}
+
+/// Starts the pane and prints its id (or the pane as JSON).
+pub(crate) async fn run(context: &Context, args: StartArgs) -> anyhow::Result<()> {
+    // The host runs elsewhere: a relative directory means this one's.
+    let cwd = match args.cwd {
+        Some(cwd) => Some(
+            std::path::absolute(&cwd)
+                .with_context(|| format!("cannot resolve {}", cwd.display()))?
+                .to_string_lossy()
+                .into_owned(),
+        ),
+        None => None,
+    };
+    let resume = match (args.resume, args.resume_latest) {
+        (Some(reference), _) => Some(ResumeRequest::Reference(reference)),
+        (None, true) => Some(ResumeRequest::Latest),
+        (None, false) => None,
+    };
+    let params =
+        StartParams { runtime: args.runtime, cwd, size: args.size, command: args.command, model: args.model, resume };
+    let client = context.connect().await?;
+    let pane = client.start(params).await?;
+    if args.json {
+        print_line(&json::pane(&pane).to_string())?;
+    } else {
+        print_line(pane.id.as_str())?;
+    }
+    Ok(())
+}
