@@ -1,0 +1,118 @@
+//! A pane's life, end to end: real host, real PTYs, real processes.
+
+mod support;
+
+use panehost_ipc::{Encoding, Event, PaneState, Request, Response, StreamStart};
+use support::*;
+
+#[test]
+fn a_shell_pane_runs_commands_and_shows_them_on_screen() {
+    let host = TestHost::start();
+    let mut conn = host.connect(Encoding::Bincode);
+    let pane = conn.start(start_params("shell", &[])).id;
+    let subscription = conn.subscribe(&pane, Some(0));
+    assert_eq!(subscription.start, StreamStart::Replay { from: 0 });
+    let mut transcript = Transcript::from(0);
+    conn.type_line(&pane, "echo hello-$((40+2))");
+    conn.follow_until_text(subscription.subscription, &mut transcript, "hello-42\r\n");
+
+    let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+    assert_eq!(detail.pane.state, PaneState::Running);
+    assert!(detail.pane.offset >= transcript.end());
+    assert_eq!((detail.screen.size.cols, detail.screen.size.rows), (80, 24));
+    // The screen may trail the output by what is not parsed yet; wait until it shows the line.
+    let mut screen = detail.screen;
+    let deadline = std::time::Instant::now() + WAIT;
+    while !screen.text.lines().any(|line| line == "hello-42") {
+        assert!(std::time::Instant::now() < deadline, "screen never showed the output: {:?}", screen.text);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+        screen = detail.screen;
+    }
+
+    conn.type_line(&pane, "exit 7");
+    conn.follow_to_end(subscription.subscription, &mut transcript);
+    let exited = transcript.events.iter().find_map(|event| match event {
+        Event::Exited { status, offset } => Some((status.clone(), *offset)),
+        _ => None,
+    });
+    let (status, offset) = exited.expect("an exited event");
+    assert_eq!(status.code, 7);
+    assert_eq!(offset, transcript.end(), "exited comes after every output byte");
+
+    let Response::Panes { panes } = conn.ok(Request::List {}) else { panic!() };
+    assert!(matches!(&panes[0].state, PaneState::Exited(status) if status.code == 7));
+    let err = conn
+        .call(Request::Send(panehost_ipc::SendParams { pane: pane.clone(), text: "x".into(), ..Default::default() }))
+        .unwrap_err();
+    assert_eq!(err.code, "PANE_EXITED");
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+#[test]
+fn the_fixture_agent_is_interrupted_mid_turn() {
+    let host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("fixture", &[])).id;
+    let sub = conn.subscribe(&pane, Some(0)).subscription;
+    let mut transcript = Transcript::from(0);
+    conn.follow_until_text(sub, &mut transcript, "fixture> ");
+    conn.type_line(&pane, "/delay 60000");
+    conn.follow_until_text(sub, &mut transcript, "delay: 60000");
+    conn.type_line(&pane, "think hard");
+    conn.follow_until_text(sub, &mut transcript, "working: think hard");
+    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone() }) else { panic!() };
+    assert_eq!(report.outcome, "keys_sent");
+    assert_eq!(report.steps[0].detail, "\\x03");
+    conn.follow_until_text(sub, &mut transcript, "interrupted");
+    assert!(!transcript.text().contains("answer:"));
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+#[test]
+fn close_ends_the_process_group_and_reaps_it() {
+    let host = TestHost::start();
+    let mut conn = host.connect(Encoding::Bincode);
+    // A shell with a background job: both must end.
+    let summary = conn.start(start_params("shell", &["sh", "-c", "sleep 1000 & echo started $!; wait"]));
+    let sub = conn.subscribe(&summary.id, Some(0)).subscription;
+    let mut transcript = Transcript::from(0);
+    conn.follow_until_text(sub, &mut transcript, "\r\n");
+    let job: u32 = transcript.text().split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(process_exists(summary.pid) && process_exists(job));
+
+    let Response::Closed { status, .. } = conn.ok(Request::Close { pane: summary.id.clone() }) else { panic!() };
+    assert_eq!(status.signal.as_deref(), Some("SIGHUP"), "{status:?}");
+    conn.follow_to_end(sub, &mut transcript);
+    assert!(!process_exists(summary.pid), "leader must be reaped");
+    let deadline = std::time::Instant::now() + WAIT;
+    while process_exists(job) {
+        assert!(std::time::Instant::now() < deadline, "background job survived close");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let err = conn.call(Request::Inspect { pane: summary.id }).unwrap_err();
+    assert_eq!(err.code, "UNKNOWN_PANE");
+    host.stop();
+}
+
+#[test]
+fn resize_reaches_the_process_and_the_screen() {
+    let host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    let sub = conn.subscribe(&pane, Some(0)).subscription;
+    let mut transcript = Transcript::from(0);
+    let size = panehost_ipc::Size { cols: 100, rows: 30 };
+    conn.ok(Request::Resize { pane: pane.clone(), size });
+    conn.type_line(&pane, "echo size=$(stty size)");
+    conn.follow_until_text(sub, &mut transcript, "size=30 100");
+    conn.follow_until(sub, &mut transcript, |t| t.events.iter().any(|e| matches!(e, Event::Resized { size: s } if *s == size)));
+    let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+    assert_eq!(detail.screen.size, size);
+    let err = conn.call(Request::Resize { pane: pane.clone(), size: panehost_ipc::Size { cols: 0, rows: 10 } }).unwrap_err();
+    assert_eq!(err.code, "INVALID_ARGUMENT");
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

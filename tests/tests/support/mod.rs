@@ -1,0 +1,333 @@
+//! What every end-to-end test needs: a real host in a temp dir, and a
+//! plain synchronous protocol connection to it.
+
+#![allow(dead_code)]
+
+use panehost_ipc::{
+    decode, encode, Encoding, ErrorBody, Event, HandshakeReply, Hello, Request, RequestFrame, Response, ServerMessage,
+    PROTOCOL_VERSION,
+};
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long any single wait in a test may take before it fails.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// The directory cargo put the workspace's binaries in.
+pub fn bin_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_panehost-fixture-agent")).parent().unwrap().to_path_buf()
+}
+
+/// The `panehost` binary under test.
+pub fn panehost_bin() -> PathBuf {
+    match std::env::var_os("PANEHOST_BIN") {
+        Some(path) => PathBuf::from(path),
+        None => {
+            let path = bin_dir().join("panehost");
+            assert!(path.exists(), "{} is missing: build the workspace's binaries first (cargo build --workspace)", path.display());
+            path
+        }
+    }
+}
+
+/// A host process of its own, in a temp dir, ended on drop.
+pub struct TestHost {
+    pub dir: tempfile::TempDir,
+    pub socket: PathBuf,
+    pub state_dir: PathBuf,
+    pub home: PathBuf,
+    child: Option<Child>,
+}
+
+impl TestHost {
+    /// Starts `panehost host` and waits until it accepts connections.
+    pub fn start() -> TestHost {
+        TestHost::start_with_env(&[])
+    }
+
+    /// Like [`start`](Self::start), with extra environment for the host.
+    pub fn start_with_env(extra_env: &[(&str, &str)]) -> TestHost {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("run").join("host.sock");
+        let state_dir = dir.path().join("state");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let log = std::fs::File::create(dir.path().join("host.log")).unwrap();
+        let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin_dir().display());
+        let child = Command::new(panehost_bin())
+            .arg("--socket")
+            .arg(&socket)
+            .arg("--state-dir")
+            .arg(&state_dir)
+            .arg("host")
+            .env_clear()
+            .env("PATH", path)
+            .env("HOME", &home)
+            .env("SHELL", "/bin/sh")
+            .env("LANG", "C.UTF-8")
+            .env("PANEHOST_LOG", "debug")
+            .envs(extra_env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        let host = TestHost { dir, socket, state_dir, home, child: Some(child) };
+        host.wait_until_listening();
+        host
+    }
+
+    fn wait_until_listening(&self) {
+        let deadline = Instant::now() + WAIT;
+        while UnixStream::connect(&self.socket).is_err() {
+            assert!(Instant::now() < deadline, "host did not listen within {WAIT:?}; log:\n{}", self.log());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The host's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("host.log")).unwrap_or_default()
+    }
+
+    /// The host's pid.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().unwrap().id()
+    }
+
+    /// A new connection that has completed the handshake.
+    pub fn connect(&self, encoding: Encoding) -> Connection {
+        Connection::open(&self.socket, encoding)
+    }
+
+    /// Host memory (resident set), in KiB.
+    pub fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap();
+        let line = status.lines().find(|line| line.starts_with("VmRSS:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
+    /// Sends SIGTERM and waits for a clean exit; fails on a crash.
+    pub fn stop(mut self) -> String {
+        let mut child = self.child.take().unwrap();
+        terminate(&mut child);
+        let status = child.wait().unwrap();
+        let log = self.log();
+        assert!(status.success(), "host exited with {status}; log:\n{log}");
+        assert!(!log.contains("panicked"), "host panicked; log:\n{log}");
+        log
+    }
+}
+
+fn terminate(child: &mut Child) {
+    let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+    let deadline = Instant::now() + WAIT;
+    while Instant::now() < deadline {
+        if child.try_wait().unwrap().is_some() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+}
+
+impl Drop for TestHost {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            terminate(&mut child);
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A synchronous protocol connection.
+pub struct Connection {
+    pub stream: UnixStream,
+    pub encoding: Encoding,
+    next_id: u64,
+    pending_events: VecDeque<(u64, Event)>,
+}
+
+/// Writes one frame.
+pub fn write_frame(stream: &mut UnixStream, payload: &[u8]) {
+    stream.write_all(&(payload.len() as u32).to_be_bytes()).unwrap();
+    stream.write_all(payload).unwrap();
+}
+
+/// Reads one frame; None at end of stream.
+pub fn read_frame(stream: &mut UnixStream) -> Option<Vec<u8>> {
+    let mut header = [0u8; 4];
+    if stream.read_exact(&mut header).is_err() {
+        return None;
+    }
+    let len = u32::from_be_bytes(header) as usize;
+    assert!(len <= panehost_ipc::MAX_SERVER_FRAME_LEN, "host sent a {len}-byte frame");
+    let mut payload = vec![0u8; len];
+    stream.read_exact(&mut payload).ok()?;
+    Some(payload)
+}
+
+impl Connection {
+    /// Connects and completes the handshake.
+    pub fn open(socket: &Path, encoding: Encoding) -> Connection {
+        let mut stream = UnixStream::connect(socket).unwrap();
+        stream.set_read_timeout(Some(WAIT)).unwrap();
+        let hello = Hello { protocol: PROTOCOL_VERSION, encoding, client: "e2e".into() };
+        write_frame(&mut stream, &serde_json::to_vec(&hello).unwrap());
+        let reply: HandshakeReply = serde_json::from_slice(&read_frame(&mut stream).unwrap()).unwrap();
+        assert!(matches!(reply, HandshakeReply::Welcome(_)), "{reply:?}");
+        Connection { stream, encoding, next_id: 1, pending_events: VecDeque::new() }
+    }
+
+    /// Sends a request; returns its id.
+    pub fn send(&mut self, request: Request) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let frame = encode(self.encoding, &RequestFrame { id, request }).unwrap();
+        write_frame(&mut self.stream, &frame);
+        id
+    }
+
+    /// Reads the next server message.
+    pub fn read(&mut self) -> ServerMessage {
+        let frame = read_frame(&mut self.stream).expect("host closed the connection");
+        decode(self.encoding, &frame).unwrap()
+    }
+
+    /// Sends a request and waits for its answer, queueing events that
+    /// arrive meanwhile.
+    pub fn call(&mut self, request: Request) -> Result<Response, ErrorBody> {
+        let id = self.send(request);
+        loop {
+            match self.read() {
+                ServerMessage::Response { id: answered, body } if answered == id => return Ok(body),
+                ServerMessage::Error { id: Some(answered), error } if answered == id => return Err(error),
+                ServerMessage::Event { subscription, event } => self.pending_events.push_back((subscription, event)),
+                other => panic!("unexpected message while waiting for {id}: {other:?}"),
+            }
+        }
+    }
+
+    /// Like [`call`](Self::call), failing the test on an error answer.
+    pub fn ok(&mut self, request: Request) -> Response {
+        self.call(request).unwrap_or_else(|err| panic!("request failed: {err}"))
+    }
+
+    /// The next event, from the queue or the socket.
+    pub fn next_event(&mut self) -> (u64, Event) {
+        if let Some(event) = self.pending_events.pop_front() {
+            return event;
+        }
+        match self.read() {
+            ServerMessage::Event { subscription, event } => (subscription, event),
+            other => panic!("expected an event, got {other:?}"),
+        }
+    }
+}
+
+/// Output of one subscription, checked to be contiguous as it arrives.
+#[derive(Debug, Default)]
+pub struct Transcript {
+    pub bytes: Vec<u8>,
+    /// Offset of `bytes[0]`.
+    pub start: u64,
+    pub events: Vec<Event>,
+}
+
+impl Transcript {
+    /// A transcript that expects output from `start`.
+    pub fn from(start: u64) -> Transcript {
+        Transcript { start, ..Transcript::default() }
+    }
+
+    /// The offset one past the last byte received.
+    pub fn end(&self) -> u64 {
+        self.start + self.bytes.len() as u64
+    }
+
+    /// Records an event, checking output continuity.
+    pub fn record(&mut self, event: Event) {
+        match &event {
+            Event::Output { offset, data } => {
+                assert_eq!(*offset, self.end(), "output must continue exactly where it left off");
+                self.bytes.extend_from_slice(data.as_slice());
+            }
+            Event::Resync { skipped_from, snapshot } => {
+                assert_eq!(*skipped_from, self.end());
+                self.start = snapshot.offset;
+                self.bytes.clear();
+            }
+            _ => {}
+        }
+        self.events.push(event);
+    }
+
+    /// The output as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+}
+
+impl Connection {
+    /// Reads events of `subscription` into `transcript` until `done` says so.
+    pub fn follow_until(&mut self, subscription: u64, transcript: &mut Transcript, done: impl Fn(&Transcript) -> bool) {
+        while !done(transcript) {
+            let (id, event) = self.next_event();
+            if id == subscription {
+                transcript.record(event);
+            }
+        }
+    }
+
+    /// Reads until the output contains `needle`.
+    pub fn follow_until_text(&mut self, subscription: u64, transcript: &mut Transcript, needle: &str) {
+        self.follow_until(subscription, transcript, |t| t.text().contains(needle));
+    }
+
+    /// Reads until the subscription's `ended` event.
+    pub fn follow_to_end(&mut self, subscription: u64, transcript: &mut Transcript) {
+        self.follow_until(subscription, transcript, |t| matches!(t.events.last(), Some(Event::Ended { .. })));
+    }
+
+    /// Subscribes and returns the subscription and where it starts.
+    pub fn subscribe(&mut self, pane: &panehost_ipc::PaneId, from: Option<u64>) -> panehost_ipc::Subscription {
+        match self.ok(Request::Events { pane: pane.clone(), from }) {
+            Response::Subscribed(subscription) => subscription,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    /// Starts a pane and returns its summary.
+    pub fn start(&mut self, params: panehost_ipc::StartParams) -> panehost_ipc::PaneSummary {
+        match self.ok(Request::Start(params)) {
+            Response::Started(summary) => summary,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    /// Types a line into a pane.
+    pub fn type_line(&mut self, pane: &panehost_ipc::PaneId, line: &str) {
+        self.ok(Request::Send(panehost_ipc::SendParams { pane: pane.clone(), text: line.into(), enter: true, ..Default::default() }));
+    }
+}
+
+/// Start parameters for `runtime` with `command`.
+pub fn start_params(runtime: &str, command: &[&str]) -> panehost_ipc::StartParams {
+    panehost_ipc::StartParams {
+        runtime: runtime.into(),
+        command: command.iter().map(|arg| (*arg).to_owned()).collect(),
+        ..Default::default()
+    }
+}
+
+/// True while a process with this pid exists (a zombie counts as gone).
+pub fn process_exists(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'),
+        Err(_) => false,
+    }
+}
