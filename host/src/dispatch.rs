@@ -210,6 +210,7 @@ fn subscribe(context: &mut ConnectionContext, pane: Arc<Pane>, start: StreamStar
     context.next_subscription += 1;
     let subscription =
         Subscription { subscription: id, pane: pane.info().id.clone(), generation: pane.info().generation, start };
-    let task = SubscriptionTask { id, pane, cursor, outbox: context.outbox.clone() };
+    let size = pane.current_progress().size;
+    let task = SubscriptionTask { id, pane, cursor, size, outbox: context.outbox.clone() };
     Reply { result: Ok(Response::Subscribed(subscription)), then: Some(task) }
 }

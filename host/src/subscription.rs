@@ -22,6 +22,9 @@ pub struct SubscriptionTask {
     pub pane: Arc<Pane>,
     /// The offset of the next byte to deliver.
     pub cursor: u64,
+    /// The terminal size the subscriber knows of (as of its subscription);
+    /// any other size is announced with a `resized` event.
+    pub size: Size,
     /// Where its frames go.
     pub outbox: Outbox,
 }
@@ -31,7 +34,7 @@ impl SubscriptionTask {
     /// connection goes away.
     pub async fn run(mut self) {
         let mut progress = self.pane.progress();
-        let mut size: Size = progress.borrow().size;
+        let mut size: Size = self.size;
         loop {
             let event = match self.pane.read_output(self.cursor, OUTPUT_EVENT_BYTES) {
                 RingRead::Bytes(data) => {

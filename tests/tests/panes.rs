@@ -116,3 +116,42 @@ fn resize_reaches_the_process_and_the_screen() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+#[test]
+fn closed_panes_and_connections_leave_no_fd_and_no_zombie_behind() {
+    let host = TestHost::start();
+    let fd_count = || std::fs::read_dir(format!("/proc/{}/fd", host.pid())).unwrap().count();
+    let children = || {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", host.pid())).unwrap();
+        tasks
+            .flat_map(|task| std::fs::read_to_string(task.unwrap().path().join("children")).unwrap_or_default().split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+            .count()
+    };
+    {
+        // Warm up: the first pane and connection allocate what stays.
+        let mut conn = host.connect(Encoding::Bincode);
+        let pane = conn.start(start_params("shell", &[])).id;
+        conn.ok(Request::Close { pane });
+    }
+    let baseline = fd_count();
+    let mut conn = host.connect(Encoding::Bincode);
+    let panes: Vec<_> = (0..20).map(|_| conn.start(start_params("shell", &[])).id).collect();
+    assert!(fd_count() >= baseline + 20);
+    for (index, pane) in panes.iter().enumerate() {
+        // Half are closed while running, half after they exited.
+        if index % 2 == 0 {
+            let sub = conn.subscribe(pane, Some(0)).subscription;
+            conn.type_line(pane, "exit 0");
+            conn.follow_to_end(sub, &mut Transcript::from(0));
+        }
+        conn.ok(Request::Close { pane: pane.clone() });
+    }
+    drop(conn);
+    let deadline = std::time::Instant::now() + WAIT;
+    while fd_count() > baseline {
+        assert!(std::time::Instant::now() < deadline, "fds: {} now, {baseline} before", fd_count());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(children(), 0, "every pane process was reaped");
+    host.stop();
+}

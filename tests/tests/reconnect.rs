@@ -57,12 +57,14 @@ fn reconnect_older_than_the_ring_gets_a_snapshot_and_an_explicit_gap() {
     };
     let StreamStart::Snapshot { snapshot, skipped_from } = subscription.start else { panic!("{:?}", subscription.start) };
     assert_eq!(skipped_from, Some(10));
-    assert!(snapshot.offset > 10 && snapshot.offset <= full.end());
+    // With so small a ring even the first subscriber may have been resynced:
+    // `full` holds the output from `full.start` on.
+    assert!(snapshot.offset >= full.start && snapshot.offset <= full.end());
     assert!(snapshot.text.contains("flood done"), "{}", snapshot.text);
     // Output after the snapshot is exactly the original bytes from its offset.
     let mut rest = Transcript::from(snapshot.offset);
     conn.follow_until(subscription.subscription, &mut rest, |t| t.end() == full.end());
-    assert_eq!(rest.bytes, full.bytes[snapshot.offset as usize..]);
+    assert_eq!(rest.bytes, full.bytes[(snapshot.offset - full.start) as usize..]);
     conn.ok(Request::Close { pane });
     host.stop();
 }

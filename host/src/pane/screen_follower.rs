@@ -9,6 +9,7 @@ use std::sync::Arc;
 /// Follows the ring until the pane is closed.
 pub(super) async fn run(pane: Arc<Pane>) {
     let mut progress = pane.progress();
+    let mut applied_size = progress.borrow().size;
     loop {
         let parsed = lock(&pane.screen).parsed();
         // Apply every resize that happened at or before this offset, and
@@ -31,6 +32,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
         };
         if let Some(size) = resize {
             lock(&pane.screen).resize(size);
+            applied_size = size;
         }
         match read {
             RingRead::Bytes(data) => {
@@ -48,7 +50,11 @@ pub(super) async fn run(pane: Arc<Pane>) {
                     break;
                 }
                 let current = parsed;
-                let closed = progress.wait_for(|progress| progress.end > current || progress.closed).await.is_err();
+                // New output, a resize to apply, or the end.
+                let closed = progress
+                    .wait_for(|progress| progress.end > current || progress.size != applied_size || progress.closed)
+                    .await
+                    .is_err();
                 if closed {
                     break;
                 }
