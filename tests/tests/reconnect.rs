@@ -60,7 +60,8 @@ fn reconnect_older_than_the_ring_gets_a_snapshot_and_an_explicit_gap() {
     // With so small a ring even the first subscriber may have been resynced:
     // `full` holds the output from `full.start` on.
     assert!(snapshot.offset >= full.start && snapshot.offset <= full.end());
-    assert!(snapshot.text.contains("flood done"), "{}", snapshot.text);
+    // The screen describes its own offset, which may trail the end.
+    assert!(snapshot.text.contains("flood 0"), "{}", snapshot.text);
     // Output after the snapshot is exactly the original bytes from its offset.
     let mut rest = Transcript::from(snapshot.offset);
     conn.follow_until(subscription.subscription, &mut rest, |t| t.end() == full.end());
