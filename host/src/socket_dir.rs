@@ -1,6 +1,6 @@
 //! The socket's directory: created private, refused when it is not.
 
-use rustix::fs::{Mode, RawMode};
+use rustix::fs::Mode;
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::Path;
@@ -61,8 +61,8 @@ pub fn ensure_private_dir(dir: &Path, uid: u32) -> Result<(), SocketDirError> {
         return Err(SocketDirError::WrongOwner { path: display, owner: meta.uid(), uid });
     }
     let mode = meta.mode() & 0o777;
-    if mode & (Mode::RWXG | Mode::RWXO).bits() as u32 != 0 {
-        return Err(SocketDirError::TooOpen { path: display, mode: mode as RawMode as u32 });
+    if mode & (Mode::RWXG | Mode::RWXO).bits() != 0 {
+        return Err(SocketDirError::TooOpen { path: display, mode });
     }
     Ok(())
 }

@@ -1,0 +1,340 @@
+#!/usr/bin/env bash
+# capture.sh — record what the agent CLIs' own help says, for panehost's adapters.
+#
+# Usage:
+#   bash adapters/evidence/capture.sh [CACHE_DIR]
+#
+#   CACHE_DIR  where the CLIs are installed, one npm prefix per runtime
+#              (CACHE_DIR/<runtime>). Default:
+#              ${PANEHOST_CLI_CACHE:-$HOME/.cache/panehost/clis}
+#
+#   CAPTURE_ONLY="codex claude"   optional: capture only these runtimes
+#   CAPTURE_TIMEOUT=60            optional: seconds allowed per command
+#
+# What it does, per runtime (codex, claude, gemini, opencode, qwen, copilot,
+# grok):
+#   1. Installs the PINNED package version below into its own npm prefix,
+#      never globally:  npm install --prefix DIR --no-fund --no-audit PKG@VER
+#      (skipped when that prefix already holds exactly that version).
+#   2. Makes a fresh scratch HOME (mktemp -d), which is also the working
+#      directory, and runs the CLI under `env -i` with only PATH (node's
+#      directory + the prefix's node_modules/.bin), HOME, LANG=C.UTF-8,
+#      TERM=dumb, plus the runtime's self-update / network switches:
+#        claude   DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
+#        copilot  COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false
+#        opencode OPENCODE_DISABLE_AUTOUPDATE=1
+#      Commands: `--version`, `--help`, then `<sub> --help` for the
+#      subcommands adapters rely on; "optional" subcommands are probed only
+#      when the top-level help lists them.
+#      Each command runs in its own session / process group (setsid), with
+#      stdin from /dev/null, stdout+stderr merged, and a timeout. Afterwards
+#      the whole group is killed, and so is any other process still carrying
+#      the scratch HOME in its environment (a daemon that left the group),
+#      each by pid. Their names are recorded as `leftover_processes`.
+#   3. Writes adapters/evidence/<runtime>.json:
+#        runtime, package, version (as printed by --version, trimmed),
+#        executable (bin name), sha256 (of `readlink -f` of the bin link),
+#        captured_on (date -u +%F), commands: [{args, exit_code, output}]
+#      Output has ANSI escapes stripped; the install root is written as
+#      `<cache>` and the scratch HOME as `<home>`. A command that hit the
+#      timeout has "timed_out": true and exit_code 124.
+#      If the install or the run fails, the file carries `error` instead of
+#      invented output.
+#
+# Needs: bash, node + npm, python3, setsid, sha256sum, readlink, mktemp.
+set -euo pipefail
+
+EVIDENCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CACHE_DIR="${1:-${PANEHOST_CLI_CACHE:-$HOME/.cache/panehost/clis}}"
+TIMEOUT="${CAPTURE_TIMEOUT:-60}"
+CAPTURED_ON="$(date -u +%F)"
+
+# runtime -> npm package, pinned version, bin name.
+# grok: the facts file names 1.0.1, but the registry publishes only 0.0.34
+# of @vibe-kit/grok-cli (`npm view @vibe-kit/grok-cli versions`).
+RUNTIMES=(codex claude gemini opencode qwen copilot grok)
+declare -A PKG VER BIN ENVS SUBS OPTS
+PKG[codex]=@openai/codex;              VER[codex]=0.171.0;   BIN[codex]=codex
+PKG[claude]=@anthropic-ai/claude-code; VER[claude]=2.1.197;  BIN[claude]=claude
+PKG[gemini]=@google/gemini-cli;        VER[gemini]=0.61.0;   BIN[gemini]=gemini
+PKG[opencode]=opencode-ai;             VER[opencode]=1.18.33; BIN[opencode]=opencode
+PKG[qwen]=@qwen-code/qwen-code;        VER[qwen]=0.15.10;    BIN[qwen]=qwen
+PKG[copilot]=@github/copilot;          VER[copilot]=1.0.102; BIN[copilot]=copilot
+PKG[grok]=@vibe-kit/grok-cli;          VER[grok]=0.0.34;     BIN[grok]=grok
+
+# Extra environment, space separated KEY=VALUE.
+ENVS[claude]="DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"
+ENVS[copilot]="COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false"
+ENVS[opencode]="OPENCODE_DISABLE_AUTOUPDATE=1"
+
+# Subcommands whose help is always captured ("|" separates subcommands; a
+# subcommand may be several words). OPTS: captured only if --help lists them.
+SUBS[codex]="resume|exec|exec resume|login"
+OPTS[claude]="auth|login|update|install"
+OPTS[gemini]="auth|login"
+SUBS[opencode]="run"
+OPTS[opencode]="auth|session|serve|upgrade"
+OPTS[qwen]="auth|login"
+OPTS[copilot]="login|update"
+OPTS[grok]="auth|login"
+
+export CALLER_HOME="$HOME"
+NODE_DIR="$(dirname "$(command -v node)")"
+mkdir -p "$CACHE_DIR"
+CACHE_DIR="$(cd "$CACHE_DIR" && pwd)"
+
+WORK="$(mktemp -d)"
+scratch=""
+trap 'rm -rf "$WORK" ${scratch:+"$scratch"}' EXIT
+
+# ---------------------------------------------------------------- helpers
+cat >"$WORK/run.py" <<'PY'
+"""Run one command isolated; append its record to a JSON-lines file.
+
+argv: RECORDS HOME TIMEOUT ENVJSON -- CMD ARGS...
+The recorded args omit the executable itself. Raw output is kept here;
+sanitising happens when the runtime's file is written.
+"""
+import json, os, signal, subprocess, sys, tempfile, time
+
+records, home, timeout, envjson = sys.argv[1:5]
+assert sys.argv[5] == "--"
+cmd = sys.argv[6:]
+env = json.loads(envjson)
+timeout = float(timeout)
+
+
+def scratch_pids():
+    """Pids (other than ours) whose environment holds HOME=<scratch home>."""
+    want = ("HOME=" + home).encode()
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{d}/environ", "rb") as f:
+                if want in f.read().split(b"\0"):
+                    found.append(int(d))
+        except OSError:
+            pass
+    return found
+
+
+def comm(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def kill_leftovers(pgid):
+    names = []
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            pass
+        for pid in scratch_pids():
+            n = comm(pid)
+            if n and sig == signal.SIGTERM:
+                names.append(n)
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        time.sleep(1.0 if sig == signal.SIGTERM else 0.2)
+    return sorted(set(names))
+
+
+with tempfile.TemporaryFile() as out:
+    proc = subprocess.Popen(
+        ["env", "-i"] + [f"{k}={v}" for k, v in env.items()] + cmd,
+        stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+        cwd=home, start_new_session=True)
+    rec = {"args": cmd[1:]}
+    try:
+        rec["exit_code"] = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        rec["exit_code"] = 124
+        rec["timed_out"] = True
+    # still running group members, and anything that escaped the group
+    alive_in_group = False
+    try:
+        os.killpg(proc.pid, 0)
+        alive_in_group = True
+    except (ProcessLookupError, PermissionError):
+        pass
+    left = kill_leftovers(proc.pid) if (alive_in_group or scratch_pids()) else []
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    if left:
+        rec["leftover_processes"] = left
+    out.seek(0)
+    rec["output"] = out.read().decode("utf-8", "replace")
+
+with open(records, "a") as f:
+    f.write(json.dumps(rec) + "\n")
+sys.stdout.write(rec["output"])
+PY
+
+cat >"$WORK/write.py" <<'PY'
+"""Assemble <runtime>.json from the records, stripping ANSI and paths.
+
+argv: OUT META_JSON RECORDS(or '') CACHE HOME
+The invoking user's home (env CALLER_HOME) is written as `$HOME`.
+"""
+import json, os, re, sys
+
+out, meta, records, cache, home = sys.argv[1:6]
+doc = json.loads(meta)
+
+ANSI = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"      # OSC ... BEL/ST
+    r"|\x1b[P^_X][^\x1b]*\x1b\\"              # DCS/PM/APC/SOS ... ST
+    r"|\x1b\[[0-?]*[ -/]*[@-~]"               # CSI
+    r"|\x1b[ -/]*[0-~]"                       # other escapes
+    r"|\x9b[0-?]*[ -/]*[@-~]")
+
+
+def clean(text):
+    text = ANSI.sub("", text)
+    text = text.replace("\r\n", "\n")
+    pairs = []
+    caller = os.environ.get("CALLER_HOME", "")
+    for path, tag in ((cache, "<cache>"), (home, "<home>"), (caller, "$HOME")):
+        if path and path != "/":
+            pairs.append((path, tag))
+            real = os.path.realpath(path)
+            if real != path:
+                pairs.append((real, tag))
+    for path, tag in sorted(pairs, key=lambda p: -len(p[0])):
+        text = text.replace(path, tag)
+    return text
+
+
+cmds = []
+if records and os.path.exists(records):
+    with open(records) as f:
+        for line in f:
+            rec = json.loads(line)
+            rec["output"] = clean(rec["output"])
+            # keep a stable key order: args, exit_code, [timed_out], ..., output
+            output = rec.pop("output")
+            rec["output"] = output
+            cmds.append(rec)
+
+if cmds:
+    ver = next((c for c in cmds if c["args"] == ["--version"]), None)
+    if ver is not None:
+        text = ver["output"].strip()
+        lines = [l.strip() for l in text.splitlines() if l.strip()]
+        if len(lines) > 1:
+            # Other lines are warnings; keep the line with a version number.
+            hit = [l for l in lines if re.search(r"\d+\.\d+\.\d+", l)]
+            text = hit[0] if hit else text
+        doc["version"] = text
+    doc["commands"] = cmds
+
+for k in ("error",):
+    if k in doc:
+        doc[k] = clean(doc[k])
+
+with open(out, "w") as f:
+    json.dump(doc, f, indent=2, ensure_ascii=False)
+    f.write("\n")
+PY
+
+meta_json() {  # runtime package version_pinned executable sha256 [error]
+  python3 - "$@" <<'PY'
+import json, sys
+rt, pkg, pinned, exe, sha = sys.argv[1:6]
+doc = {"runtime": rt, "package": pkg, "pinned_version": pinned,
+       "version": None, "executable": exe, "sha256": sha or None,
+       "captured_on": None}
+if len(sys.argv) > 6:
+    doc["error"] = sys.argv[6]
+print(json.dumps(doc))
+PY
+}
+
+installed_version() {  # prefix package -> version or empty
+  local pj="$1/node_modules/$2/package.json"
+  [[ -f "$pj" ]] && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$pj" || true
+}
+
+lists_subcommand() {  # helpfile word -> 0 if the help lists it as a command
+  # A command line in help looks like "  word  description" or "  word [..]"
+  # or "  cli word ...". Accept the word at the start of an indented line,
+  # optionally after the executable's name.
+  grep -Eq "^[[:space:]]+([A-Za-z0-9_-]+[[:space:]]+)?$2([[:space:]]|\||,|\[|<|$)" "$1"
+}
+
+# ---------------------------------------------------------------- main
+only="${CAPTURE_ONLY:-}"
+for rt in "${RUNTIMES[@]}"; do
+  if [[ -n "$only" && " $only " != *" $rt "* ]]; then continue; fi
+  pkg="${PKG[$rt]}" ver="${VER[$rt]}" bin="${BIN[$rt]}"
+  prefix="$CACHE_DIR/$rt"
+  out="$EVIDENCE_DIR/$rt.json"
+  echo "== $rt ($pkg@$ver)" >&2
+
+  if [[ "$(installed_version "$prefix" "$pkg")" != "$ver" ]]; then
+    mkdir -p "$prefix"
+    if ! DISABLE_AUTOUPDATER=1 npm install --prefix "$prefix" --no-fund --no-audit \
+          "$pkg@$ver" >"$WORK/install.log" 2>&1; then
+      err="npm install --prefix <cache>/$rt --no-fund --no-audit $pkg@$ver failed: $(tail -n 15 "$WORK/install.log")"
+      python3 "$WORK/write.py" "$out" "$(meta_json "$rt" "$pkg" "$ver" "$bin" "" "$err")" "" "$CACHE_DIR" ""
+      echo "   install failed; recorded error" >&2
+      continue
+    fi
+  fi
+
+  link="$prefix/node_modules/.bin/$bin"
+  if [[ ! -e "$link" ]]; then
+    err="installed $pkg@$ver but node_modules/.bin/$bin does not exist"
+    python3 "$WORK/write.py" "$out" "$(meta_json "$rt" "$pkg" "$ver" "$bin" "" "$err")" "" "$CACHE_DIR" ""
+    continue
+  fi
+  target="$(readlink -f "$link")"
+  sha="$(sha256sum "$target" | cut -d' ' -f1)"
+
+  scratch="$(mktemp -d)"
+  records="$WORK/$rt.jsonl"
+  : >"$records"
+  env_json="$(python3 - "$NODE_DIR:$prefix/node_modules/.bin" "$scratch" ${ENVS[$rt]:-} <<'PY'
+import json, sys
+env = {"PATH": sys.argv[1], "HOME": sys.argv[2], "LANG": "C.UTF-8", "TERM": "dumb"}
+for kv in sys.argv[3:]:
+    k, v = kv.split("=", 1)
+    env[k] = v
+print(json.dumps(env))
+PY
+)"
+  run() { python3 "$WORK/run.py" "$records" "$scratch" "$TIMEOUT" "$env_json" -- "$bin" "$@"; }
+
+  run --version >/dev/null || true
+  run --help >"$WORK/help.txt" || true
+
+  subs=()
+  if [[ -n "${SUBS[$rt]:-}" ]]; then IFS='|' read -r -a subs <<<"${SUBS[$rt]}"; fi
+  if [[ -n "${OPTS[$rt]:-}" ]]; then
+    IFS='|' read -r -a opts <<<"${OPTS[$rt]}"
+    for s in "${opts[@]}"; do
+      if lists_subcommand "$WORK/help.txt" "$s"; then subs+=("$s"); fi
+    done
+  fi
+  for s in "${subs[@]}"; do
+    read -r -a words <<<"$s"
+    run "${words[@]}" --help >/dev/null || true
+  done
+
+  meta="$(meta_json "$rt" "$pkg" "$ver" "$bin" "$sha")"
+  meta="$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); d["captured_on"]=sys.argv[2]; print(json.dumps(d))' "$meta" "$CAPTURED_ON")"
+  python3 "$WORK/write.py" "$out" "$meta" "$records" "$CACHE_DIR" "$scratch"
+  rm -rf "$scratch"
+  scratch=""
+  echo "   wrote $(basename "$out")" >&2
+done
