@@ -23,31 +23,37 @@
 #        claude   DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
 #        copilot  COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false
 #        opencode OPENCODE_DISABLE_AUTOUPDATE=1
-#      Commands: `--version`, `--help`, then `<sub> --help` for the
-#      subcommands adapters rely on; "optional" subcommands are probed only
-#      when the top-level help lists them.
+#      Commands: `--version`, `--help`, then the help of the subcommands
+#      adapters rely on (SUBS below); those in OPTS run only when the
+#      top-level help lists the subcommand.
 #      Each command runs in its own session / process group (setsid), with
 #      stdin from /dev/null, stdout+stderr merged, and a timeout. Afterwards
 #      the whole group is killed, and so is any other process still carrying
 #      the scratch HOME in its environment (a daemon that left the group),
 #      each by pid. Their names are recorded as `leftover_processes`.
 #   3. Writes adapters/evidence/<runtime>.json:
-#        runtime, package, version (as printed by --version, trimmed),
-#        executable (bin name), sha256 (of `readlink -f` of the bin link),
+#        runtime, package, pinned_version (what was installed),
+#        version (as printed by --version, trimmed; when it prints several
+#        lines, the first line holding a dotted version number),
+#        executable (bin name), resolved (`readlink -f` of the bin link,
+#        under `<cache>`), sha256 (of that file),
 #        captured_on (date -u +%F), commands: [{args, exit_code, output}]
 #      Output has ANSI escapes stripped; the install root is written as
 #      `<cache>` and the scratch HOME as `<home>`. A command that hit the
 #      timeout has "timed_out": true and exit_code 124.
-#      If the install or the run fails, the file carries `error` instead of
-#      invented output.
+#      If the install fails, or no command exits 0, the file carries `error`
+#      (the installer's own words, or the commands as they ran); nothing is
+#      made up.
 #
-# Needs: bash, node + npm, python3, setsid, sha256sum, readlink, mktemp.
+# Needs: bash, node + npm, python3 (it runs each command in a new session,
+# i.e. setsid(), and writes the JSON), sha256sum, readlink, mktemp, date.
 set -euo pipefail
 
 EVIDENCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE_DIR="${1:-${PANEHOST_CLI_CACHE:-$HOME/.cache/panehost/clis}}"
 TIMEOUT="${CAPTURE_TIMEOUT:-60}"
 CAPTURED_ON="$(date -u +%F)"
+export CAPTURED_ON
 
 # runtime -> npm package, pinned version, bin name.
 # grok: the facts file names 1.0.1, but the registry publishes only 0.0.34
@@ -67,16 +73,20 @@ ENVS[claude]="DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"
 ENVS[copilot]="COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false"
 ENVS[opencode]="OPENCODE_DISABLE_AUTOUPDATE=1"
 
-# Subcommands whose help is always captured ("|" separates subcommands; a
-# subcommand may be several words). OPTS: captured only if --help lists them.
-SUBS[codex]="resume|exec|exec resume|login"
-OPTS[claude]="auth|login|update|install"
-OPTS[gemini]="auth|login"
-SUBS[opencode]="run"
-OPTS[opencode]="auth|session|serve|upgrade"
-OPTS[qwen]="auth|login"
-OPTS[copilot]="login|update"
-OPTS[grok]="auth|login"
+# Further commands, after `--version` and `--help`. "|" separates commands;
+# each is the argument list, split on spaces.
+# SUBS: always run. OPTS: "word:args" runs args only when the top-level help
+# lists `word` as a command (or as an alias of one), so a renamed or dropped
+# subcommand shows up as a missing entry rather than an error.
+SUBS[codex]="resume --help|exec --help|exec resume --help|login --help"
+OPTS[codex]="update:update --help"
+OPTS[claude]="auth:auth --help|auth:auth login --help|login:login --help|update:update --help|install:install --help"
+OPTS[gemini]="auth:auth --help|login:login --help"
+SUBS[opencode]="run --help"
+OPTS[opencode]="auth:auth --help|session:session --help|serve:serve --help|upgrade:upgrade --help"
+OPTS[qwen]="auth:auth --help|login:login --help"
+OPTS[copilot]="login:login --help|update:update --help|sessions:sessions --help|help:help environment|help:help permissions"
+OPTS[grok]="auth:auth --help|login:login --help"
 
 export CALLER_HOME="$HOME"
 NODE_DIR="$(dirname "$(command -v node)")"
@@ -237,9 +247,11 @@ if cmds:
             text = hit[0] if hit else text
         doc["version"] = text
     doc["commands"] = cmds
+    if all(c["exit_code"] != 0 for c in cmds):
+        doc["error"] = "no command exited 0; see commands[].output"
 
-for k in ("error",):
-    if k in doc:
+for k in ("error", "resolved"):
+    if doc.get(k):
         doc[k] = clean(doc[k])
 
 with open(out, "w") as f:
@@ -247,15 +259,15 @@ with open(out, "w") as f:
     f.write("\n")
 PY
 
-meta_json() {  # runtime package version_pinned executable sha256 [error]
+meta_json() {  # runtime package pinned_version executable sha256 resolved [error]
   python3 - "$@" <<'PY'
-import json, sys
-rt, pkg, pinned, exe, sha = sys.argv[1:6]
+import json, os, sys
+rt, pkg, pinned, exe, sha, resolved = sys.argv[1:7]
 doc = {"runtime": rt, "package": pkg, "pinned_version": pinned,
-       "version": None, "executable": exe, "sha256": sha or None,
-       "captured_on": None}
-if len(sys.argv) > 6:
-    doc["error"] = sys.argv[6]
+       "version": None, "executable": exe, "resolved": resolved or None,
+       "sha256": sha or None, "captured_on": os.environ["CAPTURED_ON"]}
+if len(sys.argv) > 7:
+    doc["error"] = sys.argv[7]
 print(json.dumps(doc))
 PY
 }
@@ -266,10 +278,12 @@ installed_version() {  # prefix package -> version or empty
 }
 
 lists_subcommand() {  # helpfile word -> 0 if the help lists it as a command
-  # A command line in help looks like "  word  description" or "  word [..]"
-  # or "  cli word ...". Accept the word at the start of an indented line,
-  # optionally after the executable's name.
-  grep -Eq "^[[:space:]]+([A-Za-z0-9_-]+[[:space:]]+)?$2([[:space:]]|\||,|\[|<|$)" "$1"
+  # Command lines are indented by at most 4 spaces: "  word  description",
+  # "  word [..]", "  word|alias", or "  cli word ..." (yargs style);
+  # deeper-indented lines are wrapped descriptions. An alias counts too:
+  # "[aliases: word]".
+  grep -Eq "^ {1,4}([A-Za-z0-9_-]+ +)?$2([[:space:]]|\||,|\[|<|\$)" "$1" ||
+    grep -Eq "aliases: ([^]]*[ ,])?$2[],]" "$1"
 }
 
 # ---------------------------------------------------------------- main
@@ -286,7 +300,7 @@ for rt in "${RUNTIMES[@]}"; do
     if ! DISABLE_AUTOUPDATER=1 npm install --prefix "$prefix" --no-fund --no-audit \
           "$pkg@$ver" >"$WORK/install.log" 2>&1; then
       err="npm install --prefix <cache>/$rt --no-fund --no-audit $pkg@$ver failed: $(tail -n 15 "$WORK/install.log")"
-      python3 "$WORK/write.py" "$out" "$(meta_json "$rt" "$pkg" "$ver" "$bin" "" "$err")" "" "$CACHE_DIR" ""
+      python3 "$WORK/write.py" "$out" "$(meta_json "$rt" "$pkg" "$ver" "$bin" "" "" "$err")" "" "$CACHE_DIR" ""
       echo "   install failed; recorded error" >&2
       continue
     fi
@@ -295,7 +309,7 @@ for rt in "${RUNTIMES[@]}"; do
   link="$prefix/node_modules/.bin/$bin"
   if [[ ! -e "$link" ]]; then
     err="installed $pkg@$ver but node_modules/.bin/$bin does not exist"
-    python3 "$WORK/write.py" "$out" "$(meta_json "$rt" "$pkg" "$ver" "$bin" "" "$err")" "" "$CACHE_DIR" ""
+    python3 "$WORK/write.py" "$out" "$(meta_json "$rt" "$pkg" "$ver" "$bin" "" "" "$err")" "" "$CACHE_DIR" ""
     continue
   fi
   target="$(readlink -f "$link")"
@@ -318,21 +332,20 @@ PY
   run --version >/dev/null || true
   run --help >"$WORK/help.txt" || true
 
-  subs=()
-  if [[ -n "${SUBS[$rt]:-}" ]]; then IFS='|' read -r -a subs <<<"${SUBS[$rt]}"; fi
+  cmds=()
+  if [[ -n "${SUBS[$rt]:-}" ]]; then IFS='|' read -r -a cmds <<<"${SUBS[$rt]}"; fi
   if [[ -n "${OPTS[$rt]:-}" ]]; then
     IFS='|' read -r -a opts <<<"${OPTS[$rt]}"
-    for s in "${opts[@]}"; do
-      if lists_subcommand "$WORK/help.txt" "$s"; then subs+=("$s"); fi
+    for o in "${opts[@]}"; do
+      if lists_subcommand "$WORK/help.txt" "${o%%:*}"; then cmds+=("${o#*:}"); fi
     done
   fi
-  for s in "${subs[@]}"; do
-    read -r -a words <<<"$s"
-    run "${words[@]}" --help >/dev/null || true
+  for c in "${cmds[@]}"; do
+    read -r -a words <<<"$c"
+    run "${words[@]}" >/dev/null || true
   done
 
-  meta="$(meta_json "$rt" "$pkg" "$ver" "$bin" "$sha")"
-  meta="$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); d["captured_on"]=sys.argv[2]; print(json.dumps(d))' "$meta" "$CAPTURED_ON")"
+  meta="$(meta_json "$rt" "$pkg" "$ver" "$bin" "$sha" "$target")"
   python3 "$WORK/write.py" "$out" "$meta" "$records" "$CACHE_DIR" "$scratch"
   rm -rf "$scratch"
   scratch=""

@@ -30,6 +30,17 @@ pub enum AdmissionError {
     /// A field of the request is not acceptable.
     #[error("{0}")]
     InvalidArgument(String),
+    /// The runtime needs no sign-in, so there is no login to run.
+    #[error("runtime {0} needs no sign-in")]
+    NoLogin(String),
+    /// The executable is not the one that was identified.
+    #[error("the executable of runtime {runtime} changed since it was identified: {detail}")]
+    BinaryChanged {
+        /// The runtime id.
+        runtime: String,
+        /// What differs.
+        detail: String,
+    },
 }
 
 impl AdmissionError {
@@ -42,6 +53,8 @@ impl AdmissionError {
             AdmissionError::NotSupported(_) => ErrorBody::new(ErrorCode::RuntimeNotSupported, message),
             AdmissionError::Unsupported { limitation, .. } => ErrorBody::unsupported(limitation, message),
             AdmissionError::InvalidArgument(_) => ErrorBody::new(ErrorCode::InvalidArgument, message),
+            AdmissionError::NoLogin(_) => ErrorBody::new(ErrorCode::LoginNotRequired, message),
+            AdmissionError::BinaryChanged { .. } => ErrorBody::new(ErrorCode::BinaryChanged, message),
         }
     }
 }

@@ -1,23 +1,37 @@
-//! The declaration of one runtime.
+//! The declaration of one runtime: data only. What a declaration means for
+//! a launch is the [launcher](crate::launcher)'s business.
+
+use crate::reference_pattern::ReferencePattern;
 
 /// How a runtime's executable is found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Executable {
     /// The first of these names found on `PATH`, then the known paths.
     Named {
         /// Executable names, in order of preference.
-        names: &'static [&'static str],
-        /// Absolute paths tried after `PATH`.
-        known_paths: &'static [&'static str],
+        names: Vec<String>,
+        /// Absolute paths tried after `PATH` (`~/` means the user's home).
+        known_paths: Vec<String>,
     },
     /// The program an environment variable of the host names (the user's
     /// shell), else a fallback path.
     FromVariable {
         /// The variable, such as `SHELL`.
-        variable: &'static str,
+        variable: String,
         /// Used when the variable is unset.
-        fallback: &'static str,
+        fallback: String,
     },
+}
+
+/// How the version is read, and the oldest version the adapter's flags are
+/// known to hold for.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct VersionProbe {
+    /// Arguments that make the CLI print its version and exit; empty when
+    /// the runtime has no version to probe.
+    pub args: Vec<String>,
+    /// The version floor, as dotted numbers (`2.1.197`).
+    pub floor: Option<String>,
 }
 
 /// Whether a client may name the command a pane runs.
@@ -28,6 +42,23 @@ pub enum CommandPolicy {
     ClientMayGiveCommand,
     /// The host builds the whole argv; a client-given command is refused.
     HostBuildsArgv,
+}
+
+/// How a model is chosen at start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelForm {
+    /// The CLI takes no model on its command line.
+    NotTaken,
+    /// `flag MODEL` when a model is given; the CLI's own default otherwise.
+    Optional {
+        /// The flag, such as `--model`.
+        flag: String,
+    },
+    /// A start must name a model (`flag MODEL`).
+    Required {
+        /// The flag.
+        flag: String,
+    },
 }
 
 /// A native-resume mode, as the protocol names it.
@@ -42,6 +73,9 @@ pub enum ResumeMode {
 }
 
 impl ResumeMode {
+    /// Every mode, in the order they are reported.
+    pub const ALL: [ResumeMode; 3] = [ResumeMode::Reference, ResumeMode::ProviderSelection, ResumeMode::InteractivePicker];
+
     /// The mode's name on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -52,49 +86,150 @@ impl ResumeMode {
     }
 }
 
-/// How a runtime resumes in one mode: the arguments added to its argv.
-/// In `Reference` mode, the argument `{reference}` is replaced by the
-/// validated reference.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ResumeForm {
-    /// The mode.
-    pub mode: ResumeMode,
-    /// The arguments, appended after the base arguments.
-    pub args: &'static [&'static str],
-}
-
 /// The placeholder a `Reference` resume form's arguments carry.
 pub const REFERENCE_PLACEHOLDER: &str = "{reference}";
 
+/// How a runtime resumes in one mode: arguments added to the start
+/// arguments. In `Reference` mode, an argument containing `{reference}` has
+/// it replaced by the validated reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResumeForm {
+    /// The mode.
+    pub mode: ResumeMode,
+    /// The arguments.
+    pub args: Vec<String>,
+    /// True when the arguments are a subcommand that leads the argv (the
+    /// start arguments follow them); false when they follow the start
+    /// arguments.
+    pub leads: bool,
+}
+
+/// The strongest signal of a finished turn the host uses for a runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompletionSignal {
+    /// The CLI's own hooks, pointed at the host.
+    Hook,
+    /// The CLI's notify program, pointed at the host.
+    NotifyProgram,
+    /// Terminal notifications in the output (OSC 9, OSC 777, BEL).
+    TerminalNotification,
+    /// A screen-stability heuristic.
+    ScreenHeuristic,
+    /// Nothing: the host cannot tell when a turn ends.
+    Unobserved,
+}
+
+impl CompletionSignal {
+    /// The signal's name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompletionSignal::Hook => "hook",
+            CompletionSignal::NotifyProgram => "notify_program",
+            CompletionSignal::TerminalNotification => "terminal_notification",
+            CompletionSignal::ScreenHeuristic => "screen_heuristic",
+            CompletionSignal::Unobserved => "unobserved",
+        }
+    }
+}
+
+/// How a user signs in to the runtime's provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoginForm {
+    /// An interactive sign-in that runs in the terminal: the CLI with these
+    /// arguments (possibly none: the CLI's first screen signs in).
+    InTerminal {
+        /// Arguments after the program.
+        args: Vec<String>,
+    },
+    /// Signing in happens outside the terminal (a browser, a web console,
+    /// a configuration file).
+    OutsideTerminal,
+    /// The runtime needs no sign-in.
+    NotRequired,
+}
+
+/// What switches off a CLI's own self-update for a launch.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SelfUpdateOff {
+    /// Arguments added to every launch.
+    pub args: Vec<String>,
+    /// Variables set for every launch.
+    pub environment: Vec<(String, String)>,
+    /// What is known when neither can do it (for example "settings file
+    /// only"), for the reports.
+    pub note: Option<String>,
+}
+
+/// Where the facts a descriptor relies on come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Evidence {
+    /// Checked against the real CLI's help, recorded in
+    /// `adapters/evidence/<file>`.
+    CapturedHelp {
+        /// The record's file name.
+        file: String,
+    },
+    /// Declared from the CLI's public documentation; not checked here.
+    Documentation,
+    /// A program of this repository, exercised by its own tests.
+    ThisRepository,
+    /// Declared by an operator in the configuration file.
+    Operator,
+}
+
+impl Evidence {
+    /// The evidence kind's name in reports.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Evidence::CapturedHelp { .. } => "captured_help",
+            Evidence::Documentation => "documentation",
+            Evidence::ThisRepository => "this_repository",
+            Evidence::Operator => "operator",
+        }
+    }
+}
+
 /// Everything panehost knows about one runtime.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Descriptor {
     /// The id clients use, such as `shell`.
-    pub id: &'static str,
+    pub id: String,
     /// A name for people.
-    pub display_name: &'static str,
+    pub display_name: String,
     /// How the executable is found.
     pub executable: Executable,
+    /// How the version is read, and the floor.
+    pub version: VersionProbe,
     /// Whether policy allows starting it.
     pub supported: bool,
     /// Whether clients may give the command.
     pub command_policy: CommandPolicy,
     /// Arguments every start passes first.
-    pub base_args: &'static [&'static str],
-    /// The flag that names a model, if the CLI takes one.
-    pub model_flag: Option<&'static str>,
+    pub base_args: Vec<String>,
+    /// How a model is chosen.
+    pub model: ModelForm,
     /// Native-resume forms; empty when the CLI cannot resume.
-    pub resume_forms: &'static [ResumeForm],
-    /// Accepts a reference before it may reach argv. It must match the
-    /// whole string (anchored at both ends).
-    pub reference_is_valid: fn(&str) -> bool,
+    pub resume_forms: Vec<ResumeForm>,
+    /// What a reference must match, whole, before it reaches argv.
+    pub reference_pattern: Option<ReferencePattern>,
     /// Bytes that ask the CLI to stop what it is doing.
-    pub interrupt_keys: &'static [u8],
-    /// Variables set in the child's environment, beyond the inherited
-    /// allow-list.
-    pub environment: &'static [(&'static str, &'static str)],
-    /// Declared limitation codes.
-    pub limitations: &'static [&'static str],
+    pub interrupt_keys: Vec<u8>,
+    /// How the end of a turn is observed.
+    pub completion: CompletionSignal,
+    /// How a user signs in.
+    pub login: LoginForm,
+    /// Variables the CLI reads (credentials, endpoints, config homes); they
+    /// pass from the host's environment to the child when set.
+    pub reads_environment: Vec<String>,
+    /// Variables set for every launch (beyond self-update settings).
+    pub environment: Vec<(String, String)>,
+    /// What switches off the CLI's self-update.
+    pub self_update_off: SelfUpdateOff,
+    /// Declared limitation codes; the contract suite checks them against
+    /// what the launcher produces.
+    pub limitations: Vec<String>,
+    /// Where the declared flags come from.
+    pub evidence: Evidence,
 }
 
 impl Descriptor {
@@ -102,10 +237,4 @@ impl Descriptor {
     pub fn resume_form(&self, mode: ResumeMode) -> Option<&ResumeForm> {
         self.resume_forms.iter().find(|form| form.mode == mode)
     }
-}
-
-/// A reference check that accepts nothing, for runtimes without a
-/// `Reference` resume form.
-pub fn no_reference(_: &str) -> bool {
-    false
 }

@@ -1,6 +1,18 @@
 //! The result of admission: exactly what the host will spawn.
 
+use crate::descriptor::{CompletionSignal, ResumeMode};
 use std::path::PathBuf;
+
+/// Why a plan exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaunchPurpose {
+    /// A fresh session.
+    Start,
+    /// A resumed session, in this mode.
+    Resume(ResumeMode),
+    /// The runtime's own interactive sign-in.
+    Login,
+}
 
 /// Everything the host needs to spawn a pane's process, and nothing it has
 /// to decide itself.
@@ -8,6 +20,8 @@ use std::path::PathBuf;
 pub struct LaunchPlan {
     /// The runtime id the plan is for.
     pub runtime: String,
+    /// Why it is launched.
+    pub purpose: LaunchPurpose,
     /// The executable, resolved to a path.
     pub program: PathBuf,
     /// Arguments after the program name.
@@ -18,4 +32,6 @@ pub struct LaunchPlan {
     pub env: Vec<(String, String)>,
     /// The bytes that ask the runtime to stop what it is doing.
     pub interrupt_keys: Vec<u8>,
+    /// How the end of a turn will be observed for this launch.
+    pub completion: CompletionSignal,
 }

@@ -12,14 +12,21 @@
 
 pub mod admission;
 pub mod catalog;
+pub mod contract;
 pub mod descriptor;
+pub mod detection;
 pub mod environment;
+pub mod identity;
 pub mod launch_plan;
+pub mod launcher;
+pub mod probe;
+pub mod reference_pattern;
 pub mod resolve;
 pub mod runtimes;
+pub mod version;
 
 pub use admission::AdmissionError;
 pub use catalog::Catalog;
-pub use descriptor::{CommandPolicy, Descriptor, ResumeForm, ResumeMode};
+pub use descriptor::{CommandPolicy, CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, ResumeForm, ResumeMode};
 pub use environment::HostEnvironment;
-pub use launch_plan::LaunchPlan;
+pub use launch_plan::{LaunchPlan, LaunchPurpose};

@@ -283,6 +283,19 @@ impl Client {
         }
     }
 
+    /// Opens a pane running a runtime's own interactive sign-in.
+    ///
+    /// # Errors
+    /// As [`Client::request`]; a runtime that signs in elsewhere answers
+    /// `OPERATION_UNSUPPORTED` with `LOGIN_NOT_IN_TERMINAL`, one that needs
+    /// no sign-in `LOGIN_NOT_REQUIRED`.
+    pub async fn login(&self, runtime: &str, cwd: Option<String>, size: Option<Size>) -> Result<PaneSummary, ClientError> {
+        match self.request(Request::Login { runtime: runtime.to_owned(), cwd, size }).await? {
+            Response::Started(summary) => Ok(summary),
+            other => Err(unexpected("started", &other)),
+        }
+    }
+
     /// Subscribes to a pane's output and lifecycle events.
     ///
     /// With `from: None` the stream begins with the current screen

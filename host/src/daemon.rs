@@ -4,6 +4,7 @@ use crate::connection;
 use crate::host_state::HostState;
 use crate::pane::PaneLimits;
 use crate::registry::Registry;
+use crate::runtime_gate::RuntimeGate;
 use crate::socket_dir::ensure_private_dir;
 use anyhow::{bail, Context};
 use interprocess::local_socket::tokio::Stream;
@@ -62,7 +63,8 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
 
     let host = Arc::new(HostState {
         registry: Registry::new(),
-        catalog: Catalog::built_in(HostEnvironment::capture()),
+        catalog: Arc::new(Catalog::built_in(HostEnvironment::capture())),
+        runtime_gate: RuntimeGate::new(),
         pane_limits: config.pane_limits,
     });
     let mut terminate = signal(SignalKind::terminate()).context("SIGTERM handler")?;

@@ -6,6 +6,7 @@ use crate::host_state::HostState;
 use crate::outbox::Outbox;
 use crate::pane::Pane;
 use crate::subscription::SubscriptionTask;
+use panehost_adapters::LaunchPlan;
 use panehost_ipc::{
     ErrorBody, ErrorCode, InterruptReport, InterruptStep, PaneDetail, PaneId, Request, Response, SendParams, Size,
     StartParams, StreamStart, Subscription,
@@ -57,7 +58,8 @@ pub async fn handle(host: &HostState, context: &mut ConnectionContext, request: 
         Request::Resize { pane, size } => handle_resize(host, &pane, size).into(),
         Request::List {} => Ok(Response::Panes { panes: host.registry.all().iter().map(|pane| pane.summary()).collect() }).into(),
         Request::Close { pane } => handle_close(host, &pane).await.into(),
-        Request::Runtimes {} => Ok(Response::Runtimes { runtimes: host.catalog.runtime_infos() }).into(),
+        Request::Runtimes {} => Ok(Response::Runtimes { runtimes: host.runtime_gate.runtime_infos(&host.catalog).await }).into(),
+        Request::Login { runtime, cwd, size } => handle_login(host, &runtime, cwd.as_deref(), size).await.into(),
     }
 }
 
@@ -75,6 +77,7 @@ pub fn request_name(request: &Request) -> &'static str {
         Request::List {} => "list",
         Request::Close { .. } => "close",
         Request::Runtimes {} => "runtimes",
+        Request::Login { .. } => "login",
     }
 }
 
@@ -93,10 +96,24 @@ fn check_size(size: Size) -> Result<Size, ErrorBody> {
 async fn handle_start(host: &HostState, params: StartParams) -> Result<Response, ErrorBody> {
     let size = check_size(params.size.unwrap_or(Size::DEFAULT))?;
     let plan = host.catalog.admit(&params).map_err(|err| err.to_error_body())?;
+    spawn_pane(host, plan, size).await
+}
+
+async fn handle_login(host: &HostState, runtime: &str, cwd: Option<&str>, size: Option<Size>) -> Result<Response, ErrorBody> {
+    let size = check_size(size.unwrap_or(Size::DEFAULT))?;
+    let plan = host.catalog.admit_login(runtime, cwd).map_err(|err| err.to_error_body())?;
+    spawn_pane(host, plan, size).await
+}
+
+/// Checks the executable's identity, then spawns: nothing happens in
+/// between.
+async fn spawn_pane(host: &HostState, plan: LaunchPlan, size: Size) -> Result<Response, ErrorBody> {
+    host.runtime_gate.check_before_spawn(&host.catalog, &plan).await?;
     let id = host.registry.new_id();
+    let runtime = plan.runtime.clone();
     let pane = Pane::spawn(id, plan, size, host.pane_limits)
         .await
-        .map_err(|err| ErrorBody::new(ErrorCode::SpawnFailed, format!("cannot start {}: {err}", params.runtime)))?;
+        .map_err(|err| ErrorBody::new(ErrorCode::SpawnFailed, format!("cannot start {runtime}: {err}")))?;
     tracing::info!(pane = %pane.info().id, runtime = %pane.info().runtime, pid = pane.info().pid, "pane started");
     host.registry.insert(Arc::clone(&pane));
     Ok(Response::Started(pane.summary()))

@@ -2,7 +2,9 @@
 
 use crate::pane::PaneLimits;
 use crate::registry::Registry;
+use crate::runtime_gate::RuntimeGate;
 use panehost_adapters::Catalog;
+use std::sync::Arc;
 
 /// The host's shared state.
 #[derive(Debug)]
@@ -10,7 +12,9 @@ pub struct HostState {
     /// Every pane.
     pub registry: Registry,
     /// The runtimes it can start.
-    pub catalog: Catalog,
+    pub catalog: Arc<Catalog>,
+    /// What it knows of each runtime's executable.
+    pub runtime_gate: RuntimeGate,
     /// Buffer sizes of new panes.
     pub pane_limits: PaneLimits,
 }

@@ -18,6 +18,7 @@ pub mod limits;
 pub mod outbox;
 pub mod pane;
 pub mod registry;
+pub mod runtime_gate;
 pub mod socket_dir;
 pub mod subscription;
 

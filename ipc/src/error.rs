@@ -108,6 +108,8 @@ error_codes! {
     UnknownSubscription = "UNKNOWN_SUBSCRIPTION",
     /// The runtime cannot do this; `limitation` says why.
     OperationUnsupported = "OPERATION_UNSUPPORTED",
+    /// The runtime needs no sign-in, so there is no login to run.
+    LoginNotRequired = "LOGIN_NOT_REQUIRED",
     /// The process could not be started.
     SpawnFailed = "SPAWN_FAILED",
     /// An operating-system call failed inside the host.

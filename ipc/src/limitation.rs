@@ -14,6 +14,9 @@ pub const PROVIDER_SELECTION_ONLY: &str = "PROVIDER_SELECTION_ONLY";
 pub const PROVIDER_SELECTION_INTERACTIVE_PICKER: &str = "PROVIDER_SELECTION_INTERACTIVE_PICKER";
 /// Resume by exact reference is declared but not yet proven live.
 pub const REFERENCE_PENDING_LIVE_PROOF: &str = "REFERENCE_PENDING_LIVE_PROOF";
+/// The CLI cannot pick its latest session by itself; resume it by exact
+/// reference instead.
+pub const PROVIDER_SELECTION_UNSUPPORTED: &str = "PROVIDER_SELECTION_UNSUPPORTED";
 /// The reference is steered by a wrapper rather than the CLI itself.
 pub const REFERENCE_STEERED_BY_WRAPPER: &str = "REFERENCE_STEERED_BY_WRAPPER";
 /// After host loss the pane restarts fresh rather than resuming.
@@ -29,6 +32,7 @@ pub const ALL: &[&str] = &[
     NATIVE_RESUME_UNSUPPORTED,
     PROVIDER_SELECTION_ONLY,
     PROVIDER_SELECTION_INTERACTIVE_PICKER,
+    PROVIDER_SELECTION_UNSUPPORTED,
     REFERENCE_PENDING_LIVE_PROOF,
     REFERENCE_STEERED_BY_WRAPPER,
     HOST_LOSS_RESTARTS_FRESH,

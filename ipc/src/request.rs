@@ -81,6 +81,20 @@ pub enum Request {
     },
     /// Describe the runtimes this host can start. Answered by `runtimes`.
     Runtimes {},
+    /// Open a pane running the runtime's own interactive sign-in. Answered
+    /// by `started`; a runtime that signs in elsewhere answers
+    /// `OPERATION_UNSUPPORTED` with `LOGIN_NOT_IN_TERMINAL`, one that needs
+    /// no sign-in `LOGIN_NOT_REQUIRED`.
+    Login {
+        /// The runtime id.
+        runtime: String,
+        /// The working directory; the host's home directory when absent.
+        #[serde(default)]
+        cwd: Option<String>,
+        /// The terminal size; 80x24 when absent.
+        #[serde(default)]
+        size: Option<Size>,
+    },
 }
 
 /// Parameters of `start`.

@@ -26,4 +26,31 @@ pub struct RuntimeInfo {
     pub resume_modes: Vec<String>,
     /// Declared limitation codes (see [`crate::limitation`]).
     pub limitations: Vec<String>,
+    /// SHA-256 of the executable, when identified.
+    #[serde(default)]
+    pub sha256: Option<String>,
+    /// The oldest version the adapter's flags are known to hold for.
+    #[serde(default)]
+    pub version_floor: Option<String>,
+    /// `at_or_above`, `below` or `indeterminate`; absent until detected.
+    #[serde(default)]
+    pub floor_status: Option<String>,
+    /// Whether it can be started now.
+    #[serde(default)]
+    pub ready: bool,
+    /// The first gate that stops it, when it is not ready.
+    #[serde(default)]
+    pub not_ready_reason: Option<String>,
+    /// How the end of a turn is observed: `hook`, `notify_program`,
+    /// `terminal_notification`, `screen_heuristic` or `unobserved`.
+    #[serde(default)]
+    pub completion: String,
+    /// How a user signs in: `in_terminal`, `outside_terminal` or
+    /// `not_required`.
+    #[serde(default)]
+    pub login: String,
+    /// Where the adapter's flags come from: `captured_help`,
+    /// `documentation`, `this_repository` or `operator`.
+    #[serde(default)]
+    pub evidence: String,
 }

@@ -54,6 +54,7 @@ fn every_request() -> Vec<Request> {
         Request::List {},
         Request::Close { pane },
         Request::Runtimes {},
+        Request::Login { runtime: "claude".into(), cwd: None, size: Some(Size::DEFAULT) },
     ]
 }
 
@@ -96,6 +97,14 @@ fn every_server_message() -> Vec<ServerMessage> {
                 unavailable_reason: None,
                 resume_modes: vec!["UNSUPPORTED".into()],
                 limitations: vec![limitation::COMPLETION_UNOBSERVED.into()],
+                sha256: Some("ab".repeat(32)),
+                version_floor: None,
+                floor_status: Some("indeterminate".into()),
+                ready: true,
+                not_ready_reason: None,
+                completion: "unobserved".into(),
+                login: "not_required".into(),
+                evidence: "this_repository".into(),
             }],
         },
     ];

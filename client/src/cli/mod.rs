@@ -18,6 +18,7 @@ mod host;
 mod inspect;
 mod interrupt;
 mod json;
+mod login;
 mod ls;
 mod new;
 mod output;
@@ -118,6 +119,7 @@ fn run_client(context: Context, command: Command) -> anyhow::Result<()> {
             Command::Resize(args) => resize::run(&context, args).await,
             Command::Close(args) => close::run(&context, args).await,
             Command::Runtimes(args) => runtimes::run(&context, args).await,
+            Command::Login(args) => login::run(&context, args).await,
             Command::Control => control::run(&context).await,
         }
     });
@@ -175,6 +177,8 @@ enum Command {
     Close(close::CloseArgs),
     /// List the runtimes the host can start.
     Runtimes(runtimes::RuntimesArgs),
+    /// Sign in to a runtime in a new pane (attached when this is a terminal).
+    Login(login::LoginArgs),
     /// Bridge JSON-lines requests on standard input to the host.
     Control,
 }

@@ -21,7 +21,7 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
         print_line(&serde_json::to_string(&runtimes)?)?;
     } else {
         let rows: Vec<Vec<String>> = runtimes.iter().map(row).collect();
-        let headers = ["ID", "NAME", "SUPPORTED", "AVAILABLE", "VERSION", "LIMITATIONS", "DETAIL"];
+        let headers = ["ID", "SUPPORTED", "AVAILABLE", "READY", "VERSION", "FLOOR", "RESUME", "LIMITATIONS", "DETAIL"];
         write_stdout(table::render(&headers, &rows).as_bytes())?;
     }
     Ok(())
@@ -29,18 +29,25 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
 
 fn row(runtime: &RuntimeInfo) -> Vec<String> {
     let yes_no = |flag: bool| if flag { "yes" } else { "no" }.to_owned();
-    let detail = match (&runtime.unavailable_reason, &runtime.path) {
-        (Some(reason), _) => reason.clone(),
-        (None, Some(path)) => path.clone(),
-        (None, None) => String::new(),
+    let detail = match (&runtime.not_ready_reason, &runtime.unavailable_reason, &runtime.path) {
+        (Some(reason), _, _) | (None, Some(reason), _) => reason.clone(),
+        (None, None, Some(path)) => path.clone(),
+        (None, None, None) => String::new(),
     };
+    let list = |items: &[String]| if items.is_empty() { "-".to_owned() } else { items.join(",") };
     vec![
         runtime.id.clone(),
-        runtime.display_name.clone(),
         yes_no(runtime.supported),
         yes_no(runtime.available),
+        yes_no(runtime.ready),
         runtime.version.clone().unwrap_or_else(|| "-".to_owned()),
-        if runtime.limitations.is_empty() { "-".to_owned() } else { runtime.limitations.join(",") },
+        match (&runtime.version_floor, &runtime.floor_status) {
+            (Some(floor), Some(status)) => format!("{floor} ({status})"),
+            (Some(floor), None) => floor.clone(),
+            (None, _) => "-".to_owned(),
+        },
+        list(&runtime.resume_modes),
+        list(&runtime.limitations),
         detail,
     ]
 }

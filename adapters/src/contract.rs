@@ -1,0 +1,104 @@
+//! What a descriptor's launcher actually does, and the limitations that
+//! follows from it.
+//!
+//! The contract suite compares [`implied_limitations`] (computed from the
+//! plans the launcher produces, never from the declaration) with a
+//! descriptor's declared `limitations`, for every descriptor.
+
+use crate::admission::AdmissionError;
+use crate::descriptor::{CompletionSignal, Descriptor};
+use crate::environment::HostEnvironment;
+use crate::launch_plan::LaunchPlan;
+use crate::launcher::{self, StartRequest};
+use panehost_ipc::{limitation, ResumeRequest};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// Runtimes whose resume by exact reference has been proven with the real
+/// program (for the fixture agent, by this repository's end-to-end tests).
+pub const LIVE_PROVEN_REFERENCES: &[&str] = &["fixture"];
+
+/// A reference no pattern accepts: it only tells whether the launcher has a
+/// reference form at all (an `Unsupported` refusal) or checks references
+/// (an `InvalidArgument` refusal).
+const PROBE_REFERENCE: &str = "\u{0}";
+
+/// The plans (or refusals) the launcher produces for one descriptor.
+#[derive(Debug)]
+pub struct LaunchFacts {
+    /// A plain start, with no model.
+    pub start: Result<LaunchPlan, AdmissionError>,
+    /// A resume by exact reference (with a reference no pattern accepts).
+    pub resume_reference: Result<LaunchPlan, AdmissionError>,
+    /// A resume of the latest session.
+    pub resume_latest: Result<LaunchPlan, AdmissionError>,
+    /// The runtime's own sign-in.
+    pub login: Result<LaunchPlan, AdmissionError>,
+}
+
+impl LaunchFacts {
+    /// Runs the launcher for `descriptor` with a stand-in program path.
+    pub fn gather(descriptor: &Descriptor, environment: &HostEnvironment) -> LaunchFacts {
+        let program = PathBuf::from("/nonexistent/program");
+        let cwd = PathBuf::from("/");
+        let start_with = |resume| {
+            let request = StartRequest { model: None, resume };
+            launcher::plan_start(descriptor, program.clone(), cwd.clone(), &request, environment)
+        };
+        LaunchFacts {
+            start: start_with(None),
+            resume_reference: start_with(Some(ResumeRequest::Reference(PROBE_REFERENCE.into()))),
+            resume_latest: start_with(Some(ResumeRequest::Latest)),
+            login: launcher::plan_login(descriptor, program.clone(), cwd.clone(), environment),
+        }
+    }
+
+    /// True when the launcher can resume an exact reference (it checks the
+    /// reference rather than refusing the mode).
+    pub fn resumes_references(&self) -> bool {
+        !matches!(self.resume_reference, Err(AdmissionError::Unsupported { .. }))
+    }
+
+    /// True when the launcher can resume the latest session.
+    pub fn resumes_latest(&self) -> bool {
+        self.resume_latest.is_ok()
+    }
+}
+
+/// The limitations that follow from `facts` for the runtime `id`.
+pub fn implied_limitations(id: &str, facts: &LaunchFacts) -> BTreeSet<String> {
+    let mut implied = BTreeSet::new();
+    let mut add = |code: &str| {
+        implied.insert(code.to_owned());
+    };
+    if let Err(AdmissionError::Unsupported { limitation, .. }) = &facts.start {
+        add(limitation);
+    }
+    if let Err(AdmissionError::Unsupported { limitation, .. }) = &facts.resume_reference {
+        add(limitation);
+    }
+    if let Err(AdmissionError::Unsupported { limitation, .. }) = &facts.resume_latest {
+        if facts.resumes_references() {
+            add(limitation);
+        }
+    }
+    if !facts.resumes_references() && !facts.resumes_latest() {
+        add(limitation::HOST_LOSS_RESTARTS_FRESH);
+    }
+    if facts.resumes_references() && !LIVE_PROVEN_REFERENCES.contains(&id) {
+        add(limitation::REFERENCE_PENDING_LIVE_PROOF);
+    }
+    if let Err(AdmissionError::Unsupported { limitation, .. }) = &facts.login {
+        add(limitation);
+    }
+    let completion = facts.start.as_ref().map(|plan| plan.completion).unwrap_or(CompletionSignal::Unobserved);
+    if completion == CompletionSignal::Unobserved {
+        add(limitation::COMPLETION_UNOBSERVED);
+    }
+    implied
+}
+
+/// The declared limitations, as a set.
+pub fn declared_limitations(descriptor: &Descriptor) -> BTreeSet<String> {
+    descriptor.limitations.iter().cloned().collect()
+}

@@ -1,0 +1,185 @@
+//! Turning a descriptor and a request into a launch plan. This is the only
+//! place argv and environments are built.
+
+use crate::admission::AdmissionError;
+use crate::descriptor::{Descriptor, LoginForm, ModelForm, ResumeMode, REFERENCE_PLACEHOLDER};
+use crate::environment::HostEnvironment;
+use crate::launch_plan::{LaunchPlan, LaunchPurpose};
+use crate::reference_pattern::MAX_REFERENCE_LEN;
+use panehost_ipc::{limitation, ResumeRequest};
+use std::path::PathBuf;
+
+/// What a start asks of a runtime, after the catalog has checked the
+/// runtime itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StartRequest {
+    /// The model, if any.
+    pub model: Option<String>,
+    /// The session to resume, if any.
+    pub resume: Option<ResumeRequest>,
+}
+
+/// Builds the plan that starts (or resumes) `descriptor` with `program`.
+///
+/// # Errors
+/// Refuses a missing required model, a model the runtime does not take, a
+/// resume the runtime cannot do (naming the limitation), and a reference
+/// its anchored pattern does not accept.
+pub fn plan_start(
+    descriptor: &Descriptor,
+    program: PathBuf,
+    cwd: PathBuf,
+    request: &StartRequest,
+    environment: &HostEnvironment,
+) -> Result<LaunchPlan, AdmissionError> {
+    let model_args = model_args(descriptor, request.model.as_deref())?;
+    let (purpose, resume_args, leads) = match &request.resume {
+        None => (LaunchPurpose::Start, Vec::new(), false),
+        Some(resume) => {
+            let (mode, args, leads) = resume_args(descriptor, resume)?;
+            (LaunchPurpose::Resume(mode), args, leads)
+        }
+    };
+    let mut args = Vec::new();
+    if leads {
+        args.extend(resume_args.iter().cloned());
+    }
+    args.extend(descriptor.base_args.iter().cloned());
+    args.extend(descriptor.self_update_off.args.iter().cloned());
+    args.extend(model_args);
+    if !leads {
+        args.extend(resume_args);
+    }
+    Ok(plan(descriptor, purpose, program, args, cwd, environment))
+}
+
+/// Builds the plan that runs the runtime's own sign-in in a terminal.
+///
+/// # Errors
+/// `Unsupported` with `LOGIN_NOT_IN_TERMINAL` when signing in happens
+/// elsewhere; `NoLogin` when the runtime needs none.
+pub fn plan_login(
+    descriptor: &Descriptor,
+    program: PathBuf,
+    cwd: PathBuf,
+    environment: &HostEnvironment,
+) -> Result<LaunchPlan, AdmissionError> {
+    match &descriptor.login {
+        LoginForm::InTerminal { args } => {
+            let mut login_args = args.clone();
+            login_args.extend(descriptor.self_update_off.args.iter().cloned());
+            Ok(plan(descriptor, LaunchPurpose::Login, program, login_args, cwd, environment))
+        }
+        LoginForm::OutsideTerminal => Err(AdmissionError::Unsupported {
+            limitation: limitation::LOGIN_NOT_IN_TERMINAL,
+            message: format!("runtime {} signs in outside the terminal", descriptor.id),
+        }),
+        LoginForm::NotRequired => Err(AdmissionError::NoLogin(descriptor.id.clone())),
+    }
+}
+
+fn plan(
+    descriptor: &Descriptor,
+    purpose: LaunchPurpose,
+    program: PathBuf,
+    args: Vec<String>,
+    cwd: PathBuf,
+    environment: &HostEnvironment,
+) -> LaunchPlan {
+    let mut extra: Vec<(String, String)> = descriptor
+        .reads_environment
+        .iter()
+        .filter_map(|name| environment.get(name).map(|value| (name.clone(), value.to_owned())))
+        .collect();
+    extra.extend(descriptor.environment.iter().cloned());
+    extra.extend(descriptor.self_update_off.environment.iter().cloned());
+    LaunchPlan {
+        runtime: descriptor.id.clone(),
+        purpose,
+        program,
+        args,
+        cwd,
+        env: environment.launch_environment(&extra),
+        interrupt_keys: descriptor.interrupt_keys.clone(),
+        completion: descriptor.completion,
+    }
+}
+
+fn model_args(descriptor: &Descriptor, model: Option<&str>) -> Result<Vec<String>, AdmissionError> {
+    match (&descriptor.model, model) {
+        (ModelForm::NotTaken, None) | (ModelForm::Optional { .. }, None) => Ok(Vec::new()),
+        (ModelForm::Required { .. }, None) => Err(AdmissionError::Unsupported {
+            limitation: limitation::START_REQUIRES_RESOLVED_MODEL,
+            message: format!("runtime {} needs a model to start", descriptor.id),
+        }),
+        (ModelForm::NotTaken, Some(_)) => {
+            Err(AdmissionError::InvalidArgument(format!("runtime {} does not take a model", descriptor.id)))
+        }
+        (ModelForm::Optional { flag } | ModelForm::Required { flag }, Some(model)) => {
+            if !is_plain_value(model) {
+                return Err(AdmissionError::InvalidArgument(format!("model {:?} is not a plain value", truncate(model))));
+            }
+            Ok(vec![flag.clone(), model.to_owned()])
+        }
+    }
+}
+
+/// The arguments, mode and placement of a resume.
+fn resume_args(descriptor: &Descriptor, resume: &ResumeRequest) -> Result<(ResumeMode, Vec<String>, bool), AdmissionError> {
+    match resume {
+        ResumeRequest::Reference(reference) => {
+            let form = descriptor
+                .resume_form(ResumeMode::Reference)
+                .ok_or_else(|| refusal(descriptor, "an exact session reference"))?;
+            let accepted = descriptor.reference_pattern.as_ref().is_some_and(|pattern| pattern.accepts(reference));
+            if !accepted {
+                return Err(AdmissionError::InvalidArgument(format!(
+                    "{:?} is not a session reference runtime {} accepts",
+                    truncate(reference),
+                    descriptor.id
+                )));
+            }
+            let args = form.args.iter().map(|arg| arg.replace(REFERENCE_PLACEHOLDER, reference)).collect();
+            Ok((ResumeMode::Reference, args, form.leads))
+        }
+        ResumeRequest::Latest => {
+            let form = descriptor.resume_form(ResumeMode::ProviderSelection).ok_or_else(|| {
+                if descriptor.resume_form(ResumeMode::Reference).is_some() {
+                    AdmissionError::Unsupported {
+                        limitation: limitation::PROVIDER_SELECTION_UNSUPPORTED,
+                        message: format!("runtime {} resumes exact references only, not its latest session", descriptor.id),
+                    }
+                } else {
+                    refusal(descriptor, "its latest session")
+                }
+            })?;
+            Ok((ResumeMode::ProviderSelection, form.args.clone(), form.leads))
+        }
+    }
+}
+
+/// The refusal of a resume the runtime has no form for, naming the
+/// limitation that explains it.
+fn refusal(descriptor: &Descriptor, wanted: &str) -> AdmissionError {
+    let has = |mode| descriptor.resume_form(mode).is_some();
+    let limitation = if has(ResumeMode::ProviderSelection) {
+        limitation::PROVIDER_SELECTION_ONLY
+    } else if has(ResumeMode::InteractivePicker) {
+        limitation::PROVIDER_SELECTION_INTERACTIVE_PICKER
+    } else {
+        limitation::NATIVE_RESUME_UNSUPPORTED
+    };
+    AdmissionError::Unsupported { limitation, message: format!("runtime {} cannot resume {wanted}", descriptor.id) }
+}
+
+/// A value that cannot be mistaken for a flag or split into several.
+fn is_plain_value(value: &str) -> bool {
+    !value.is_empty()
+        && value.len() <= MAX_REFERENCE_LEN
+        && !value.starts_with('-')
+        && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | ':' | '@'))
+}
+
+fn truncate(text: &str) -> String {
+    text.chars().take(64).collect()
+}

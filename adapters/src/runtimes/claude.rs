@@ -1,0 +1,31 @@
+//! `claude`: Claude Code. Flags checked against `claude --help` and
+//! `claude auth --help` of 2.1.197 (`adapters/evidence/claude.json`).
+
+use super::{agent_cli, resume, strings, variables, UNOBSERVED};
+use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use crate::reference_pattern::{ReferencePattern, UUID};
+use panehost_ipc::limitation;
+
+pub(super) fn descriptor() -> Descriptor {
+    Descriptor {
+        version: VersionProbe { args: strings(&["--version"]), floor: Some("2.1.197".into()) },
+        model: ModelForm::Optional { flag: "--model".into() },
+        resume_forms: vec![
+            // `-r, --resume [value]`: a session id, or the picker without one.
+            resume(ResumeMode::Reference, &["--resume", "{reference}"]),
+            resume(ResumeMode::ProviderSelection, &["--continue"]),
+            resume(ResumeMode::InteractivePicker, &["--resume"]),
+        ],
+        reference_pattern: Some(ReferencePattern::constant(UUID)),
+        login: LoginForm::InTerminal { args: strings(&["auth", "login"]) },
+        reads_environment: strings(&["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CONFIG_DIR"]),
+        // Its updater rewrites the global npm tree and the binary under a
+        // running host; both variables keep it quiet.
+        self_update_off: SelfUpdateOff {
+            environment: variables(&[("DISABLE_AUTOUPDATER", "1"), ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")]),
+            ..SelfUpdateOff::default()
+        },
+        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED]),
+        ..agent_cli("claude", "Claude Code", &["claude"], Evidence::CapturedHelp { file: "claude.json".into() })
+    }
+}

@@ -1,0 +1,32 @@
+//! `codex`: Codex. Flags checked against `codex --help`, `codex resume
+//! --help` and `codex login --help` of 0.171.0 (`adapters/evidence/codex.json`).
+
+use super::{agent_cli, resume_subcommand, strings, UNOBSERVED};
+use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use crate::reference_pattern::{ReferencePattern, UUID};
+use panehost_ipc::limitation;
+
+pub(super) fn descriptor() -> Descriptor {
+    Descriptor {
+        version: VersionProbe { args: strings(&["--version"]), floor: Some("0.171.0".into()) },
+        // The shared background server would outlive the pane.
+        base_args: strings(&["--no-daemon"]),
+        model: ModelForm::Optional { flag: "-m".into() },
+        // `codex resume [SESSION_ID]` is a subcommand: it leads the argv,
+        // and the start options follow it (its help lists them all).
+        resume_forms: vec![
+            resume_subcommand(ResumeMode::Reference, &["resume", "{reference}"]),
+            resume_subcommand(ResumeMode::ProviderSelection, &["resume", "--last"]),
+            resume_subcommand(ResumeMode::InteractivePicker, &["resume"]),
+        ],
+        reference_pattern: Some(ReferencePattern::constant(UUID)),
+        login: LoginForm::InTerminal { args: strings(&["login"]) },
+        reads_environment: strings(&["OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME"]),
+        self_update_off: SelfUpdateOff {
+            args: strings(&["-c", "check_for_update_on_startup=false"]),
+            ..SelfUpdateOff::default()
+        },
+        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED]),
+        ..agent_cli("codex", "Codex", &["codex"], Evidence::CapturedHelp { file: "codex.json".into() })
+    }
+}

@@ -1,0 +1,38 @@
+//! `copilot`: GitHub Copilot CLI. Flags checked against `copilot --help`,
+//! `copilot login --help` and `copilot update --help` of 1.0.102
+//! (`adapters/evidence/copilot.json`). `--resume` takes an optional value,
+//! so the reference is attached with `=`.
+
+use super::{agent_cli, resume, strings, variables, UNOBSERVED};
+use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use crate::reference_pattern::{ReferencePattern, UUID};
+use panehost_ipc::limitation;
+
+pub(super) fn descriptor() -> Descriptor {
+    Descriptor {
+        version: VersionProbe { args: strings(&["--version"]), floor: Some("1.0.102".into()) },
+        model: ModelForm::Optional { flag: "--model".into() },
+        resume_forms: vec![
+            resume(ResumeMode::Reference, &["--resume={reference}"]),
+            resume(ResumeMode::ProviderSelection, &["--continue"]),
+            resume(ResumeMode::InteractivePicker, &["--resume"]),
+        ],
+        reference_pattern: Some(ReferencePattern::constant(UUID)),
+        login: LoginForm::InTerminal { args: strings(&["login"]) },
+        reads_environment: strings(&[
+            "COPILOT_GITHUB_TOKEN",
+            "GH_TOKEN",
+            "GITHUB_TOKEN",
+            "COPILOT_PROVIDER_BASE_URL",
+            "COPILOT_MODEL",
+            "COPILOT_OFFLINE",
+        ]),
+        self_update_off: SelfUpdateOff {
+            args: strings(&["--no-auto-update"]),
+            environment: variables(&[("COPILOT_AUTO_UPDATE", "false")]),
+            note: None,
+        },
+        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED]),
+        ..agent_cli("copilot", "GitHub Copilot CLI", &["copilot"], Evidence::CapturedHelp { file: "copilot.json".into() })
+    }
+}

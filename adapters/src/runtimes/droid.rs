@@ -1,0 +1,25 @@
+//! `droid`: Droid. Declared from its public docs (it does not install
+//! here): `--resume [id]` resumes an exact session, or opens a picker
+//! without one; signing in happens outside the terminal.
+
+use super::{agent_cli, resume, strings, UNOBSERVED};
+use crate::descriptor::{Descriptor, Evidence, ResumeMode};
+use crate::reference_pattern::{ReferencePattern, UUID};
+use panehost_ipc::limitation;
+
+pub(super) fn descriptor() -> Descriptor {
+    Descriptor {
+        resume_forms: vec![
+            resume(ResumeMode::Reference, &["--resume", "{reference}"]),
+            resume(ResumeMode::InteractivePicker, &["--resume"]),
+        ],
+        reference_pattern: Some(ReferencePattern::constant(UUID)),
+        limitations: strings(&[
+            limitation::REFERENCE_PENDING_LIVE_PROOF,
+            limitation::PROVIDER_SELECTION_UNSUPPORTED,
+            UNOBSERVED,
+            limitation::LOGIN_NOT_IN_TERMINAL,
+        ]),
+        ..agent_cli("droid", "Droid", &["droid"], Evidence::Documentation)
+    }
+}

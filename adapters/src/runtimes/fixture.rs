@@ -1,0 +1,22 @@
+//! `fixture`: the fixture agent of this repository's tests, a real program
+//! that behaves like an agent CLI (a prompt, a busy phase, Ctrl-C, a
+//! session store with ids to resume).
+
+use super::{agent_cli, resume, strings};
+use crate::descriptor::{Descriptor, Evidence, LoginForm, ResumeMode, VersionProbe};
+use crate::reference_pattern::ReferencePattern;
+use panehost_ipc::limitation;
+
+pub(super) fn descriptor() -> Descriptor {
+    Descriptor {
+        version: VersionProbe { args: strings(&["--version"]), floor: Some("1.0.0".into()) },
+        resume_forms: vec![
+            resume(ResumeMode::Reference, &["--resume", "{reference}"]),
+            resume(ResumeMode::ProviderSelection, &["--continue"]),
+        ],
+        reference_pattern: Some(ReferencePattern::constant("fx-[0-9a-f]{16}")),
+        login: LoginForm::NotRequired,
+        limitations: strings(&[limitation::COMPLETION_UNOBSERVED]),
+        ..agent_cli("fixture", "Fixture agent (tests)", &["panehost-fixture-agent"], Evidence::ThisRepository)
+    }
+}

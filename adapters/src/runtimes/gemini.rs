@@ -1,0 +1,30 @@
+//! `gemini`: Gemini CLI. Flags checked against `gemini --help` of 0.61.0
+//! (`adapters/evidence/gemini.json`). Its `--resume` takes `latest` or a
+//! list index, not a session id, and `--session-id` only names a new
+//! session: there is no exact resume, so it declares provider selection
+//! only.
+
+use super::{agent_cli, resume, strings, UNOBSERVED};
+use crate::descriptor::{Descriptor, Evidence, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use panehost_ipc::limitation;
+
+pub(super) fn descriptor() -> Descriptor {
+    Descriptor {
+        version: VersionProbe { args: strings(&["--version"]), floor: Some("0.61.0".into()) },
+        model: ModelForm::Optional { flag: "-m".into() },
+        resume_forms: vec![resume(ResumeMode::ProviderSelection, &["--resume", "latest"])],
+        reads_environment: strings(&[
+            "GEMINI_API_KEY",
+            "GOOGLE_API_KEY",
+            "GOOGLE_GEMINI_BASE_URL",
+            "GOOGLE_CLOUD_PROJECT",
+            "GOOGLE_GENAI_USE_VERTEXAI",
+        ]),
+        self_update_off: SelfUpdateOff {
+            note: Some("settings only: general.enableAutoUpdate=false".into()),
+            ..SelfUpdateOff::default()
+        },
+        limitations: strings(&[limitation::PROVIDER_SELECTION_ONLY, UNOBSERVED, limitation::LOGIN_NOT_IN_TERMINAL]),
+        ..agent_cli("gemini", "Gemini CLI", &["gemini"], Evidence::CapturedHelp { file: "gemini.json".into() })
+    }
+}

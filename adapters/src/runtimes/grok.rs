@@ -1,0 +1,23 @@
+//! `grok`: the Grok CLI published on npm as `@vibe-kit/grok-cli` (a
+//! community CLI, not xAI's Grok Build). Flags checked against `grok
+//! --help` of 1.0.1 (`adapters/evidence/grok.json`): a model flag, an API
+//! key from the environment, and no way to resume a session.
+
+use super::{agent_cli, strings, UNOBSERVED};
+use crate::descriptor::{Descriptor, Evidence, ModelForm, VersionProbe};
+use panehost_ipc::limitation;
+
+pub(super) fn descriptor() -> Descriptor {
+    Descriptor {
+        version: VersionProbe { args: strings(&["--version"]), floor: Some("1.0.1".into()) },
+        model: ModelForm::Optional { flag: "-m".into() },
+        reads_environment: strings(&["GROK_API_KEY", "GROK_BASE_URL", "GROK_MODEL"]),
+        limitations: strings(&[
+            limitation::NATIVE_RESUME_UNSUPPORTED,
+            limitation::HOST_LOSS_RESTARTS_FRESH,
+            UNOBSERVED,
+            limitation::LOGIN_NOT_IN_TERMINAL,
+        ]),
+        ..agent_cli("grok", "Grok CLI", &["grok"], Evidence::CapturedHelp { file: "grok.json".into() })
+    }
+}

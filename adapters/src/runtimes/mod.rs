@@ -1,0 +1,133 @@
+//! The built-in descriptors, one file per runtime.
+//!
+//! Each file states where its facts come from: `Evidence::CapturedHelp`
+//! names the record in `adapters/evidence/` that the flags were checked
+//! against (a test keeps the two in step); `Evidence::Documentation` marks a
+//! runtime that does not install here, declared from its public docs.
+
+mod amp;
+mod antigravity;
+mod autohand;
+mod claude;
+mod codex;
+mod copilot;
+mod cursor;
+mod deepseek;
+mod droid;
+mod fixture;
+mod gemini;
+mod goose;
+mod grok;
+mod hermes;
+mod kimi;
+mod muse;
+mod omp;
+mod opencode;
+mod qoder;
+mod qwen;
+mod shell;
+
+use crate::descriptor::{
+    CommandPolicy, CompletionSignal, Descriptor, Evidence, Executable, LoginForm, ModelForm, ResumeForm, ResumeMode,
+    SelfUpdateOff, VersionProbe,
+};
+use panehost_ipc::limitation;
+
+/// Every built-in descriptor: `shell`, the advertised agent CLIs, and the
+/// fixture agent the tests drive.
+pub fn built_in() -> Vec<Descriptor> {
+    vec![
+        shell::descriptor(),
+        claude::descriptor(),
+        codex::descriptor(),
+        gemini::descriptor(),
+        antigravity::descriptor(),
+        opencode::descriptor(),
+        copilot::descriptor(),
+        qwen::descriptor(),
+        kimi::descriptor(),
+        grok::descriptor(),
+        deepseek::descriptor(),
+        cursor::descriptor(),
+        hermes::descriptor(),
+        omp::descriptor(),
+        qoder::descriptor(),
+        muse::descriptor(),
+        droid::descriptor(),
+        autohand::descriptor(),
+        amp::descriptor(),
+        goose::descriptor(),
+        fixture::descriptor(),
+    ]
+}
+
+/// Owned strings from literals.
+pub(crate) fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|item| (*item).to_owned()).collect()
+}
+
+/// A resume form whose arguments follow the start arguments.
+pub(crate) fn resume(mode: ResumeMode, args: &[&str]) -> ResumeForm {
+    ResumeForm { mode, args: strings(args), leads: false }
+}
+
+/// A resume form that is a subcommand: its arguments lead the argv.
+pub(crate) fn resume_subcommand(mode: ResumeMode, args: &[&str]) -> ResumeForm {
+    ResumeForm { mode, args: strings(args), leads: true }
+}
+
+/// Name and value pairs from literals.
+pub(crate) fn variables(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect()
+}
+
+/// The defaults of an agent CLI that installs as `names`: found on PATH or
+/// in the usual per-user install directories, version from `--version`,
+/// supported, argv built by the host, Ctrl-C to interrupt, completion not
+/// observed, sign-in outside the terminal, no resume. Each runtime's file
+/// overrides what differs.
+pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: Evidence) -> Descriptor {
+    let known_paths = names
+        .iter()
+        .flat_map(|name| [format!("~/.local/bin/{name}"), format!("~/.npm-global/bin/{name}"), format!("/usr/local/bin/{name}")])
+        .collect();
+    Descriptor {
+        id: id.to_owned(),
+        display_name: display_name.to_owned(),
+        executable: Executable::Named { names: strings(names), known_paths },
+        version: VersionProbe { args: strings(&["--version"]), floor: None },
+        supported: true,
+        command_policy: CommandPolicy::HostBuildsArgv,
+        base_args: Vec::new(),
+        model: ModelForm::NotTaken,
+        resume_forms: Vec::new(),
+        reference_pattern: None,
+        interrupt_keys: b"\x03".to_vec(),
+        completion: CompletionSignal::Unobserved,
+        login: LoginForm::OutsideTerminal,
+        reads_environment: Vec::new(),
+        environment: Vec::new(),
+        self_update_off: SelfUpdateOff::default(),
+        limitations: Vec::new(),
+        evidence,
+    }
+}
+
+/// The limitations every runtime without a hook into turn completion
+/// declares today.
+pub(crate) const UNOBSERVED: &str = limitation::COMPLETION_UNOBSERVED;
+
+/// A runtime that does not install here and whose flags nothing checks: it
+/// starts with no arguments, and declares no resume and no in-terminal
+/// sign-in until there is evidence of either.
+pub(crate) fn documented_only(id: &str, display_name: &str, executable: &str) -> Descriptor {
+    Descriptor {
+        limitations: strings(&[
+            limitation::NATIVE_RESUME_UNSUPPORTED,
+            limitation::HOST_LOSS_RESTARTS_FRESH,
+            UNOBSERVED,
+            limitation::LOGIN_NOT_IN_TERMINAL,
+        ]),
+        ..agent_cli(id, display_name, &[executable], Evidence::Documentation)
+    }
+}

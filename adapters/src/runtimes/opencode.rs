@@ -1,0 +1,28 @@
+//! `opencode`: OpenCode. Flags checked against `opencode --help` of
+//! 1.18.33 (`adapters/evidence/opencode.json`): `-s, --session` continues an
+//! exact session, `-c, --continue` the last one, `auth` manages providers
+//! and credentials in the terminal.
+
+use super::{agent_cli, resume, strings, variables, UNOBSERVED};
+use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use crate::reference_pattern::ReferencePattern;
+use panehost_ipc::limitation;
+
+pub(super) fn descriptor() -> Descriptor {
+    Descriptor {
+        version: VersionProbe { args: strings(&["--version"]), floor: Some("1.18.33".into()) },
+        model: ModelForm::Optional { flag: "-m".into() },
+        resume_forms: vec![
+            resume(ResumeMode::Reference, &["--session", "{reference}"]),
+            resume(ResumeMode::ProviderSelection, &["--continue"]),
+        ],
+        reference_pattern: Some(ReferencePattern::constant("ses_[0-9A-Za-z]{8,64}")),
+        login: LoginForm::InTerminal { args: strings(&["auth", "login"]) },
+        self_update_off: SelfUpdateOff {
+            environment: variables(&[("OPENCODE_DISABLE_AUTOUPDATE", "1")]),
+            ..SelfUpdateOff::default()
+        },
+        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED]),
+        ..agent_cli("opencode", "OpenCode", &["opencode"], Evidence::CapturedHelp { file: "opencode.json".into() })
+    }
+}

@@ -1,0 +1,24 @@
+//! `qwen`: Qwen Code. Flags checked against `qwen --help` and `qwen auth
+//! --help` of 0.15.10 (`adapters/evidence/qwen.json`).
+
+use super::{agent_cli, resume, strings, UNOBSERVED};
+use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use crate::reference_pattern::{ReferencePattern, UUID};
+use panehost_ipc::limitation;
+
+pub(super) fn descriptor() -> Descriptor {
+    Descriptor {
+        version: VersionProbe { args: strings(&["--version"]), floor: Some("0.15.10".into()) },
+        model: ModelForm::Optional { flag: "-m".into() },
+        resume_forms: vec![
+            resume(ResumeMode::Reference, &["--resume", "{reference}"]),
+            resume(ResumeMode::ProviderSelection, &["--continue"]),
+        ],
+        reference_pattern: Some(ReferencePattern::constant(UUID)),
+        login: LoginForm::InTerminal { args: strings(&["auth"]) },
+        reads_environment: strings(&["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "DASHSCOPE_API_KEY"]),
+        self_update_off: SelfUpdateOff { note: Some("settings only".into()), ..SelfUpdateOff::default() },
+        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED]),
+        ..agent_cli("qwen", "Qwen Code", &["qwen"], Evidence::CapturedHelp { file: "qwen.json".into() })
+    }
+}

@@ -1,0 +1,34 @@
+//! `shell`: the user's login shell, or a command given for it.
+
+use super::strings;
+use crate::descriptor::{
+    CommandPolicy, CompletionSignal, Descriptor, Evidence, Executable, LoginForm, ModelForm, SelfUpdateOff, VersionProbe,
+};
+use panehost_ipc::limitation;
+
+pub(super) fn descriptor() -> Descriptor {
+    Descriptor {
+        id: "shell".into(),
+        display_name: "Shell".into(),
+        executable: Executable::FromVariable { variable: "SHELL".into(), fallback: "/bin/sh".into() },
+        version: VersionProbe::default(),
+        supported: true,
+        command_policy: CommandPolicy::ClientMayGiveCommand,
+        base_args: Vec::new(),
+        model: ModelForm::NotTaken,
+        resume_forms: Vec::new(),
+        reference_pattern: None,
+        interrupt_keys: b"\x03".to_vec(),
+        completion: CompletionSignal::Unobserved,
+        login: LoginForm::NotRequired,
+        reads_environment: Vec::new(),
+        environment: Vec::new(),
+        self_update_off: SelfUpdateOff::default(),
+        limitations: strings(&[
+            limitation::NATIVE_RESUME_UNSUPPORTED,
+            limitation::HOST_LOSS_RESTARTS_FRESH,
+            limitation::COMPLETION_UNOBSERVED,
+        ]),
+        evidence: Evidence::ThisRepository,
+    }
+}

@@ -1,0 +1,188 @@
+//! The contract suite: for every descriptor, what its launcher actually
+//! produces agrees with what it declares.
+
+use panehost_adapters::contract::{declared_limitations, implied_limitations, LaunchFacts};
+use panehost_adapters::descriptor::{Descriptor, ResumeMode, REFERENCE_PLACEHOLDER};
+use panehost_adapters::launcher::{plan_start, StartRequest};
+use panehost_adapters::{runtimes, AdmissionError, HostEnvironment};
+use panehost_ipc::{limitation, ResumeRequest};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+fn environment() -> HostEnvironment {
+    let mut env = HostEnvironment::default();
+    for (name, value) in [
+        ("HOME", "/home/ada"),
+        ("PATH", "/usr/bin:/bin"),
+        ("SHELL", "/bin/sh"),
+        ("LANG", "C.UTF-8"),
+        ("HOST_ONLY_SECRET", "must-not-leak"),
+        ("AWS_SECRET_ACCESS_KEY", "must-not-leak"),
+        ("ANTHROPIC_API_KEY", "sk-test"),
+        ("OPENAI_API_KEY", "sk-test"),
+    ] {
+        env.variables.insert(name.into(), value.into());
+    }
+    env
+}
+
+fn start(descriptor: &Descriptor, resume: Option<ResumeRequest>) -> Result<panehost_adapters::LaunchPlan, AdmissionError> {
+    let request = StartRequest { model: None, resume };
+    plan_start(descriptor, PathBuf::from("/opt/cli"), PathBuf::from("/"), &request, &environment())
+}
+
+/// A reference each built-in pattern should accept.
+fn sample_reference(descriptor: &Descriptor) -> String {
+    let pattern = descriptor.reference_pattern.as_ref().expect("a reference form needs a pattern").source().to_owned();
+    let uuid = "0f3c2a1e-9b7d-4c5e-8a6f-1d2e3f4a5b6c";
+    match pattern.as_str() {
+        p if p == panehost_adapters::reference_pattern::UUID => uuid.into(),
+        "fx-[0-9a-f]{16}" => "fx-0123456789abcdef".into(),
+        "ses_[0-9A-Za-z]{8,64}" => "ses_3kd93kdl30dk3l2".into(),
+        p if p.starts_with("T-") => format!("T-{uuid}"),
+        "[0-9A-Za-z][0-9A-Za-z_]{0,63}" => "20261130_3".into(),
+        other => panic!("no sample reference for pattern {other:?} of {}: add one here", descriptor.id),
+    }
+}
+
+#[test]
+fn declared_limitations_equal_what_the_launcher_implies() {
+    let mut mismatches = Vec::new();
+    for descriptor in runtimes::built_in() {
+        let facts = LaunchFacts::gather(&descriptor, &environment());
+        let implied = implied_limitations(&descriptor.id, &facts);
+        let declared = declared_limitations(&descriptor);
+        if implied != declared {
+            mismatches.push(format!("{}: declared {declared:?}, the launcher implies {implied:?}", descriptor.id));
+        }
+        for code in &declared {
+            assert!(limitation::ALL.contains(&code.as_str()), "{}: unknown limitation {code}", descriptor.id);
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+#[test]
+fn a_descriptor_whose_declaration_does_not_match_fails_the_check() {
+    let mut descriptor = runtimes::built_in().into_iter().find(|d| d.id == "gemini").unwrap();
+    descriptor.limitations.retain(|code| code != limitation::PROVIDER_SELECTION_ONLY);
+    let facts = LaunchFacts::gather(&descriptor, &environment());
+    assert_ne!(implied_limitations(&descriptor.id, &facts), declared_limitations(&descriptor));
+}
+
+#[test]
+fn runtime_ids_are_unique() {
+    let mut seen = BTreeSet::new();
+    for descriptor in runtimes::built_in() {
+        assert!(seen.insert(descriptor.id.clone()), "duplicate id {}", descriptor.id);
+    }
+    assert_eq!(seen.len(), 21, "shell, nineteen agent CLIs and the fixture");
+}
+
+#[test]
+fn reference_forms_have_anchored_patterns_and_only_they_carry_the_placeholder() {
+    for descriptor in runtimes::built_in() {
+        for form in &descriptor.resume_forms {
+            let carries = form.args.iter().any(|arg| arg.contains(REFERENCE_PLACEHOLDER));
+            assert_eq!(carries, form.mode == ResumeMode::Reference, "{} {:?}", descriptor.id, form.mode);
+        }
+        if descriptor.resume_form(ResumeMode::Reference).is_some() {
+            assert!(descriptor.reference_pattern.is_some(), "{} resumes references without a pattern", descriptor.id);
+        }
+    }
+}
+
+#[test]
+fn hostile_references_never_reach_argv() {
+    let long = "a".repeat(4096);
+    let hostile = [
+        "",
+        " ",
+        "abc def",
+        "-x",
+        "--",
+        "--resume",
+        "--dangerously-skip-permissions",
+        "; rm -rf /",
+        "$(id)",
+        "`id`",
+        "a|b",
+        "a&&b",
+        "../../etc/passwd",
+        "id\n--continue",
+        "id\r",
+        "id\0",
+        "\u{202e}fx",
+        long.as_str(),
+    ];
+    for descriptor in runtimes::built_in() {
+        if descriptor.resume_form(ResumeMode::Reference).is_none() {
+            continue;
+        }
+        let valid = sample_reference(&descriptor);
+        let mut cases: Vec<String> = hostile.iter().map(|s| (*s).to_owned()).collect();
+        cases.push(format!("{valid} --continue"));
+        cases.push(format!("{valid}\n"));
+        cases.push(format!("-{valid}"));
+        cases.push(format!("{valid};"));
+        for reference in cases {
+            let result = start(&descriptor, Some(ResumeRequest::Reference(reference.clone())));
+            assert!(
+                matches!(result, Err(AdmissionError::InvalidArgument(_))),
+                "{} accepted hostile reference {reference:?}: {result:?}",
+                descriptor.id
+            );
+        }
+    }
+}
+
+#[test]
+fn a_valid_reference_reaches_argv_as_one_argument() {
+    for descriptor in runtimes::built_in() {
+        if descriptor.resume_form(ResumeMode::Reference).is_none() {
+            continue;
+        }
+        let reference = sample_reference(&descriptor);
+        let plan = start(&descriptor, Some(ResumeRequest::Reference(reference.clone())))
+            .unwrap_or_else(|err| panic!("{} refused {reference:?}: {err}", descriptor.id));
+        let carrying: Vec<&String> = plan.args.iter().filter(|arg| arg.contains(&reference)).collect();
+        assert_eq!(carrying.len(), 1, "{}: {:?}", descriptor.id, plan.args);
+        assert!(carrying[0] == &reference || carrying[0].ends_with(&format!("={reference}")), "{}: {:?}", descriptor.id, plan.args);
+    }
+}
+
+#[test]
+fn the_environment_is_the_allow_list_plus_what_the_descriptor_names() {
+    let allowed_from_host = panehost_adapters::environment::INHERITED_VARIABLES;
+    for descriptor in runtimes::built_in() {
+        let plan = start(&descriptor, None).unwrap_or_else(|err| panic!("{}: {err}", descriptor.id));
+        for (name, value) in &plan.env {
+            let named = allowed_from_host.contains(&name.as_str())
+                || descriptor.reads_environment.contains(name)
+                || descriptor.environment.iter().any(|(declared, _)| declared == name)
+                || descriptor.self_update_off.environment.iter().any(|(declared, _)| declared == name)
+                || name == "TERM"
+                || name == "COLORTERM";
+            assert!(named, "{} leaks {name}={value}", descriptor.id);
+            assert_ne!(value, "must-not-leak", "{} leaks {name}", descriptor.id);
+        }
+        for (name, value) in descriptor.self_update_off.environment.iter() {
+            assert!(plan.env.contains(&(name.clone(), value.clone())), "{} misses {name}", descriptor.id);
+        }
+        for arg in &descriptor.self_update_off.args {
+            assert!(plan.args.contains(arg), "{} misses {arg}", descriptor.id);
+        }
+    }
+}
+
+#[test]
+fn codex_resume_leads_its_argv_and_claude_resume_follows() {
+    let all = runtimes::built_in();
+    let codex = all.iter().find(|d| d.id == "codex").unwrap();
+    let plan = start(codex, Some(ResumeRequest::Latest)).unwrap();
+    assert_eq!(plan.args[..2], ["resume", "--last"]);
+    assert!(plan.args.contains(&"--no-daemon".to_owned()));
+    let claude = all.iter().find(|d| d.id == "claude").unwrap();
+    let plan = start(claude, Some(ResumeRequest::Latest)).unwrap();
+    assert_eq!(plan.args.last().unwrap(), "--continue");
+}

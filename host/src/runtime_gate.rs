@@ -1,0 +1,149 @@
+//! What the host knows of each runtime's executable, and the identity gate
+//! every spawn passes through.
+//!
+//! Detection (hash, version probe) is blocking work: it runs on tokio's
+//! blocking threads, never under a lock. The record is a map from runtime
+//! id to its last [`Detection`]; `runtimes` refreshes entries whose
+//! executable changed, and a start refuses an executable that no longer
+//! matches its record.
+
+use dashmap::DashMap;
+use panehost_adapters::descriptor::LoginForm;
+use panehost_adapters::detection::{detect, readiness, Detection};
+use panehost_adapters::{Catalog, Descriptor, LaunchPlan};
+use panehost_ipc::{ErrorBody, ErrorCode, RuntimeInfo};
+use std::sync::Arc;
+
+/// Detections by runtime id.
+#[derive(Debug, Default)]
+pub struct RuntimeGate {
+    detections: DashMap<String, Detection>,
+}
+
+impl RuntimeGate {
+    /// An empty record.
+    pub fn new() -> Self {
+        RuntimeGate::default()
+    }
+
+    /// Checks the executable a plan is about to spawn, immediately before
+    /// the spawn. A runtime seen for the first time is detected now; one
+    /// whose executable no longer matches its record is refused with
+    /// `BINARY_CHANGED`. A command given for `shell` is not a runtime's
+    /// executable and is not gated.
+    ///
+    /// # Errors
+    /// `BINARY_CHANGED`, or `RUNTIME_NOT_AVAILABLE` when the executable
+    /// cannot be read.
+    pub async fn check_before_spawn(&self, catalog: &Arc<Catalog>, plan: &LaunchPlan) -> Result<(), ErrorBody> {
+        let Some(descriptor) = catalog.descriptor(&plan.runtime) else { return Ok(()) };
+        let Some(executable) = catalog.resolve(descriptor) else { return Ok(()) };
+        if plan.program != executable {
+            return Ok(());
+        }
+        let recorded = self.detections.get(&plan.runtime).map(|entry| entry.identity.clone());
+        match recorded {
+            Some(identity) => {
+                let verified = tokio::task::spawn_blocking(move || identity.verify(&executable))
+                    .await
+                    .map_err(|err| ErrorBody::new(ErrorCode::Internal, err.to_string()))?;
+                verified.map_err(|change| {
+                    tracing::warn!(runtime = %plan.runtime, %change, "executable changed; start refused");
+                    ErrorBody::new(
+                        ErrorCode::BinaryChanged,
+                        format!("the executable of {} changed since it was identified ({change}); list runtimes to identify it again", plan.runtime),
+                    )
+                })
+            }
+            None => {
+                let detection = detect_blocking(catalog, descriptor).await.map_err(|reason| {
+                    ErrorBody::new(ErrorCode::RuntimeNotAvailable, format!("runtime {}: {reason}", plan.runtime))
+                })?;
+                self.detections.insert(plan.runtime.clone(), detection);
+                Ok(())
+            }
+        }
+    }
+
+    /// Every runtime as `runtimes` reports it, detecting those not yet
+    /// detected or whose executable changed (concurrently).
+    pub async fn runtime_infos(&self, catalog: &Arc<Catalog>) -> Vec<RuntimeInfo> {
+        let tasks: Vec<_> = catalog
+            .descriptors()
+            .iter()
+            .map(|descriptor| {
+                let catalog = Arc::clone(catalog);
+                let id = descriptor.id.clone();
+                let recorded = self.detections.get(&id).map(|entry| entry.clone());
+                tokio::task::spawn_blocking(move || {
+                    let descriptor = catalog.descriptor(&id).expect("listed descriptors exist");
+                    let Some(executable) = catalog.resolve(descriptor) else { return (id, None) };
+                    let current = recorded.filter(|detection| detection.identity.verify(&executable).is_ok());
+                    let detection = match current {
+                        Some(detection) => Ok(detection),
+                        None => detect(&catalog, descriptor),
+                    };
+                    (id, Some(detection))
+                })
+            })
+            .collect();
+        let mut infos = Vec::with_capacity(tasks.len());
+        for (task, descriptor) in tasks.into_iter().zip(catalog.descriptors()) {
+            let outcome = match task.await {
+                Ok((_, outcome)) => outcome,
+                Err(err) => Some(Err(format!("detection failed: {err}"))),
+            };
+            if let Some(Ok(detection)) = &outcome {
+                self.detections.insert(descriptor.id.clone(), detection.clone());
+            }
+            infos.push(runtime_info(descriptor, outcome));
+        }
+        infos
+    }
+}
+
+async fn detect_blocking(catalog: &Arc<Catalog>, descriptor: &Descriptor) -> Result<Detection, String> {
+    let catalog = Arc::clone(catalog);
+    let id = descriptor.id.clone();
+    tokio::task::spawn_blocking(move || {
+        let descriptor = catalog.descriptor(&id).ok_or("unknown runtime")?;
+        detect(&catalog, descriptor)
+    })
+    .await
+    .map_err(|err| err.to_string())?
+}
+
+/// `None`: not installed. `Some(Err)`: installed but not identified.
+fn runtime_info(descriptor: &Descriptor, outcome: Option<Result<Detection, String>>) -> RuntimeInfo {
+    let not_found = match &outcome {
+        None => Some(Catalog::not_found_reason(descriptor)),
+        Some(Err(reason)) => Some(reason.clone()),
+        Some(Ok(_)) => None,
+    };
+    let detection = outcome.and_then(Result::ok);
+    let ready = readiness(descriptor, detection.as_ref(), not_found.as_deref());
+    RuntimeInfo {
+        id: descriptor.id.clone(),
+        display_name: descriptor.display_name.clone(),
+        supported: descriptor.supported,
+        available: detection.is_some(),
+        path: detection.as_ref().map(|d| d.identity.path.display().to_string()),
+        version: detection.as_ref().and_then(|d| d.version.clone()),
+        unavailable_reason: not_found.or_else(|| detection.as_ref().and_then(|d| d.version_error.clone())),
+        resume_modes: descriptor.resume_forms.iter().map(|form| form.mode.as_str().to_owned()).collect(),
+        limitations: descriptor.limitations.clone(),
+        sha256: detection.as_ref().map(|d| d.identity.sha256.clone()),
+        version_floor: descriptor.version.floor.clone(),
+        floor_status: detection.as_ref().map(|d| d.floor_status.as_str().to_owned()),
+        ready: ready.is_ok(),
+        not_ready_reason: ready.err(),
+        completion: descriptor.completion.as_str().to_owned(),
+        login: match descriptor.login {
+            LoginForm::InTerminal { .. } => "in_terminal",
+            LoginForm::OutsideTerminal => "outside_terminal",
+            LoginForm::NotRequired => "not_required",
+        }
+        .to_owned(),
+        evidence: descriptor.evidence.kind().to_owned(),
+    }
+}
