@@ -37,16 +37,28 @@ pub struct LaunchFacts {
 }
 
 impl LaunchFacts {
-    /// Runs the launcher for `descriptor` with a stand-in program path.
+    /// Runs the launcher for `descriptor` with a stand-in program path, as
+    /// a host that offers a notify command would.
     pub fn gather(descriptor: &Descriptor, environment: &HostEnvironment) -> LaunchFacts {
+        let mut environment = environment.clone();
+        environment.notify_command.get_or_insert_with(|| PathBuf::from("/nonexistent/panehost"));
+        let environment = &environment;
         let program = PathBuf::from("/nonexistent/program");
         let cwd = PathBuf::from("/");
+        let start = launcher::plan_start(descriptor, program.clone(), cwd.clone(), &StartRequest::default(), environment);
+        // A runtime that needs a model is asked about resume with one, so
+        // that one limitation does not hide the others.
+        let model = matches!(
+            &start,
+            Err(AdmissionError::Unsupported { limitation, .. }) if *limitation == limitation::START_REQUIRES_RESOLVED_MODEL
+        )
+        .then(|| "model".to_owned());
         let start_with = |resume| {
-            let request = StartRequest { model: None, resume };
+            let request = StartRequest { model: model.clone(), resume };
             launcher::plan_start(descriptor, program.clone(), cwd.clone(), &request, environment)
         };
         LaunchFacts {
-            start: start_with(None),
+            start,
             resume_reference: start_with(Some(ResumeRequest::Reference(PROBE_REFERENCE.into()))),
             resume_latest: start_with(Some(ResumeRequest::Latest)),
             login: launcher::plan_login(descriptor, program.clone(), cwd.clone(), environment),

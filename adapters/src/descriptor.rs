@@ -214,8 +214,16 @@ pub struct Descriptor {
     pub reference_pattern: Option<ReferencePattern>,
     /// Bytes that ask the CLI to stop what it is doing.
     pub interrupt_keys: Vec<u8>,
+    /// How many times the keys must be pressed (a short gap apart).
+    pub interrupt_presses: u8,
     /// How the end of a turn is observed.
     pub completion: CompletionSignal,
+    /// How the CLI's hooks are pointed at the host, for `Hook` and
+    /// `NotifyProgram` completion.
+    pub hook_injection: Option<crate::completion::HookInjection>,
+    /// The CLI loses input typed before its prompt is drawn: a send waits
+    /// until the pane has shown output and gone quiet.
+    pub drops_early_input: bool,
     /// How a user signs in.
     pub login: LoginForm,
     /// Variables the CLI reads (credentials, endpoints, config homes); they
@@ -230,6 +238,16 @@ pub struct Descriptor {
     pub limitations: Vec<String>,
     /// Where the declared flags come from.
     pub evidence: Evidence,
+    /// Who owns the conversation's context. Always the CLI: it compacts its
+    /// own context, and the host adds no second layer.
+    pub context_owner: ContextOwner,
+}
+
+/// Who owns an agent's conversation context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContextOwner {
+    /// The CLI keeps and compacts its own context.
+    Cli,
 }
 
 impl Descriptor {

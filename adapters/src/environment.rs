@@ -18,13 +18,17 @@ pub struct HostEnvironment {
     /// Variables of the host process (all of them; filtering happens when a
     /// launch environment is built).
     pub variables: BTreeMap<String, String>,
+    /// The program a CLI's hooks run to reach the host (`panehost`, whose
+    /// `notify` subcommand reports a turn signal). Without it, runtimes
+    /// whose completion needs hooks launch without them.
+    pub notify_command: Option<PathBuf>,
 }
 
 impl HostEnvironment {
     /// Captures the current process's environment (variables that are not
     /// valid UTF-8 are left out).
     pub fn capture() -> Self {
-        HostEnvironment { variables: std::env::vars().collect() }
+        HostEnvironment { variables: std::env::vars().collect(), notify_command: None }
     }
 
     /// One variable, if set and not empty.

@@ -32,6 +32,10 @@ pub struct LaunchPlan {
     pub env: Vec<(String, String)>,
     /// The bytes that ask the runtime to stop what it is doing.
     pub interrupt_keys: Vec<u8>,
+    /// How many times the keys are pressed.
+    pub interrupt_presses: u8,
     /// How the end of a turn will be observed for this launch.
     pub completion: CompletionSignal,
+    /// Input must wait until the CLI has drawn its prompt.
+    pub drops_early_input: bool,
 }

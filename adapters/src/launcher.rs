@@ -2,7 +2,8 @@
 //! place argv and environments are built.
 
 use crate::admission::AdmissionError;
-use crate::descriptor::{Descriptor, LoginForm, ModelForm, ResumeMode, REFERENCE_PLACEHOLDER};
+use crate::completion::injection_args;
+use crate::descriptor::{CompletionSignal, Descriptor, LoginForm, ModelForm, ResumeMode, REFERENCE_PLACEHOLDER};
 use crate::environment::HostEnvironment;
 use crate::launch_plan::{LaunchPlan, LaunchPurpose};
 use crate::reference_pattern::MAX_REFERENCE_LEN;
@@ -46,11 +47,22 @@ pub fn plan_start(
     }
     args.extend(descriptor.base_args.iter().cloned());
     args.extend(descriptor.self_update_off.args.iter().cloned());
+    let completion = match (descriptor.completion, descriptor.hook_injection, &environment.notify_command) {
+        (CompletionSignal::Hook | CompletionSignal::NotifyProgram, Some(injection), Some(notify)) => {
+            args.extend(injection_args(injection, notify));
+            descriptor.completion
+        }
+        // Hooks cannot reach a host that offers no notify command.
+        (CompletionSignal::Hook | CompletionSignal::NotifyProgram, _, _) => CompletionSignal::Unobserved,
+        (other, _, _) => other,
+    };
     args.extend(model_args);
     if !leads {
         args.extend(resume_args);
     }
-    Ok(plan(descriptor, purpose, program, args, cwd, environment))
+    let mut plan = plan(descriptor, purpose, program, args, cwd, environment);
+    plan.completion = completion;
+    Ok(plan)
 }
 
 /// Builds the plan that runs the runtime's own sign-in in a terminal.
@@ -68,7 +80,10 @@ pub fn plan_login(
         LoginForm::InTerminal { args } => {
             let mut login_args = args.clone();
             login_args.extend(descriptor.self_update_off.args.iter().cloned());
-            Ok(plan(descriptor, LaunchPurpose::Login, program, login_args, cwd, environment))
+            let mut plan = plan(descriptor, LaunchPurpose::Login, program, login_args, cwd, environment);
+            // A sign-in is no agent turn, and no hooks are injected into it.
+            plan.completion = CompletionSignal::Unobserved;
+            Ok(plan)
         }
         LoginForm::OutsideTerminal => Err(AdmissionError::Unsupported {
             limitation: limitation::LOGIN_NOT_IN_TERMINAL,
@@ -101,7 +116,9 @@ fn plan(
         cwd,
         env: environment.launch_environment(&extra),
         interrupt_keys: descriptor.interrupt_keys.clone(),
+        interrupt_presses: descriptor.interrupt_presses,
         completion: descriptor.completion,
+        drops_early_input: descriptor.drops_early_input,
     }
 }
 

@@ -12,6 +12,8 @@
 
 pub mod admission;
 pub mod catalog;
+pub mod completion;
+pub mod config;
 pub mod contract;
 pub mod descriptor;
 pub mod detection;

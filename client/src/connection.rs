@@ -8,7 +8,7 @@ use crate::transport;
 use futures_util::StreamExt;
 use panehost_ipc::{
     Encoding, ExitStatus, InterruptReport, PaneDetail, PaneId, PaneSummary, Request, Response, RuntimeInfo, SendParams,
-    Size, StartParams, Welcome,
+    Size, StartParams, TurnReport, Welcome,
 };
 use std::fmt;
 use std::path::Path;
@@ -152,6 +152,14 @@ impl Client {
     }
 
     pub(crate) async fn exchange(&self, request: Request) -> Result<Reply, ClientError> {
+        self.exchange_within(request, self.inner.request_timeout).await
+    }
+
+    async fn request_with_timeout(&self, request: Request, limit: Option<std::time::Duration>) -> Result<Response, ClientError> {
+        Ok(self.exchange_within(request, limit).await?.body)
+    }
+
+    async fn exchange_within(&self, request: Request, limit: Option<std::time::Duration>) -> Result<Reply, ClientError> {
         let shared = &*self.inner.shared;
         let id = shared.next_id();
         let frame = shared.encode_request(id, request)?;
@@ -160,7 +168,7 @@ impl Client {
         let _guard = PendingGuard { shared, id };
         tracing::trace!(id, len = frame.len(), "sending request");
         self.inner.outgoing.send(frame).await.map_err(|_| ClientError::ConnectionClosed)?;
-        let answer = match self.inner.request_timeout {
+        let answer = match limit {
             Some(limit) => tokio::time::timeout(limit, answer)
                 .await
                 .map_err(|_| ClientError::Timeout { what: "the host's answer", after: limit })?,
@@ -199,6 +207,14 @@ impl Client {
     /// # Errors
     /// As [`Client::send`]; chunks before a failure have been written.
     pub async fn send_input(&self, pane: &PaneId, input: &[u8], enter: bool) -> Result<u64, ClientError> {
+        // Text that submits goes as text, so the host can paste it whole
+        // when the program enabled bracketed paste.
+        if enter && input.len() <= INPUT_CHUNK_LEN {
+            if let Ok(text) = std::str::from_utf8(input) {
+                let params = SendParams { pane: pane.clone(), text: text.to_owned(), enter: true, ..Default::default() };
+                return self.send(params).await;
+            }
+        }
         let mut chunks: Vec<&[u8]> = input.chunks(INPUT_CHUNK_LEN).collect();
         if chunks.is_empty() {
             chunks.push(&[]);
@@ -222,7 +238,16 @@ impl Client {
     /// # Errors
     /// As [`Client::request`].
     pub async fn interrupt(&self, pane: &PaneId) -> Result<InterruptReport, ClientError> {
-        match self.request(Request::Interrupt { pane: pane.clone() }).await? {
+        self.interrupt_with(pane, false).await
+    }
+
+    /// Interrupts a pane; with `terminate`, an unconfirmed SIGINT escalates
+    /// to SIGTERM and SIGKILL.
+    ///
+    /// # Errors
+    /// As [`Client::request`].
+    pub async fn interrupt_with(&self, pane: &PaneId, terminate: bool) -> Result<InterruptReport, ClientError> {
+        match self.request(Request::Interrupt { pane: pane.clone(), terminate }).await? {
             Response::Interrupted(report) => Ok(report),
             other => Err(unexpected("interrupted", &other)),
         }
@@ -280,6 +305,22 @@ impl Client {
         match self.request(Request::Runtimes {}).await? {
             Response::Runtimes { runtimes } => Ok(runtimes),
             other => Err(unexpected("runtimes", &other)),
+        }
+    }
+
+    /// Submits `text` as a turn and waits until the turn ends (or the host's
+    /// timeout says what it observed instead).
+    ///
+    /// # Errors
+    /// As [`Client::request`]; `TURN_TIMEOUT` when the turn did not end in
+    /// time. The request waits on the host, so this call overrides the
+    /// client's request timeout with the turn's.
+    pub async fn ask(&self, pane: &PaneId, text: &str, timeout: Option<std::time::Duration>) -> Result<TurnReport, ClientError> {
+        let request = Request::Ask { pane: pane.clone(), text: text.to_owned(), timeout_ms: timeout.map(|t| t.as_millis() as u64) };
+        let wait = timeout.unwrap_or(std::time::Duration::from_secs(600)) + std::time::Duration::from_secs(30);
+        match self.request_with_timeout(request, Some(wait)).await? {
+            Response::Answered(report) => Ok(report),
+            other => Err(unexpected("answered", &other)),
         }
     }
 
@@ -363,5 +404,7 @@ pub(crate) fn response_kind(response: &Response) -> &'static str {
         Response::Panes { .. } => "panes",
         Response::Closed { .. } => "closed",
         Response::Runtimes { .. } => "runtimes",
+        Response::Answered(_) => "answered",
+        Response::Notified {} => "notified",
     }
 }

@@ -102,7 +102,12 @@ impl FollowCursor {
                 self.ended = true;
                 Some(Event::Ended { reason })
             }
-            other @ (Event::Resized { .. } | Event::Exited { .. }) => Some(other),
+            other @ (Event::Resized { .. }
+            | Event::Exited { .. }
+            | Event::TurnStarted { .. }
+            | Event::TurnCompleted { .. }
+            | Event::AwaitingInput { .. }
+            | Event::ApprovalRequested { .. }) => Some(other),
         }
     }
 }

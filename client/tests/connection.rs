@@ -22,6 +22,8 @@ fn summary(id: &str) -> PaneSummary {
         cwd: "/".into(),
         title: String::new(),
         created_at_ms: 1,
+        activity: "idle".into(),
+        completion: "screen_heuristic".into(),
     }
 }
 

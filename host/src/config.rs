@@ -3,6 +3,14 @@
 use crate::pane::PaneLimits;
 use anyhow::{bail, Context};
 
+/// The custom runtimes file.
+pub const RUNTIMES_CONFIG_ENV: &str = "PANEHOST_CONFIG";
+
+/// The custom runtimes file named by the environment, if any.
+pub fn runtimes_config_from_env() -> Option<std::path::PathBuf> {
+    std::env::var_os(RUNTIMES_CONFIG_ENV).filter(|value| !value.is_empty()).map(std::path::PathBuf::from)
+}
+
 /// Output bytes each pane keeps for replay.
 pub const RING_BYTES_ENV: &str = "PANEHOST_RING_BYTES";
 /// Scrollback lines of each pane's terminal model.

@@ -11,7 +11,7 @@ use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::traits::tokio::{Listener as _, Stream as _};
 use interprocess::local_socket::{GenericFilePath, ListenerOptions, ToFsName};
 use interprocess::os::unix::local_socket::ListenerOptionsExt;
-use panehost_adapters::{Catalog, HostEnvironment};
+use panehost_adapters::{config, runtimes, Catalog, HostEnvironment};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::signal::unix::{signal, SignalKind};
@@ -27,6 +27,9 @@ pub struct HostConfig {
     pub pane_limits: PaneLimits,
     /// A `tracing` filter; `info` when absent.
     pub log_filter: Option<String>,
+    /// The custom runtimes file; `$XDG_CONFIG_HOME/panehost/config.toml`
+    /// (else `~/.config/panehost/config.toml`) when absent.
+    pub runtimes_config: Option<PathBuf>,
 }
 
 /// Runs the host in the foreground until SIGTERM or SIGINT, then closes
@@ -63,9 +66,10 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
 
     let host = Arc::new(HostState {
         registry: Registry::new(),
-        catalog: Arc::new(Catalog::built_in(HostEnvironment::capture())),
+        catalog: Arc::new(catalog(host_environment(), config.runtimes_config.as_deref())),
         runtime_gate: RuntimeGate::new(),
         pane_limits: config.pane_limits,
+        pane_environment: vec![("PANEHOST_SOCKET".to_owned(), config.socket.display().to_string())],
     });
     let mut terminate = signal(SignalKind::terminate()).context("SIGTERM handler")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("SIGINT handler")?;
@@ -100,6 +104,32 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
     }
     let _ = std::fs::remove_file(&config.socket);
     Ok(())
+}
+
+/// The built-in runtimes and the operator's custom ones. Each problem in the
+/// configuration file is logged with its line; a bad runtime is left out and
+/// the others load.
+fn catalog(environment: HostEnvironment, config_path: Option<&Path>) -> Catalog {
+    let path = config_path.map(Path::to_path_buf).unwrap_or_else(|| config::default_config_path(&environment));
+    let mut descriptors = runtimes::built_in();
+    let built_in_ids: Vec<&str> = descriptors.iter().map(|descriptor| descriptor.id.as_str()).collect();
+    let load = config::load_file(&path, &built_in_ids);
+    for problem in &load.problems {
+        tracing::warn!(config = %path.display(), "{problem}");
+    }
+    if !load.runtimes.is_empty() {
+        tracing::info!(config = %path.display(), count = load.runtimes.len(), "custom runtimes loaded");
+    }
+    descriptors.extend(load.runtimes);
+    Catalog::new(descriptors, environment)
+}
+
+/// The environment launches are built from, with this executable as the
+/// command hooks run to reach the host (`panehost notify`).
+fn host_environment() -> HostEnvironment {
+    let mut environment = HostEnvironment::capture();
+    environment.notify_command = std::env::current_exe().ok();
+    environment
 }
 
 /// Refuses to start when a host already answers on `socket`; removes a

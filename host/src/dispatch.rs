@@ -6,16 +6,15 @@ use crate::host_state::HostState;
 use crate::outbox::Outbox;
 use crate::pane::Pane;
 use crate::subscription::SubscriptionTask;
+use crate::turn_handlers;
 use panehost_adapters::LaunchPlan;
 use panehost_ipc::{
-    ErrorBody, ErrorCode, InterruptReport, InterruptStep, PaneDetail, PaneId, Request, Response, SendParams, Size,
+    ErrorBody, ErrorCode, PaneDetail, PaneId, Request, Response, Size,
     StartParams, StreamStart, Subscription,
 };
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// How long a `send` may wait for the process to take its input.
-const INPUT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What a handler produced.
 #[derive(Debug)]
@@ -46,8 +45,12 @@ pub struct ConnectionContext {
 pub async fn handle(host: &HostState, context: &mut ConnectionContext, request: Request) -> Reply {
     match request {
         Request::Start(params) => handle_start(host, params).await.into(),
-        Request::Send(params) => handle_send(host, params).await.into(),
-        Request::Interrupt { pane } => handle_interrupt(host, &pane).await.into(),
+        Request::Send(params) => turn_handlers::handle_send(host, params).await.into(),
+        Request::Interrupt { pane, terminate } => turn_handlers::handle_interrupt(host, &pane, terminate).await.into(),
+        Request::Ask { pane, text, timeout_ms } => turn_handlers::handle_ask(host, &pane, text, timeout_ms).await.into(),
+        Request::Notify { pane, token, event, payload } => {
+            turn_handlers::handle_notify(host, &pane, &token, &event, &payload).into()
+        }
         Request::Inspect { pane } => handle_inspect(host, &pane).into(),
         Request::Events { pane, from } => handle_events(host, context, &pane, from),
         Request::Reconnect { pane, generation, offset } => handle_reconnect(host, context, &pane, generation, offset),
@@ -78,6 +81,8 @@ pub fn request_name(request: &Request) -> &'static str {
         Request::Close { .. } => "close",
         Request::Runtimes {} => "runtimes",
         Request::Login { .. } => "login",
+        Request::Ask { .. } => "ask",
+        Request::Notify { .. } => "notify",
     }
 }
 
@@ -96,7 +101,13 @@ fn check_size(size: Size) -> Result<Size, ErrorBody> {
 async fn handle_start(host: &HostState, params: StartParams) -> Result<Response, ErrorBody> {
     let size = check_size(params.size.unwrap_or(Size::DEFAULT))?;
     let plan = host.catalog.admit(&params).map_err(|err| err.to_error_body())?;
-    spawn_pane(host, plan, size).await
+    let response = spawn_pane(host, plan, size).await?;
+    if let (Some(limit), Response::Started(summary)) = (params.max_wall_ms, &response) {
+        if let Some(pane) = host.registry.get(&summary.id) {
+            turn_handlers::enforce_wall_time(pane, Duration::from_millis(limit));
+        }
+    }
+    Ok(response)
 }
 
 async fn handle_login(host: &HostState, runtime: &str, cwd: Option<&str>, size: Option<Size>) -> Result<Response, ErrorBody> {
@@ -111,7 +122,7 @@ async fn spawn_pane(host: &HostState, plan: LaunchPlan, size: Size) -> Result<Re
     host.runtime_gate.check_before_spawn(&host.catalog, &plan).await?;
     let id = host.registry.new_id();
     let runtime = plan.runtime.clone();
-    let pane = Pane::spawn(id, plan, size, host.pane_limits)
+    let pane = Pane::spawn(id, plan, size, host.pane_limits, &host.pane_environment)
         .await
         .map_err(|err| ErrorBody::new(ErrorCode::SpawnFailed, format!("cannot start {runtime}: {err}")))?;
     tracing::info!(pane = %pane.info().id, runtime = %pane.info().runtime, pid = pane.info().pid, "pane started");
@@ -119,35 +130,7 @@ async fn spawn_pane(host: &HostState, plan: LaunchPlan, size: Size) -> Result<Re
     Ok(Response::Started(pane.summary()))
 }
 
-async fn handle_send(host: &HostState, params: SendParams) -> Result<Response, ErrorBody> {
-    let pane = find(host, &params.pane)?;
-    if pane.current_progress().exit.is_some() {
-        return Err(ErrorBody::new(ErrorCode::PaneExited, format!("pane {} has exited", params.pane)));
-    }
-    let input = params.input_bytes();
-    pane.write_input(&input, INPUT_TIMEOUT)
-        .await
-        .map_err(|err| ErrorBody::new(ErrorCode::Internal, format!("writing to pane {}: {err}", params.pane)))?;
-    Ok(Response::Sent { pane: params.pane, bytes: input.len() as u64 })
-}
 
-async fn handle_interrupt(host: &HostState, id: &PaneId) -> Result<Response, ErrorBody> {
-    let pane = find(host, id)?;
-    let began = Instant::now();
-    if pane.current_progress().exit.is_some() {
-        return Ok(Response::Interrupted(InterruptReport { pane: id.clone(), outcome: "not_running".into(), steps: vec![] }));
-    }
-    let keys = pane.interrupt_keys().to_vec();
-    pane.write_input(&keys, INPUT_TIMEOUT)
-        .await
-        .map_err(|err| ErrorBody::new(ErrorCode::Internal, format!("writing interrupt keys to pane {id}: {err}")))?;
-    let step = InterruptStep {
-        action: "keys".into(),
-        detail: keys.escape_ascii().to_string(),
-        at_ms: began.elapsed().as_millis() as u64,
-    };
-    Ok(Response::Interrupted(InterruptReport { pane: id.clone(), outcome: "keys_sent".into(), steps: vec![step] }))
-}
 
 fn handle_inspect(host: &HostState, id: &PaneId) -> Result<Response, ErrorBody> {
     let pane = find(host, id)?;
@@ -228,6 +211,7 @@ fn subscribe(context: &mut ConnectionContext, pane: Arc<Pane>, start: StreamStar
     let subscription =
         Subscription { subscription: id, pane: pane.info().id.clone(), generation: pane.info().generation, start };
     let size = pane.current_progress().size;
-    let task = SubscriptionTask { id, pane, cursor, size, outbox: context.outbox.clone() };
+    let next_signal = pane.first_signal_at(cursor);
+    let task = SubscriptionTask { id, pane, cursor, size, next_signal, outbox: context.outbox.clone() };
     Reply { result: Ok(Response::Subscribed(subscription)), then: Some(task) }
 }

@@ -17,4 +17,6 @@ pub struct HostState {
     pub runtime_gate: RuntimeGate,
     /// Buffer sizes of new panes.
     pub pane_limits: PaneLimits,
+    /// Variables every pane gets from the host (`PANEHOST_SOCKET`).
+    pub pane_environment: Vec<(String, String)>,
 }

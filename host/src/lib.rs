@@ -21,5 +21,6 @@ pub mod registry;
 pub mod runtime_gate;
 pub mod socket_dir;
 pub mod subscription;
+pub mod turn_handlers;
 
 pub use daemon::{run, HostConfig};

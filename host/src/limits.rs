@@ -30,3 +30,15 @@ pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 pub const EXIT_DRAIN_GRACE: Duration = Duration::from_millis(500);
 /// Waits between the signals that end a pane (SIGHUP, SIGTERM, SIGKILL).
 pub const CLOSE_SIGNAL_WAIT: Duration = Duration::from_millis(1500);
+/// The screen heuristic: how long the output must stay quiet after input
+/// for the turn to count as ended.
+pub const HEURISTIC_QUIET: Duration = Duration::from_millis(1500);
+/// A runtime that loses early input gets it once the pane has shown output
+/// and been quiet this long.
+pub const READY_QUIET: Duration = Duration::from_millis(500);
+/// How long a send waits for such a runtime to be ready.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long `ask` waits for the end of a turn by default.
+pub const DEFAULT_TURN_TIMEOUT: Duration = Duration::from_secs(600);
+/// How long an interrupt waits for each step to be confirmed.
+pub const INTERRUPT_CONFIRM_WAIT: Duration = Duration::from_secs(2);

@@ -25,6 +25,9 @@ pub struct SubscriptionTask {
     /// The terminal size the subscriber knows of (as of its subscription);
     /// any other size is announced with a `resized` event.
     pub size: Size,
+    /// The sequence number of the next turn signal to deliver. Signals are
+    /// delivered once the output up to their offset has been.
+    pub next_signal: u64,
     /// Where its frames go.
     pub outbox: Outbox,
 }
@@ -36,6 +39,9 @@ impl SubscriptionTask {
         let mut progress = self.pane.progress();
         let mut size: Size = self.size;
         loop {
+            if progress.borrow().signals > self.next_signal && !self.deliver_signals().await {
+                return;
+            }
             let event = match self.pane.read_output(self.cursor, OUTPUT_EVENT_BYTES) {
                 RingRead::Bytes(data) => {
                     let offset = self.cursor;
@@ -54,7 +60,7 @@ impl SubscriptionTask {
                 }
                 RingRead::UpToDate => {
                     let current = progress.borrow_and_update().clone();
-                    if current.end > self.cursor {
+                    if current.end > self.cursor || current.signals > self.next_signal {
                         continue;
                     }
                     if current.size != size {
@@ -82,6 +88,21 @@ impl SubscriptionTask {
                 return;
             }
         }
+    }
+
+    /// Delivers the turn signals whose offset the output has reached; false
+    /// when the connection is gone.
+    async fn deliver_signals(&mut self) -> bool {
+        for signal in self.pane.signals_from(self.next_signal) {
+            if signal.offset > self.cursor {
+                break;
+            }
+            self.next_signal = signal.seq + 1;
+            if !self.emit(signal.event).await {
+                return false;
+            }
+        }
+        true
     }
 
     /// Sends one event; false when the connection is gone.

@@ -110,6 +110,13 @@ error_codes! {
     OperationUnsupported = "OPERATION_UNSUPPORTED",
     /// The runtime needs no sign-in, so there is no login to run.
     LoginNotRequired = "LOGIN_NOT_REQUIRED",
+    /// A turn did not end within its timeout; the message says what was
+    /// observed.
+    TurnTimeout = "TURN_TIMEOUT",
+    /// `ask` on a pane whose turn has not ended yet.
+    TurnInProgress = "TURN_IN_PROGRESS",
+    /// A notify request named the wrong pane token.
+    NotifyRefused = "NOTIFY_REFUSED",
     /// The process could not be started.
     SpawnFailed = "SPAWN_FAILED",
     /// An operating-system call failed inside the host.

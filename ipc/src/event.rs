@@ -3,6 +3,7 @@
 use crate::byte_buf::ByteBuf;
 use crate::pane::{ExitStatus, Size};
 use crate::screen::ScreenSnapshot;
+use crate::turn::Usage;
 use serde::{Deserialize, Serialize};
 
 /// How a subscription's stream begins.
@@ -74,5 +75,39 @@ pub enum Event {
     Ended {
         /// `exited`, `closed` or `unsubscribed`.
         reason: String,
+    },
+    /// A turn began: input was submitted, or the CLI said so.
+    TurnStarted {
+        /// The output offset when it was observed.
+        offset: u64,
+        /// Where the signal came from (see [`crate::turn::source`]).
+        source: String,
+    },
+    /// A turn ended.
+    TurnCompleted {
+        /// The output offset when it was observed.
+        offset: u64,
+        /// Where the signal came from (see [`crate::turn::source`]).
+        source: String,
+        /// Usage of the turn, or `unavailable`.
+        usage: Usage,
+    },
+    /// The CLI waits for the user's input.
+    AwaitingInput {
+        /// The output offset when it was observed.
+        offset: u64,
+        /// Where the signal came from.
+        source: String,
+        /// What the CLI said, when it said something.
+        detail: String,
+    },
+    /// The CLI asks the user to approve an action.
+    ApprovalRequested {
+        /// The output offset when it was observed.
+        offset: u64,
+        /// Where the signal came from.
+        source: String,
+        /// What the CLI said, when it said something.
+        detail: String,
     },
 }

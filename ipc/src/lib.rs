@@ -36,6 +36,7 @@ pub mod response;
 pub mod runtime;
 pub mod screen;
 pub mod socket_path;
+pub mod turn;
 
 pub use byte_buf::ByteBuf;
 pub use encoding::{decode, decode_request, encode, Encoding, RequestDecodeError, WireError};
@@ -48,3 +49,4 @@ pub use request::{Request, RequestFrame, ResumeRequest, SendParams, StartParams}
 pub use response::{InterruptReport, InterruptStep, PaneDetail, Response, ServerMessage, Subscription};
 pub use runtime::RuntimeInfo;
 pub use screen::{Cursor, InputModes, ScreenSnapshot};
+pub use turn::{TurnReport, Usage};

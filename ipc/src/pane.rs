@@ -96,4 +96,13 @@ pub struct PaneSummary {
     pub title: String,
     /// When the pane was created, in milliseconds since the Unix epoch.
     pub created_at_ms: u64,
+    /// What its agent is doing: `idle`, `busy`, `awaiting_input` or
+    /// `unknown` (see [`crate::turn::activity`]).
+    #[serde(default)]
+    pub activity: String,
+    /// How the end of a turn is observed for this pane: `hook`,
+    /// `notify_program`, `terminal_notification`, `screen_heuristic` or
+    /// `unobserved`.
+    #[serde(default)]
+    pub completion: String,
 }

@@ -28,10 +28,16 @@ pub enum Request {
     Start(StartParams),
     /// Write input to a pane. Answered by `sent`.
     Send(SendParams),
-    /// Interrupt what the pane's process is doing. Answered by `interrupted`.
+    /// Interrupt what the pane's process is doing: the runtime's keys at
+    /// once, then, unless the end of the turn confirms it, SIGINT to the
+    /// terminal's foreground process group, and with `terminate` SIGTERM
+    /// and SIGKILL after bounded waits. Answered by `interrupted`.
     Interrupt {
         /// The pane.
         pane: PaneId,
+        /// Escalate to SIGTERM and SIGKILL when SIGINT is not confirmed.
+        #[serde(default)]
+        terminate: bool,
     },
     /// Describe a pane with its current screen. Answered by `inspected`.
     Inspect {
@@ -95,6 +101,31 @@ pub enum Request {
         #[serde(default)]
         size: Option<Size>,
     },
+    /// Submit input as a turn and wait for the turn to end. Answered by
+    /// `answered`, or `TURN_TIMEOUT` saying what was observed.
+    Ask {
+        /// The pane.
+        pane: PaneId,
+        /// The prompt; submitted as `send` with `enter` does.
+        text: String,
+        /// How long to wait for the end of the turn (default 10 minutes).
+        #[serde(default)]
+        timeout_ms: Option<u64>,
+    },
+    /// Report a turn signal from inside a pane (the CLI's hook or notify
+    /// program, through `panehost notify`). Answered by `notified`.
+    Notify {
+        /// The pane, from `PANEHOST_PANE`.
+        pane: PaneId,
+        /// The pane's notify token, from `PANEHOST_NOTIFY_TOKEN`.
+        token: String,
+        /// `turn_started`, `turn_completed`, `notification` (the host reads
+        /// the payload to tell awaiting input from an approval request).
+        event: String,
+        /// What the hook received (usually JSON), passed on as text.
+        #[serde(default)]
+        payload: String,
+    },
 }
 
 /// Parameters of `start`.
@@ -119,6 +150,10 @@ pub struct StartParams {
     /// Resume an earlier session of the runtime instead of starting fresh.
     #[serde(default)]
     pub resume: Option<ResumeRequest>,
+    /// Close the pane (as `close` does) once it has run this long, in
+    /// milliseconds.
+    #[serde(default)]
+    pub max_wall_ms: Option<u64>,
 }
 
 /// Which earlier session a start should resume.
@@ -131,8 +166,10 @@ pub enum ResumeRequest {
     Latest,
 }
 
-/// Parameters of `send`. The bytes written are `text`, then `bytes`, then
-/// a carriage return if `enter` is set.
+/// Parameters of `send`. Without `enter`, the bytes written are `text`
+/// then `bytes`. With `enter` the input submits: `text` goes as a bracketed
+/// paste when the program enabled bracketed paste, then `bytes`, then a
+/// carriage return as its own write, and a turn starts.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SendParams {
     /// The pane.
@@ -149,7 +186,8 @@ pub struct SendParams {
 }
 
 impl SendParams {
-    /// The exact bytes this request writes to the pane.
+    /// `text`, `bytes` and (with `enter`) a carriage return, unwrapped: what
+    /// a `send` writes when no bracketed paste applies.
     pub fn input_bytes(&self) -> Vec<u8> {
         let mut input = Vec::with_capacity(self.text.len() + self.bytes.len() + 1);
         input.extend_from_slice(self.text.as_bytes());

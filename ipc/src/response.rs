@@ -5,6 +5,7 @@ use crate::event::{Event, StreamStart};
 use crate::pane::{ExitStatus, PaneId, PaneSummary, Size};
 use crate::runtime::RuntimeInfo;
 use crate::screen::ScreenSnapshot;
+use crate::turn::TurnReport;
 use serde::{Deserialize, Serialize};
 
 /// Every frame the host sends after the handshake.
@@ -84,6 +85,10 @@ pub enum Response {
         /// Every runtime the host knows.
         runtimes: Vec<RuntimeInfo>,
     },
+    /// Answers `ask`: the turn that ended.
+    Answered(TurnReport),
+    /// Answers `notify`.
+    Notified {},
 }
 
 /// A pane with its screen, as `inspect` returns it.
@@ -114,9 +119,11 @@ pub struct Subscription {
 pub struct InterruptReport {
     /// The pane.
     pub pane: PaneId,
-    /// `keys_sent` (the runtime's interrupt keys were written), or
-    /// `not_running` (the process had already exited). Further outcomes are
-    /// added as strings without a protocol change.
+    /// `turn_cancelled` (the keys ended the turn), `process_interrupted`
+    /// (SIGINT ended it), `process_ended` (the process exited),
+    /// `unconfirmed` (nothing observed confirms the stop; for runtimes whose
+    /// completion is unobserved this is the best there is), or
+    /// `not_running` (it had already exited).
     pub outcome: String,
     /// Each step taken, in order.
     pub steps: Vec<InterruptStep>,
@@ -125,7 +132,8 @@ pub struct InterruptReport {
 /// One step of an interrupt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InterruptStep {
-    /// What was done, such as `keys`.
+    /// What was done: `keys`, `sigint`, `sigterm`, `sigkill`, or `observed`
+    /// (what confirmed the stop).
     pub action: String,
     /// Details, such as the keys written, escaped.
     pub detail: String,

@@ -28,6 +28,8 @@ fn summary() -> PaneSummary {
         cwd: "/".into(),
         title: String::new(),
         created_at_ms: 1,
+        activity: "idle".into(),
+        completion: "terminal_notification".into(),
     }
 }
 
@@ -41,10 +43,13 @@ fn every_request() -> Vec<Request> {
             command: vec!["sh".into(), "-c".into(), "echo hi".into()],
             model: None,
             resume: Some(ResumeRequest::Reference("abc".into())),
+            max_wall_ms: Some(1000),
         }),
         Request::Start(StartParams { resume: Some(ResumeRequest::Latest), ..StartParams::default() }),
         Request::Send(SendParams { pane: pane.clone(), text: "ls".into(), bytes: ByteBuf::from(&[3u8, 0, 255][..]), enter: true }),
-        Request::Interrupt { pane: pane.clone() },
+        Request::Interrupt { pane: pane.clone(), terminate: true },
+        Request::Ask { pane: pane.clone(), text: "hi".into(), timeout_ms: Some(5) },
+        Request::Notify { pane: pane.clone(), token: "t".into(), event: "turn_completed".into(), payload: "{}".into() },
         Request::Inspect { pane: pane.clone() },
         Request::Events { pane: pane.clone(), from: Some(7) },
         Request::Events { pane: pane.clone(), from: None },
@@ -108,7 +113,21 @@ fn every_server_message() -> Vec<ServerMessage> {
             }],
         },
     ];
+    let mut bodies = bodies;
+    bodies.push(Response::Answered(TurnReport {
+        source: "hook".into(),
+        started_offset: 1,
+        completed_offset: 9,
+        duration_ms: 3,
+        added_text: "done".into(),
+        usage: Usage { kind: "measured".into(), input_tokens: Some(3), output_tokens: Some(4), cost_micro_usd: None },
+    }));
+    bodies.push(Response::Notified {});
     let events = vec![
+        Event::TurnStarted { offset: 1, source: "input".into() },
+        Event::TurnCompleted { offset: 2, source: "heuristic".into(), usage: Usage::unavailable() },
+        Event::AwaitingInput { offset: 3, source: "hook".into(), detail: "waiting".into() },
+        Event::ApprovalRequested { offset: 4, source: "hook".into(), detail: "Bash".into() },
         Event::Output { offset: 0, data: ByteBuf::from(&b"\x1b[31mhi\xe2\x82"[..]) },
         Event::Resync { skipped_from: 1, snapshot: snapshot() },
         Event::Resized { size: Size::DEFAULT },

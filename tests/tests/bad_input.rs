@@ -53,7 +53,7 @@ fn unknown_pane_and_runtime_and_zero_size_are_structured_errors() {
     let unknown = panehost_ipc::PaneId::from("p-nope");
     for request in [
         Request::Inspect { pane: unknown.clone() },
-        Request::Interrupt { pane: unknown.clone() },
+        Request::Interrupt { pane: unknown.clone(), terminate: false },
         Request::Close { pane: unknown.clone() },
         Request::Events { pane: unknown.clone(), from: None },
     ] {

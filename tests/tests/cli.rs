@@ -328,17 +328,20 @@ fn start_ls_send_inspect_resize_interrupt_close() {
     let detail = cli.json(&["inspect", &pane, "--json"]);
     assert_eq!(detail["size"], serde_json::json!({"cols": 100, "rows": 30}), "the refused resize changed nothing");
 
-    // interrupt --json reports the keys it sent.
+    // interrupt --json reports the keys it sent and what it observed: the
+    // shell's last command may still count as a running turn (the screen
+    // heuristic ends it after the output has been quiet), or not.
     let report = cli.json(&["interrupt", &pane, "--json"]);
     assert_eq!(report["pane"], pane.as_str());
-    assert_eq!(report["outcome"], "keys_sent", "{report}");
+    let outcome = report["outcome"].as_str().unwrap_or_default().to_owned();
+    assert!(outcome == "turn_cancelled" || outcome == "unconfirmed", "{report}");
     let steps = report["steps"].as_array().expect("steps");
     assert!(!steps.is_empty(), "{report}");
     assert_eq!(steps[0]["action"], "keys");
     assert_eq!(steps[0]["detail"], "\\x03");
     // Plain interrupt says the same in words.
     let plain = cli.ok(&["interrupt", &pane]);
-    assert!(plain.starts_with(&format!("{pane}: keys_sent")), "{plain:?}");
+    assert!(plain.starts_with(&format!("{pane}: ")) && plain.contains("keys"), "{plain:?}");
 
     // close ends the process and forgets the pane.
     let closed = cli.ok(&["close", &pane]);
@@ -523,7 +526,7 @@ fn runtimes_lists_shell_and_the_fixture_with_their_limits() {
     assert_eq!(shell["unavailable_reason"], Value::Null, "{shell}");
     assert!(strings(&shell["resume_modes"]).is_empty(), "{shell}");
     let limitations = strings(&shell["limitations"]);
-    for code in ["NATIVE_RESUME_UNSUPPORTED", "HOST_LOSS_RESTARTS_FRESH", "COMPLETION_UNOBSERVED"] {
+    for code in ["NATIVE_RESUME_UNSUPPORTED", "HOST_LOSS_RESTARTS_FRESH"] {
         assert!(limitations.iter().any(|l| l == code), "shell lacks {code}: {shell}");
     }
 
@@ -533,7 +536,8 @@ fn runtimes_lists_shell_and_the_fixture_with_their_limits() {
     let path = fixture["path"].as_str().expect("an available runtime has a path");
     assert_eq!(Path::new(path), bin_dir().join("panehost-fixture-agent"), "{fixture}");
     assert_eq!(strings(&fixture["resume_modes"]), ["REFERENCE", "PROVIDER_SELECTION"], "{fixture}");
-    assert_eq!(strings(&fixture["limitations"]), ["COMPLETION_UNOBSERVED"], "{fixture}");
+    assert!(strings(&fixture["limitations"]).is_empty(), "it observes completion and resumes exactly: {fixture}");
+    assert_eq!(fixture["completion"], "terminal_notification", "{fixture}");
 
     // The table says the same.
     let table = cli.ok(&["runtimes"]);
@@ -545,7 +549,7 @@ fn runtimes_lists_shell_and_the_fixture_with_their_limits() {
             .to_owned()
     };
     assert!(row("shell").contains("NATIVE_RESUME_UNSUPPORTED"), "{table}");
-    assert!(row("fixture").contains("COMPLETION_UNOBSERVED"), "{table}");
+    assert!(row("fixture").contains("REFERENCE,PROVIDER_SELECTION"), "{table}");
     assert!(row("fixture").contains(path), "{table}");
     host.stop();
 }

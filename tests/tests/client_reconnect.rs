@@ -77,6 +77,8 @@ async fn a_follower_resumes_exactly_after_its_connection_drops() {
                 assert_eq!(offset, received.len() as u64, "output continues exactly where it left off");
                 received.extend_from_slice(data.as_slice());
             }
+            // Turn signals (the flood command was submitted as input).
+            FollowItem::Event(Event::TurnStarted { .. } | Event::TurnCompleted { .. }) => {}
             FollowItem::Event(other) => panic!("unexpected event {other:?}"),
         }
         let text = String::from_utf8_lossy(&received);
@@ -103,6 +105,7 @@ async fn a_follower_resumes_exactly_after_its_connection_drops() {
     while expected.len() < received.len() {
         match tokio::time::timeout(WAIT, whole.next()).await.unwrap().unwrap() {
             Event::Output { data, .. } => expected.extend_from_slice(data.as_slice()),
+            Event::TurnStarted { .. } | Event::TurnCompleted { .. } => {}
             other => panic!("unexpected {other:?}"),
         }
     }

@@ -65,8 +65,9 @@ fn the_fixture_agent_is_interrupted_mid_turn() {
     conn.follow_until_text(sub, &mut transcript, "delay: 60000");
     conn.type_line(&pane, "think hard");
     conn.follow_until_text(sub, &mut transcript, "working: think hard");
-    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone() }) else { panic!() };
-    assert_eq!(report.outcome, "keys_sent");
+    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: false }) else { panic!() };
+    // The keys end the turn; the output going quiet confirms it.
+    assert_eq!(report.outcome, "turn_cancelled", "{report:?}");
     assert_eq!(report.steps[0].detail, "\\x03");
     conn.follow_until_text(sub, &mut transcript, "interrupted");
     assert!(!transcript.text().contains("answer:"));

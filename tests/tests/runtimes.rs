@@ -57,7 +57,8 @@ fn runtimes_reports_identity_version_floor_and_readiness() {
     assert_eq!(fixture.floor_status.as_deref(), Some("at_or_above"));
     assert_eq!(fixture.sha256.as_ref().map(String::len), Some(64));
     assert_eq!(fixture.resume_modes, ["REFERENCE", "PROVIDER_SELECTION"]);
-    assert_eq!(fixture.limitations, ["COMPLETION_UNOBSERVED"]);
+    assert!(fixture.limitations.is_empty(), "{:?}", fixture.limitations);
+    assert_eq!(fixture.completion, "terminal_notification");
     let shell = all.iter().find(|r| r.id == "shell").unwrap();
     assert!(shell.ready && shell.path.is_some());
     // Whatever is installed on this machine, a missing CLI says why.
@@ -176,7 +177,8 @@ fn the_host_builds_codex_argv_from_its_descriptor() {
     let pane = conn.start(params).id;
     let sub = conn.subscribe(&pane, Some(0)).subscription;
     let mut transcript = Transcript::from(0);
-    conn.follow_until_text(sub, &mut transcript, "argv: resume --last --no-daemon -c check_for_update_on_startup=false -m gpt-5");
+    conn.follow_until_text(sub, &mut transcript, "argv: resume --last --no-daemon -c check_for_update_on_startup=false -c notify=[");
+    conn.follow_until_text(sub, &mut transcript, "\",\"notify\",\"--event\",\"turn_completed\"] -m gpt-5");
     conn.ok(Request::Close { pane });
     let refused = conn.call(Request::Start(start_params("codex", &["--dangerously-bypass-approvals-and-sandbox"]))).unwrap_err();
     assert_eq!(refused.code, "INVALID_ARGUMENT", "clients never supply argv for an agent runtime");

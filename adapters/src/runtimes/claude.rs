@@ -1,13 +1,17 @@
 //! `claude`: Claude Code. Flags checked against `claude --help` and
 //! `claude auth --help` of 2.1.197 (`adapters/evidence/claude.json`).
 
-use super::{agent_cli, resume, strings, variables, UNOBSERVED};
-use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use super::{agent_cli, resume, strings, variables};
+use crate::completion::HookInjection;
+use crate::descriptor::{CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
 use crate::reference_pattern::{ReferencePattern, UUID};
 use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
+        // Esc stops a running turn; Ctrl-C at an idle prompt starts to exit. (seen with the real CLI
+        // against the local model endpoint; docs/LIVE.md)
+        interrupt_keys: b"\x1b".to_vec(),
         version: VersionProbe { args: strings(&["--version"]), floor: Some("2.1.197".into()) },
         model: ModelForm::Optional { flag: "--model".into() },
         resume_forms: vec![
@@ -25,7 +29,11 @@ pub(super) fn descriptor() -> Descriptor {
             environment: variables(&[("DISABLE_AUTOUPDATER", "1"), ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")]),
             ..SelfUpdateOff::default()
         },
-        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED]),
+        // `--settings` adds hooks for this run only: UserPromptSubmit, Stop
+        // and Notification report to the host.
+        completion: CompletionSignal::Hook,
+        hook_injection: Some(HookInjection::ClaudeSettings),
+        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF]),
         ..agent_cli("claude", "Claude Code", &["claude"], Evidence::CapturedHelp { file: "claude.json".into() })
     }
 }

@@ -1,13 +1,17 @@
 //! `codex`: Codex. Flags checked against `codex --help`, `codex resume
 //! --help` and `codex login --help` of 0.171.0 (`adapters/evidence/codex.json`).
 
-use super::{agent_cli, resume_subcommand, strings, UNOBSERVED};
-use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use super::{agent_cli, resume_subcommand, strings};
+use crate::completion::HookInjection;
+use crate::descriptor::{CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
 use crate::reference_pattern::{ReferencePattern, UUID};
 use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
+        // Esc stops a running turn; Ctrl-C exits on one press when idle. (seen with the real CLI
+        // against the local model endpoint; docs/LIVE.md)
+        interrupt_keys: b"\x1b".to_vec(),
         version: VersionProbe { args: strings(&["--version"]), floor: Some("0.171.0".into()) },
         // The shared background server would outlive the pane.
         base_args: strings(&["--no-daemon"]),
@@ -26,7 +30,11 @@ pub(super) fn descriptor() -> Descriptor {
             args: strings(&["-c", "check_for_update_on_startup=false"]),
             ..SelfUpdateOff::default()
         },
-        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED]),
+        // `-c notify=[...]` for this run only: Codex calls the program after
+        // each turn (it reports no turn start).
+        completion: CompletionSignal::NotifyProgram,
+        hook_injection: Some(HookInjection::CodexNotify),
+        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF]),
         ..agent_cli("codex", "Codex", &["codex"], Evidence::CapturedHelp { file: "codex.json".into() })
     }
 }

@@ -10,6 +10,10 @@ use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
+        // Esc, pressed twice, stops a running turn. (seen with the real CLI
+        // against the local model endpoint; docs/LIVE.md)
+        interrupt_keys: b"\x1b".to_vec(),
+        interrupt_presses: 2,
         version: VersionProbe { args: strings(&["--version"]), floor: Some("1.0.102".into()) },
         model: ModelForm::Optional { flag: "--model".into() },
         resume_forms: vec![
@@ -32,6 +36,8 @@ pub(super) fn descriptor() -> Descriptor {
             environment: variables(&[("COPILOT_AUTO_UPDATE", "false")]),
             note: None,
         },
+        // Typing before its prompt is drawn has lost input.
+        drops_early_input: true,
         limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED]),
         ..agent_cli("copilot", "GitHub Copilot CLI", &["copilot"], Evidence::CapturedHelp { file: "copilot.json".into() })
     }

@@ -3,9 +3,8 @@
 //! session store with ids to resume).
 
 use super::{agent_cli, resume, strings};
-use crate::descriptor::{Descriptor, Evidence, LoginForm, ResumeMode, VersionProbe};
+use crate::descriptor::{CompletionSignal, Descriptor, Evidence, LoginForm, ResumeMode, VersionProbe};
 use crate::reference_pattern::ReferencePattern;
-use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
@@ -15,8 +14,10 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::ProviderSelection, &["--continue"]),
         ],
         reference_pattern: Some(ReferencePattern::constant("fx-[0-9a-f]{16}")),
+        // It ends every turn with an OSC 9 notification.
+        completion: CompletionSignal::TerminalNotification,
         login: LoginForm::NotRequired,
-        limitations: strings(&[limitation::COMPLETION_UNOBSERVED]),
+        limitations: Vec::new(),
         ..agent_cli("fixture", "Fixture agent (tests)", &["panehost-fixture-agent"], Evidence::ThisRepository)
     }
 }

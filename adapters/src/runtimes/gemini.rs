@@ -10,6 +10,9 @@ use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
+        // Esc stops a running turn; a second Ctrl-C at the prompt exits. (seen with the real CLI
+        // against the local model endpoint; docs/LIVE.md)
+        interrupt_keys: b"\x1b".to_vec(),
         version: VersionProbe { args: strings(&["--version"]), floor: Some("0.61.0".into()) },
         model: ModelForm::Optional { flag: "-m".into() },
         resume_forms: vec![resume(ResumeMode::ProviderSelection, &["--resume", "latest"])],

@@ -28,7 +28,7 @@ mod qwen;
 mod shell;
 
 use crate::descriptor::{
-    CommandPolicy, CompletionSignal, Descriptor, Evidence, Executable, LoginForm, ModelForm, ResumeForm, ResumeMode,
+    CommandPolicy, CompletionSignal, ContextOwner, Descriptor, Evidence, Executable, LoginForm, ModelForm, ResumeForm, ResumeMode,
     SelfUpdateOff, VersionProbe,
 };
 use panehost_ipc::limitation;
@@ -103,13 +103,17 @@ pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: 
         resume_forms: Vec::new(),
         reference_pattern: None,
         interrupt_keys: b"\x03".to_vec(),
+        interrupt_presses: 1,
         completion: CompletionSignal::Unobserved,
+        hook_injection: None,
+        drops_early_input: false,
         login: LoginForm::OutsideTerminal,
         reads_environment: Vec::new(),
         environment: Vec::new(),
         self_update_off: SelfUpdateOff::default(),
         limitations: Vec::new(),
         evidence,
+        context_owner: ContextOwner::Cli,
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::strings;
 use crate::descriptor::{
-    CommandPolicy, CompletionSignal, Descriptor, Evidence, Executable, LoginForm, ModelForm, SelfUpdateOff, VersionProbe,
+    CommandPolicy, CompletionSignal, ContextOwner, Descriptor, Evidence, Executable, LoginForm, ModelForm, SelfUpdateOff, VersionProbe,
 };
 use panehost_ipc::limitation;
 
@@ -19,7 +19,12 @@ pub(super) fn descriptor() -> Descriptor {
         resume_forms: Vec::new(),
         reference_pattern: None,
         interrupt_keys: b"\x03".to_vec(),
-        completion: CompletionSignal::Unobserved,
+        interrupt_presses: 1,
+        // A shell says nothing when a command ends; the screen going quiet
+        // after input is the best signal, and is reported as a heuristic.
+        completion: CompletionSignal::ScreenHeuristic,
+        hook_injection: None,
+        drops_early_input: false,
         login: LoginForm::NotRequired,
         reads_environment: Vec::new(),
         environment: Vec::new(),
@@ -27,8 +32,8 @@ pub(super) fn descriptor() -> Descriptor {
         limitations: strings(&[
             limitation::NATIVE_RESUME_UNSUPPORTED,
             limitation::HOST_LOSS_RESTARTS_FRESH,
-            limitation::COMPLETION_UNOBSERVED,
         ]),
         evidence: Evidence::ThisRepository,
+        context_owner: ContextOwner::Cli,
     }
 }

@@ -134,7 +134,11 @@ async fn relay(
                     Some(FollowItem::Event(event)) => match event {
                         Event::Output { data, .. } => write_stdout(data.as_slice())?,
                         Event::Resync { snapshot, .. } => draw(&snapshot)?,
-                        Event::Resized { .. } => true,
+                        Event::Resized { .. }
+                        | Event::TurnStarted { .. }
+                        | Event::TurnCompleted { .. }
+                        | Event::AwaitingInput { .. }
+                        | Event::ApprovalRequested { .. } => true,
                         Event::Exited { status, .. } => {
                             exit_status = Some(status);
                             true

@@ -9,6 +9,9 @@ use panehost_ipc::PaneId;
 pub(crate) struct InterruptArgs {
     /// The pane.
     pane: String,
+    /// Escalate to SIGTERM and SIGKILL when SIGINT is not confirmed.
+    #[arg(long)]
+    terminate: bool,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -17,7 +20,7 @@ pub(crate) struct InterruptArgs {
 /// Interrupts the pane and prints what was done.
 pub(crate) async fn run(context: &Context, args: InterruptArgs) -> anyhow::Result<()> {
     let client = context.connect().await?;
-    let report = client.interrupt(&PaneId(args.pane)).await?;
+    let report = client.interrupt_with(&PaneId(args.pane), args.terminate).await?;
     if args.json {
         print_line(&serde_json::to_string(&report)?)?;
         return Ok(());

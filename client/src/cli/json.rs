@@ -67,6 +67,8 @@ pub(crate) fn pane(summary: &PaneSummary) -> Value {
     object.insert("cwd".into(), json!(summary.cwd));
     object.insert("title".into(), json!(summary.title));
     object.insert("created_at_ms".into(), json!(summary.created_at_ms));
+    object.insert("activity".into(), json!(summary.activity));
+    object.insert("completion".into(), json!(summary.completion));
     Value::Object(object)
 }
 
@@ -133,7 +135,25 @@ pub(crate) fn event_line(event: &Event) -> Value {
             json!({"type": "exited", "exit_code": status.code, "signal": status.signal, "offset": offset})
         }
         Event::Ended { reason } => json!({"type": "ended", "reason": reason}),
+        Event::TurnStarted { offset, source } => json!({"type": "turn_started", "offset": offset, "source": source}),
+        Event::TurnCompleted { offset, source, usage } => json!({
+            "type": "turn_completed", "offset": offset, "source": source, "usage": usage_json(usage),
+        }),
+        Event::AwaitingInput { offset, source, detail } => {
+            json!({"type": "awaiting_input", "offset": offset, "source": source, "detail": detail})
+        }
+        Event::ApprovalRequested { offset, source, detail } => {
+            json!({"type": "approval_requested", "offset": offset, "source": source, "detail": detail})
+        }
     }
+}
+
+/// A turn's usage as JSON.
+pub(crate) fn usage_json(usage: &panehost_ipc::Usage) -> Value {
+    json!({
+        "kind": usage.kind, "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens, "cost_micro_usd": usage.cost_micro_usd,
+    })
 }
 
 #[cfg(test)]
@@ -166,6 +186,8 @@ mod tests {
             cwd: "/home/u".into(),
             title: "sh".into(),
             created_at_ms: 5,
+            activity: "idle".into(),
+            completion: "screen_heuristic".into(),
         }
     }
 

@@ -8,6 +8,7 @@
 //! Exit codes: 0 on success, 1 when the host answers with an error (printed
 //! as `error: CODE: message`) or anything else fails, 2 for usage errors.
 
+mod ask;
 mod attach;
 mod close;
 mod context;
@@ -21,6 +22,7 @@ mod json;
 mod login;
 mod ls;
 mod new;
+mod notify;
 mod output;
 mod resize;
 mod runtimes;
@@ -120,6 +122,8 @@ fn run_client(context: Context, command: Command) -> anyhow::Result<()> {
             Command::Close(args) => close::run(&context, args).await,
             Command::Runtimes(args) => runtimes::run(&context, args).await,
             Command::Login(args) => login::run(&context, args).await,
+            Command::Ask(args) => ask::run(&context, args).await,
+            Command::Notify(args) => notify::run(&context, args).await,
             Command::Control => control::run(&context).await,
         }
     });
@@ -179,6 +183,10 @@ enum Command {
     Runtimes(runtimes::RuntimesArgs),
     /// Sign in to a runtime in a new pane (attached when this is a terminal).
     Login(login::LoginArgs),
+    /// Submit a prompt and wait until the turn ends.
+    Ask(ask::AskArgs),
+    /// Report a turn signal from a CLI's hook (run inside a pane).
+    Notify(notify::NotifyArgs),
     /// Bridge JSON-lines requests on standard input to the host.
     Control,
 }

@@ -27,6 +27,9 @@ pub(crate) struct StartArgs {
     /// Resume the runtime's latest session.
     #[arg(long)]
     resume_latest: bool,
+    /// Close the pane once it has run this many seconds.
+    #[arg(long, value_name = "SECS")]
+    max_wall_secs: Option<u64>,
     /// Print the pane as JSON.
     #[arg(long)]
     json: bool,
@@ -53,7 +56,15 @@ pub(crate) async fn run(context: &Context, args: StartArgs) -> anyhow::Result<()
         (None, false) => None,
     };
     let params =
-        StartParams { runtime: args.runtime, cwd, size: args.size, command: args.command, model: args.model, resume };
+        StartParams {
+        runtime: args.runtime,
+        cwd,
+        size: args.size,
+        command: args.command,
+        model: args.model,
+        resume,
+        max_wall_ms: args.max_wall_secs.map(|secs| secs.saturating_mul(1000)),
+    };
     let client = context.connect().await?;
     let pane = client.start(params).await?;
     if args.json {

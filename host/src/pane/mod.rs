@@ -9,15 +9,18 @@
 
 mod exit;
 mod pty;
+mod quiet_watch;
 mod reader;
 pub mod ring;
 pub mod screen;
 mod screen_follower;
 mod signals;
+pub mod turn;
 
 use crate::limits;
-use panehost_adapters::LaunchPlan;
+use panehost_adapters::{CompletionSignal, LaunchPlan};
 use panehost_ipc::{ExitStatus, PaneId, PaneState, PaneSummary, ScreenSnapshot, Size};
+use turn::{TerminalNotice, TurnSignal, TurnTracker};
 use portable_pty::MasterPty;
 use ring::{OutputRing, RingRead};
 use screen::TerminalScreen;
@@ -61,6 +64,9 @@ pub struct Progress {
     pub exit: Option<ExitStatus>,
     /// Set when the pane has been closed and forgotten.
     pub closed: bool,
+    /// How many turn signals have been recorded (the next one's sequence
+    /// number).
+    pub signals: u64,
 }
 
 /// The ring and the resizes the terminal model has yet to apply.
@@ -93,6 +99,10 @@ pub struct PaneInfo {
 pub struct Pane {
     info: PaneInfo,
     interrupt_keys: Vec<u8>,
+    interrupt_presses: u8,
+    notify_token: String,
+    drops_early_input: bool,
+    turns: Mutex<TurnTracker>,
     output: Mutex<OutputState>,
     screen: Mutex<TerminalScreen>,
     progress: watch::Sender<Progress>,
@@ -121,8 +131,19 @@ impl Pane {
     ///
     /// # Errors
     /// Fails when the PTY or the process cannot be created.
-    pub async fn spawn(id: PaneId, plan: LaunchPlan, size: Size, pane_limits: PaneLimits) -> io::Result<Arc<Pane>> {
-        let extra_env = vec![("PANEHOST_PANE".to_owned(), id.0.clone())];
+    pub async fn spawn(
+        id: PaneId,
+        plan: LaunchPlan,
+        size: Size,
+        pane_limits: PaneLimits,
+        host_env: &[(String, String)],
+    ) -> io::Result<Arc<Pane>> {
+        let notify_token = random_token();
+        let mut extra_env = vec![
+            ("PANEHOST_PANE".to_owned(), id.0.clone()),
+            ("PANEHOST_NOTIFY_TOKEN".to_owned(), notify_token.clone()),
+        ];
+        extra_env.extend(host_env.iter().cloned());
         let spawn_plan = plan.clone();
         let spawned = tokio::task::spawn_blocking(move || pty::spawn_in_pty(&spawn_plan, size, &extra_env))
             .await
@@ -140,13 +161,17 @@ impl Pane {
         let pane = Arc::new(Pane {
             info,
             interrupt_keys: plan.interrupt_keys,
+            interrupt_presses: plan.interrupt_presses.max(1),
+            notify_token,
+            drops_early_input: plan.drops_early_input,
+            turns: Mutex::new(TurnTracker::new(plan.completion)),
             output: Mutex::new(OutputState {
                 ring: OutputRing::new(pane_limits.ring_bytes),
                 pending_resizes: VecDeque::new(),
                 reader_done: false,
             }),
             screen: Mutex::new(TerminalScreen::new(size, pane_limits.scrollback_lines, pane_limits.scrollback_bytes)),
-            progress: watch::Sender::new(Progress { end: 0, size, exit: None, closed: false }),
+            progress: watch::Sender::new(Progress { end: 0, size, exit: None, closed: false, signals: 0 }),
             parsed: watch::Sender::new(0),
             // Safety: the OwnedFd is moved into the AsyncFd, which keeps it
             // open and unchanged for as long as it is registered.
@@ -157,6 +182,9 @@ impl Pane {
         tokio::spawn(reader::run(Arc::clone(&pane)));
         tokio::spawn(screen_follower::run(Arc::clone(&pane)));
         tokio::spawn(exit::watch(Arc::clone(&pane)));
+        if plan.completion == CompletionSignal::ScreenHeuristic {
+            tokio::spawn(quiet_watch::run(Arc::clone(&pane)));
+        }
         Ok(pane)
     }
 
@@ -168,6 +196,11 @@ impl Pane {
     /// The bytes that interrupt this pane's runtime.
     pub fn interrupt_keys(&self) -> &[u8] {
         &self.interrupt_keys
+    }
+
+    /// How many times the interrupt keys are pressed.
+    pub fn interrupt_presses(&self) -> u8 {
+        self.interrupt_presses
     }
 
     /// A receiver that wakes on every change of the pane's progress.
@@ -201,6 +234,12 @@ impl Pane {
     pub fn summary(&self) -> PaneSummary {
         let progress = self.current_progress();
         let title = lock(&self.screen).title().to_owned();
+        // Each lock in its own statement: a guard in a struct literal lives
+        // to the end of the literal, and these mutexes are not reentrant.
+        let (activity, completion) = {
+            let turns = lock(&self.turns);
+            (turns.activity().to_owned(), turns.completion().as_str().to_owned())
+        };
         PaneSummary {
             id: self.info.id.clone(),
             runtime: self.info.runtime.clone(),
@@ -215,6 +254,101 @@ impl Pane {
             cwd: self.info.cwd.clone(),
             title,
             created_at_ms: self.info.created_at_ms,
+            activity,
+            completion,
+        }
+    }
+
+    /// How the end of a turn is observed for this pane.
+    pub fn completion(&self) -> CompletionSignal {
+        lock(&self.turns).completion()
+    }
+
+    /// `idle`, `busy`, `awaiting_input` or `unknown`.
+    pub fn activity(&self) -> &'static str {
+        lock(&self.turns).activity()
+    }
+
+    /// True while a turn is open.
+    pub fn busy(&self) -> bool {
+        lock(&self.turns).busy()
+    }
+
+    /// Whether the runtime loses input typed before its prompt is drawn.
+    pub fn drops_early_input(&self) -> bool {
+        self.drops_early_input
+    }
+
+    /// Turn signals from sequence number `from_seq` on.
+    pub fn signals_from(&self, from_seq: u64) -> Vec<TurnSignal> {
+        lock(&self.turns).signals_from(from_seq)
+    }
+
+    /// The first signal sequence number at or after `offset`.
+    pub fn first_signal_at(&self, offset: u64) -> u64 {
+        lock(&self.turns).first_seq_at(offset)
+    }
+
+    /// A receiver of the terminal model's offset.
+    pub fn parsed_offset(&self) -> watch::Receiver<u64> {
+        self.parsed.subscribe()
+    }
+
+    /// An interrupt was confirmed by the output going quiet: the open turn
+    /// (if any) ends, labelled as a heuristic.
+    pub fn turn_interrupted(&self) {
+        let offset = self.current_progress().end;
+        let mut turns = lock(&self.turns);
+        if !turns.busy() {
+            return;
+        }
+        let signal = turns.interrupted(offset);
+        drop(turns);
+        self.publish(signal);
+    }
+
+    /// Sends `signal` to the terminal's foreground process group (the
+    /// pane's own group when it has none); says which group.
+    pub fn signal_foreground(&self, signal: rustix::process::Signal) -> String {
+        signals::signal_foreground(self, signal)
+    }
+
+    /// Records that the host submitted input as a turn.
+    pub fn input_submitted(&self) {
+        let offset = self.current_progress().end;
+        let signal = lock(&self.turns).input_submitted(offset);
+        self.publish(signal);
+    }
+
+    /// A hook or notify program's report. Returns false when the token is
+    /// not this pane's.
+    pub fn report(&self, token: &str, event: &str, payload: &str) -> bool {
+        if token != self.notify_token {
+            return false;
+        }
+        let offset = self.current_progress().end;
+        let signal = lock(&self.turns).reported(event, payload, offset);
+        self.publish(signal);
+        true
+    }
+
+    fn record_terminal_notices(&self, notices: &[TerminalNotice], offset: u64) {
+        for notice in notices {
+            let signal = lock(&self.turns).terminal_notice(notice, offset);
+            self.publish(signal);
+        }
+    }
+
+    fn record_quiet(&self) {
+        let offset = self.current_progress().end;
+        let signal = lock(&self.turns).quiet(offset);
+        self.publish(signal);
+    }
+
+    fn publish(&self, signal: Option<TurnSignal>) {
+        if let Some(signal) = signal {
+            tracing::debug!(pane = %self.info.id, seq = signal.seq, event = ?signal.event, "turn signal");
+            self.progress.send_modify(|progress| progress.signals = signal.seq + 1);
         }
     }
 
@@ -310,8 +444,21 @@ impl Pane {
     }
 
     fn record_exit(&self, status: ExitStatus) {
+        lock(&self.turns).exited();
         self.progress.send_modify(|progress| progress.exit = Some(status));
     }
+}
+
+/// A token only this pane's processes know (from their environment).
+fn random_token() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut token = String::new();
+    for _ in 0..2 {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+        token.push_str(&format!("{:016x}", hasher.finish()));
+    }
+    token
 }
 
 fn now_ms() -> u64 {

@@ -2,11 +2,26 @@
 
 use panehost_ipc::{ByteBuf, Cursor, InputModes, ScreenSnapshot, Size};
 
-/// Records what the vt100 callbacks report (title, bells).
+use super::turn::TerminalNotice;
+
+/// Records what the vt100 callbacks report: the title, and terminal
+/// notifications (bells, OSC 9, OSC 777) until they are taken.
 #[derive(Debug, Default)]
 pub struct ScreenCallbacks {
     title: String,
-    bells: u64,
+    notices: Vec<TerminalNotice>,
+}
+
+/// Notifications kept between two takes; more are dropped (a flood of
+/// bells means nothing more than one).
+const MAX_PENDING_NOTICES: usize = 64;
+
+impl ScreenCallbacks {
+    fn notice(&mut self, notice: TerminalNotice) {
+        if self.notices.len() < MAX_PENDING_NOTICES {
+            self.notices.push(notice);
+        }
+    }
 }
 
 impl vt100::Callbacks for ScreenCallbacks {
@@ -15,7 +30,16 @@ impl vt100::Callbacks for ScreenCallbacks {
     }
 
     fn audible_bell(&mut self, _: &mut vt100::Screen) {
-        self.bells += 1;
+        self.notice(TerminalNotice::Bell);
+    }
+
+    fn unhandled_osc(&mut self, _: &mut vt100::Screen, params: &[&[u8]]) {
+        let text = |parts: &[&[u8]]| parts.iter().map(|part| String::from_utf8_lossy(part).into_owned()).collect::<Vec<_>>().join(";");
+        match params {
+            [b"9", rest @ ..] => self.notice(TerminalNotice::Osc9(text(rest))),
+            [b"777", b"notify", rest @ ..] => self.notice(TerminalNotice::Osc777(text(rest))),
+            _ => {}
+        }
     }
 }
 
@@ -69,9 +93,9 @@ impl TerminalScreen {
         &self.parser.callbacks().title
     }
 
-    /// How many bells the output has rung.
-    pub fn bells(&self) -> u64 {
-        self.parser.callbacks().bells
+    /// Terminal notifications seen since the last take.
+    pub fn take_notices(&mut self) -> Vec<TerminalNotice> {
+        std::mem::take(&mut self.parser.callbacks_mut().notices)
     }
 
     /// The screen at [`parsed`](Self::parsed).
@@ -122,6 +146,17 @@ mod tests {
         assert_eq!((snapshot.cursor.row, snapshot.cursor.col), (1, 5));
         assert_eq!(snapshot.title, "my title");
         assert!(snapshot.modes.bracketed_paste);
+    }
+
+    #[test]
+    fn terminal_notifications_are_collected() {
+        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 }, 100, 1 << 20);
+        screen.process(b"a\x07b\x1b]9;turn complete\x07c\x1b]777;notify;Title;Body\x1b\\\x1b]2;t\x07");
+        assert_eq!(
+            screen.take_notices(),
+            [TerminalNotice::Bell, TerminalNotice::Osc9("turn complete".into()), TerminalNotice::Osc777("Title;Body".into())]
+        );
+        assert!(screen.take_notices().is_empty());
     }
 
     #[test]

@@ -36,12 +36,15 @@ pub(super) async fn run(pane: Arc<Pane>) {
         }
         match read {
             RingRead::Bytes(data) => {
-                let parsed = {
+                let (parsed, notices) = {
                     let mut screen = lock(&pane.screen);
                     screen.process(&data);
-                    screen.parsed()
+                    (screen.parsed(), screen.take_notices())
                 };
                 pane.parsed.send_replace(parsed);
+                if !notices.is_empty() {
+                    pane.record_terminal_notices(&notices, parsed);
+                }
                 // Parsing is CPU work: let the reader and subscribers run.
                 tokio::task::yield_now().await;
             }

@@ -39,3 +39,14 @@ fn signal_groups(pane: &Pane, signal: Signal) {
         }
     }
 }
+
+/// Sends `signal` to the terminal's foreground process group, or the
+/// pane's own group when the terminal reports none; says which.
+pub(super) fn signal_foreground(pane: &Pane, signal: Signal) -> String {
+    let Some(leader) = Pid::from_raw(pane.info.pid as i32) else { return "no process".into() };
+    let group = rustix::termios::tcgetpgrp(pane.io.get_ref()).unwrap_or(leader);
+    match kill_process_group(group, signal) {
+        Ok(()) => format!("process group {}", group.as_raw_nonzero()),
+        Err(err) => format!("process group {}: {err}", group.as_raw_nonzero()),
+    }
+}

@@ -309,7 +309,12 @@ impl Connection {
         }
     }
 
-    /// Types a line into a pane.
+    /// Writes text as it is, without submitting a turn.
+    pub fn type_raw(&mut self, pane: &panehost_ipc::PaneId, text: &str) {
+        self.ok(Request::Send(panehost_ipc::SendParams { pane: pane.clone(), text: text.into(), ..Default::default() }));
+    }
+
+    /// Types a line into a pane (submitting it as a turn).
     pub fn type_line(&mut self, pane: &panehost_ipc::PaneId, line: &str) {
         self.ok(Request::Send(panehost_ipc::SendParams { pane: pane.clone(), text: line.into(), enter: true, ..Default::default() }));
     }

@@ -1,0 +1,43 @@
+//! `panehost ask PANE TEXT [--timeout SECS] [--json]`: submit a prompt and
+//! wait until the turn ends; print what the turn added to the screen.
+
+use super::context::Context;
+use super::json::usage_json;
+use super::output::print_line;
+use panehost_ipc::PaneId;
+use std::time::Duration;
+
+/// Arguments of `ask`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct AskArgs {
+    /// The pane.
+    pane: String,
+    /// The prompt.
+    text: String,
+    /// How long to wait for the end of the turn, in seconds [default: 600]
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<u64>,
+    /// Print the turn report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Asks and prints the answer (the lines the turn added to the screen).
+pub(crate) async fn run(context: &Context, args: AskArgs) -> anyhow::Result<()> {
+    let client = context.connect().await?;
+    let report = client.ask(&PaneId(args.pane), &args.text, args.timeout.map(Duration::from_secs)).await?;
+    if args.json {
+        let line = serde_json::json!({
+            "source": report.source,
+            "started_offset": report.started_offset,
+            "completed_offset": report.completed_offset,
+            "duration_ms": report.duration_ms,
+            "added_text": report.added_text,
+            "usage": usage_json(&report.usage),
+        });
+        print_line(&line.to_string())?;
+    } else {
+        print_line(&report.added_text)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,278 @@
+//! The turn tracker: what a pane's agent is doing, from the signals the
+//! host can observe, each labelled with where it came from.
+//!
+//! Which signals end a turn depends on how the runtime's completion is
+//! observed: hooks and notify programs report through `notify`; terminal
+//! notifications (OSC 9, OSC 777, BEL) are read from the output; the screen
+//! heuristic fires when the output stays quiet after input. Signals that a
+//! runtime's completion does not rely on are ignored, so a stray bell in a
+//! hook-driven CLI does not end its turn.
+
+use panehost_adapters::CompletionSignal;
+use panehost_ipc::turn::{activity, source};
+use panehost_ipc::{Event, Usage};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+/// Turn signals kept for late subscribers and replays.
+const SIGNAL_LOG_LEN: usize = 256;
+
+/// A terminal notification seen in the output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TerminalNotice {
+    /// `OSC 9 ; text`.
+    Osc9(String),
+    /// `OSC 777 ; notify ; title ; body`.
+    Osc777(String),
+    /// A bell.
+    Bell,
+}
+
+/// One recorded signal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnSignal {
+    /// Its position in the pane's sequence of signals.
+    pub seq: u64,
+    /// The output offset it belongs at.
+    pub offset: u64,
+    /// The event subscribers receive.
+    pub event: Event,
+}
+
+/// A turn in progress.
+#[derive(Debug, Clone, Copy)]
+struct OpenTurn {
+    started_at: Instant,
+}
+
+/// The state of one pane's turns.
+#[derive(Debug)]
+pub struct TurnTracker {
+    completion: CompletionSignal,
+    activity: &'static str,
+    open: Option<OpenTurn>,
+    log: VecDeque<TurnSignal>,
+    next_seq: u64,
+}
+
+impl TurnTracker {
+    /// A tracker for a runtime whose completion is observed through
+    /// `completion`.
+    pub fn new(completion: CompletionSignal) -> Self {
+        TurnTracker { completion, activity: activity::UNKNOWN, open: None, log: VecDeque::new(), next_seq: 0 }
+    }
+
+    /// How completion is observed.
+    pub fn completion(&self) -> CompletionSignal {
+        self.completion
+    }
+
+    /// `idle`, `busy`, `awaiting_input` or `unknown`.
+    pub fn activity(&self) -> &'static str {
+        self.activity
+    }
+
+    /// The sequence number the next signal will get.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// True while a turn is open.
+    pub fn busy(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// When the open turn started.
+    pub fn busy_since(&self) -> Option<Instant> {
+        self.open.map(|turn| turn.started_at)
+    }
+
+    /// The host submitted input: a turn starts (unless one is open; an
+    /// answer to a question the CLI asked resumes the open one). Where
+    /// completion is unobserved the start is reported, but nothing will
+    /// ever end the turn, so the activity stays `unknown`.
+    pub fn input_submitted(&mut self, offset: u64) -> Option<TurnSignal> {
+        if self.open.is_some() {
+            self.activity = activity::BUSY;
+            return None;
+        }
+        if self.completion == CompletionSignal::Unobserved {
+            return Some(self.record(offset, Event::TurnStarted { offset, source: source::INPUT.to_owned() }));
+        }
+        self.start(offset, source::INPUT)
+    }
+
+    /// A hook or notify program reported `event` (`turn_started`,
+    /// `turn_completed` or `notification`) with its payload.
+    pub fn reported(&mut self, event: &str, payload: &str, offset: u64) -> Option<TurnSignal> {
+        let from = match self.completion {
+            CompletionSignal::NotifyProgram => source::NOTIFY_PROGRAM,
+            CompletionSignal::Hook => source::HOOK,
+            // This pane's runtime was launched without hooks.
+            _ => return None,
+        };
+        match event {
+            "turn_started" if self.open.is_none() => self.start(offset, from),
+            "turn_started" => None,
+            "turn_completed" => self.complete(offset, from, usage_from(payload)),
+            "notification" => {
+                let detail = notification_text(payload);
+                self.activity = activity::AWAITING_INPUT;
+                let event = if detail.to_lowercase().contains("permission") || detail.to_lowercase().contains("approv") {
+                    Event::ApprovalRequested { offset, source: from.to_owned(), detail }
+                } else {
+                    Event::AwaitingInput { offset, source: from.to_owned(), detail }
+                };
+                Some(self.record(offset, event))
+            }
+            _ => None,
+        }
+    }
+
+    /// A terminal notification in the output, at `offset`.
+    pub fn terminal_notice(&mut self, _notice: &TerminalNotice, offset: u64) -> Option<TurnSignal> {
+        if self.completion != CompletionSignal::TerminalNotification {
+            return None;
+        }
+        self.complete(offset, source::TERMINAL_NOTIFICATION, Usage::unavailable())
+    }
+
+    /// The output stayed quiet after input (the screen heuristic).
+    pub fn quiet(&mut self, offset: u64) -> Option<TurnSignal> {
+        if self.completion != CompletionSignal::ScreenHeuristic {
+            return None;
+        }
+        self.complete(offset, source::HEURISTIC, Usage::unavailable())
+    }
+
+    /// An interrupt stopped the open turn (confirmed by the output going
+    /// quiet): it ends, labelled as a heuristic.
+    pub fn interrupted(&mut self, offset: u64) -> Option<TurnSignal> {
+        self.open?;
+        self.complete(offset, source::HEURISTIC, Usage::unavailable())
+    }
+
+    /// The process exited: nothing is in progress any more.
+    pub fn exited(&mut self) {
+        self.open = None;
+        self.activity = activity::UNKNOWN;
+    }
+
+    /// Signals with `seq` at or after `from_seq`, oldest first.
+    pub fn signals_from(&self, from_seq: u64) -> Vec<TurnSignal> {
+        self.log.iter().filter(|signal| signal.seq >= from_seq).cloned().collect()
+    }
+
+    /// The first sequence number whose signal lies at or after `offset`
+    /// (for a subscription that starts there).
+    pub fn first_seq_at(&self, offset: u64) -> u64 {
+        self.log.iter().find(|signal| signal.offset >= offset).map(|signal| signal.seq).unwrap_or(self.next_seq)
+    }
+
+    fn start(&mut self, offset: u64, from: &str) -> Option<TurnSignal> {
+        self.open = Some(OpenTurn { started_at: Instant::now() });
+        self.activity = activity::BUSY;
+        Some(self.record(offset, Event::TurnStarted { offset, source: from.to_owned() }))
+    }
+
+    fn complete(&mut self, offset: u64, from: &str, usage: Usage) -> Option<TurnSignal> {
+        self.open = None;
+        self.activity = activity::IDLE;
+        Some(self.record(offset, Event::TurnCompleted { offset, source: from.to_owned(), usage }))
+    }
+
+    fn record(&mut self, offset: u64, event: Event) -> TurnSignal {
+        let signal = TurnSignal { seq: self.next_seq, offset, event };
+        self.next_seq += 1;
+        if self.log.len() == SIGNAL_LOG_LEN {
+            self.log.pop_front();
+        }
+        self.log.push_back(signal.clone());
+        signal
+    }
+}
+
+/// The message of a notification hook's JSON payload, or the payload.
+fn notification_text(payload: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(payload)
+        .ok()
+        .and_then(|value| value.get("message").and_then(|message| message.as_str()).map(str::to_owned))
+        .unwrap_or_else(|| payload.chars().take(200).collect())
+}
+
+/// Usage a hook payload reports, if it does (`usage.input_tokens`,
+/// `usage.output_tokens`, `total_cost_usd`); else `unavailable`.
+fn usage_from(payload: &str) -> Usage {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(payload) else { return Usage::unavailable() };
+    let usage = value.get("usage");
+    let tokens = |name: &str| usage.and_then(|usage| usage.get(name)).and_then(serde_json::Value::as_u64);
+    let cost = value.get("total_cost_usd").and_then(serde_json::Value::as_f64).map(|usd| (usd * 1_000_000.0).round() as u64);
+    let (input_tokens, output_tokens) = (tokens("input_tokens"), tokens("output_tokens"));
+    if input_tokens.is_none() && output_tokens.is_none() && cost.is_none() {
+        return Usage::unavailable();
+    }
+    Usage { kind: "measured".into(), input_tokens, output_tokens, cost_micro_usd: cost }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_starts_a_turn_and_a_notification_ends_it() {
+        let mut tracker = TurnTracker::new(CompletionSignal::TerminalNotification);
+        assert_eq!(tracker.activity(), activity::UNKNOWN);
+        let started = tracker.input_submitted(10).unwrap();
+        assert!(matches!(started.event, Event::TurnStarted { offset: 10, ref source } if source == "input"));
+        assert!(tracker.input_submitted(11).is_none(), "one turn at a time");
+        let done = tracker.terminal_notice(&TerminalNotice::Osc9("done".into()), 50).unwrap();
+        assert!(matches!(done.event, Event::TurnCompleted { offset: 50, ref source, .. } if source == "terminal_notification"));
+        assert_eq!(tracker.activity(), activity::IDLE);
+        assert_eq!(tracker.signals_from(1).len(), 1);
+        assert_eq!(tracker.first_seq_at(20), 1);
+    }
+
+    #[test]
+    fn signals_a_runtime_does_not_rely_on_are_ignored() {
+        let mut hooked = TurnTracker::new(CompletionSignal::Hook);
+        hooked.input_submitted(0);
+        assert!(hooked.terminal_notice(&TerminalNotice::Bell, 5).is_none());
+        assert!(hooked.quiet(5).is_none());
+        assert!(hooked.busy());
+        let mut unobserved = TurnTracker::new(CompletionSignal::Unobserved);
+        assert!(unobserved.input_submitted(0).is_some(), "the start is still reported");
+        assert!(unobserved.quiet(3).is_none());
+        assert!(unobserved.reported("turn_completed", "", 3).is_none());
+        assert!(!unobserved.busy());
+        assert_eq!(unobserved.activity(), activity::UNKNOWN);
+    }
+
+    #[test]
+    fn hook_payloads_tell_approval_from_waiting_and_carry_usage() {
+        let mut tracker = TurnTracker::new(CompletionSignal::Hook);
+        let approval = tracker.reported("notification", r#"{"message":"Claude needs your permission to use Bash"}"#, 3).unwrap();
+        assert!(matches!(approval.event, Event::ApprovalRequested { .. }));
+        let waiting = tracker.reported("notification", r#"{"message":"Claude is waiting for your input"}"#, 4).unwrap();
+        assert!(matches!(waiting.event, Event::AwaitingInput { .. }));
+        let done = tracker.reported("turn_completed", r#"{"usage":{"input_tokens":12,"output_tokens":34},"total_cost_usd":0.0021}"#, 9).unwrap();
+        match done.event {
+            Event::TurnCompleted { usage, source, .. } => {
+                assert_eq!(source, "hook");
+                assert_eq!((usage.kind.as_str(), usage.input_tokens, usage.output_tokens, usage.cost_micro_usd), ("measured", Some(12), Some(34), Some(2100)));
+            }
+            other => panic!("{other:?}"),
+        }
+        let done = tracker.reported("turn_completed", "not json", 10).unwrap();
+        assert!(matches!(done.event, Event::TurnCompleted { usage, .. } if usage.kind == "unavailable"));
+    }
+
+    #[test]
+    fn the_log_is_bounded() {
+        let mut tracker = TurnTracker::new(CompletionSignal::ScreenHeuristic);
+        for offset in 0..1000 {
+            tracker.input_submitted(offset);
+            tracker.quiet(offset);
+        }
+        assert_eq!(tracker.signals_from(0).len(), SIGNAL_LOG_LEN);
+    }
+}

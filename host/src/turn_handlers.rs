@@ -1,0 +1,324 @@
+//! The handlers that drive turns: `send` (input that submits), `ask`,
+//! `interrupt` and `notify`.
+
+use crate::host_state::HostState;
+use crate::limits::{DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, READY_QUIET, READY_TIMEOUT};
+use crate::pane::turn::TurnSignal;
+use crate::pane::Pane;
+use panehost_adapters::CompletionSignal;
+use panehost_ipc::{
+    limitation, ErrorBody, ErrorCode, Event, InterruptReport, InterruptStep, PaneId, Response, SendParams, TurnReport,
+};
+use rustix::process::Signal;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long a `send` may wait for the process to take its input.
+pub const INPUT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Between two presses of an interrupt key that must be pressed twice, so
+/// the CLI reads two presses rather than one escape sequence.
+const KEY_PRESS_GAP: Duration = Duration::from_millis(150);
+
+const PASTE_START: &[u8] = b"\x1b[200~";
+const PASTE_END: &[u8] = b"\x1b[201~";
+
+fn find(host: &HostState, id: &PaneId) -> Result<Arc<Pane>, ErrorBody> {
+    host.registry.get(id).ok_or_else(|| ErrorBody::new(ErrorCode::UnknownPane, format!("no pane {id}")))
+}
+
+fn write_error(id: &PaneId, err: std::io::Error) -> ErrorBody {
+    ErrorBody::new(ErrorCode::Internal, format!("writing to pane {id}: {err}"))
+}
+
+/// `send`: raw input, or, with `enter`, input that submits: the text as a
+/// bracketed paste when the program enabled it, then Enter as its own
+/// write, and a turn starts.
+pub async fn handle_send(host: &HostState, params: SendParams) -> Result<Response, ErrorBody> {
+    let pane = find(host, &params.pane)?;
+    if pane.current_progress().exit.is_some() {
+        return Err(ErrorBody::new(ErrorCode::PaneExited, format!("pane {} has exited", params.pane)));
+    }
+    let written = if params.enter { submit(&pane, &params).await? } else {
+        let input = params.input_bytes();
+        pane.write_input(&input, INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
+        input.len()
+    };
+    Ok(Response::Sent { pane: params.pane, bytes: written as u64 })
+}
+
+/// Writes input that submits; returns the bytes written.
+async fn submit(pane: &Pane, params: &SendParams) -> Result<usize, ErrorBody> {
+    if pane.drops_early_input() {
+        wait_until_ready(pane).await;
+    }
+    let mut body = Vec::new();
+    if !params.text.is_empty() {
+        if pane.snapshot().modes.bracketed_paste {
+            body.extend_from_slice(PASTE_START);
+            body.extend_from_slice(params.text.as_bytes());
+            body.extend_from_slice(PASTE_END);
+        } else {
+            body.extend_from_slice(params.text.as_bytes());
+        }
+    }
+    body.extend_from_slice(params.bytes.as_slice());
+    pane.write_input(&body, INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
+    pane.write_input(b"\r", INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
+    pane.input_submitted();
+    Ok(body.len() + 1)
+}
+
+/// Waits until the pane has shown output and then been quiet for a moment
+/// (its prompt is drawn), at most [`READY_TIMEOUT`].
+async fn wait_until_ready(pane: &Pane) {
+    let mut progress = pane.progress();
+    let ready = async {
+        let _ = progress.wait_for(|state| state.end > 0 || state.exit.is_some()).await;
+        while let Ok(Ok(())) = tokio::time::timeout(READY_QUIET, progress.changed()).await {}
+    };
+    if tokio::time::timeout(READY_TIMEOUT, ready).await.is_err() {
+        tracing::warn!(pane = %pane.info().id, "not quiet within the readiness timeout; sending anyway");
+    }
+}
+
+/// `ask`: submit, then wait for the end of the turn.
+pub async fn handle_ask(host: &HostState, id: &PaneId, text: String, timeout_ms: Option<u64>) -> Result<Response, ErrorBody> {
+    let pane = find(host, id)?;
+    if pane.completion() == CompletionSignal::Unobserved {
+        return Err(ErrorBody::unsupported(
+            limitation::COMPLETION_UNOBSERVED,
+            format!("runtime {} gives no signal when a turn ends; use send and events instead", pane.info().runtime),
+        ));
+    }
+    if pane.current_progress().exit.is_some() {
+        return Err(ErrorBody::new(ErrorCode::PaneExited, format!("pane {id} has exited")));
+    }
+    if pane.busy() {
+        return Err(ErrorBody::new(
+            ErrorCode::TurnInProgress,
+            format!("pane {id} is in a turn ({}); wait for it or interrupt it first", pane.activity()),
+        ));
+    }
+    let timeout = timeout_ms.map(Duration::from_millis).unwrap_or(DEFAULT_TURN_TIMEOUT);
+    let before = pane.snapshot().text;
+    let first_seq = pane.current_progress().signals;
+    let started_offset = pane.current_progress().end;
+    let started = Instant::now();
+    submit(&pane, &SendParams { pane: id.clone(), text, ..SendParams::default() }).await?;
+
+    let mut progress = pane.progress();
+    // (`wait_for` answers with a read guard; keep only whether it timed out.)
+    let timed_out = tokio::time::timeout(timeout, progress.wait_for(|state| {
+        state.exit.is_some() || completed_since(&pane, first_seq).is_some()
+    }))
+    .await
+    .is_err();
+    let completed = completed_since(&pane, first_seq);
+    let Some(TurnSignal { event: Event::TurnCompleted { offset, source, usage }, .. }) = completed else {
+        return Err(if timed_out {
+            turn_timeout(&pane, timeout, started_offset, started)
+        } else {
+            ErrorBody::new(ErrorCode::PaneExited, format!("pane {id} exited before the turn ended"))
+        });
+    };
+    // Let the screen catch up with the end of the turn before reading it.
+    let mut parsed = pane.parsed_offset();
+    let _ = tokio::time::timeout(Duration::from_secs(2), parsed.wait_for(|parsed| *parsed >= offset)).await;
+    let after = pane.snapshot().text;
+    Ok(Response::Answered(TurnReport {
+        source,
+        started_offset,
+        completed_offset: offset,
+        duration_ms: started.elapsed().as_millis() as u64,
+        added_text: added_lines(&before, &after),
+        usage,
+    }))
+}
+
+/// The first `turn_completed` signal from `first_seq` on.
+fn completed_since(pane: &Pane, first_seq: u64) -> Option<TurnSignal> {
+    pane.signals_from(first_seq).into_iter().find(|signal| matches!(signal.event, Event::TurnCompleted { .. }))
+}
+
+/// A timeout that says what was observed.
+fn turn_timeout(pane: &Pane, timeout: Duration, started_offset: u64, started: Instant) -> ErrorBody {
+    let progress = pane.current_progress();
+    let message = format!(
+        "no end of turn within {} ms (completion: {}, activity: {}, {} bytes of output since the prompt); \
+         the turn is left running: interrupt it, or wait, before asking again",
+        timeout.as_millis(),
+        pane.completion().as_str(),
+        pane.activity(),
+        progress.end.saturating_sub(started_offset),
+    );
+    tracing::info!(pane = %pane.info().id, elapsed_ms = started.elapsed().as_millis() as u64, "turn timed out");
+    ErrorBody::new(ErrorCode::TurnTimeout, message)
+}
+
+/// Lines of `after` that were not in `before`, in screen order.
+fn added_lines(before: &str, after: &str) -> String {
+    let mut remaining: HashMap<&str, usize> = HashMap::new();
+    for line in before.lines() {
+        *remaining.entry(line.trim_end()).or_default() += 1;
+    }
+    after
+        .lines()
+        .map(str::trim_end)
+        .filter(|line| !line.is_empty())
+        .filter(|line| match remaining.get_mut(line) {
+            Some(count) if *count > 0 => {
+                *count -= 1;
+                false
+            }
+            _ => true,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `interrupt`: the runtime's keys at once; then, unless the end of the
+/// turn (or the output going quiet, or the process ending) confirms the
+/// stop, SIGINT to the terminal's foreground process group; with
+/// `terminate`, SIGTERM and SIGKILL after bounded waits.
+pub async fn handle_interrupt(host: &HostState, id: &PaneId, terminate: bool) -> Result<Response, ErrorBody> {
+    let pane = find(host, id)?;
+    let began = Instant::now();
+    let mut steps = Vec::new();
+    let step = |action: &str, detail: String, steps: &mut Vec<InterruptStep>| {
+        steps.push(InterruptStep { action: action.into(), detail, at_ms: began.elapsed().as_millis() as u64 });
+    };
+    let report = |outcome: &str, steps: Vec<InterruptStep>| {
+        Ok(Response::Interrupted(InterruptReport { pane: id.clone(), outcome: outcome.into(), steps }))
+    };
+    if pane.current_progress().exit.is_some() {
+        return report("not_running", steps);
+    }
+    let was_busy = pane.busy();
+    let first_seq = pane.current_progress().signals;
+    let keys = pane.interrupt_keys().to_vec();
+    for press in 0..pane.interrupt_presses() {
+        if press > 0 {
+            tokio::time::sleep(KEY_PRESS_GAP).await;
+        }
+        pane.write_input(&keys, INPUT_TIMEOUT).await.map_err(|err| write_error(id, err))?;
+    }
+    let presses = if pane.interrupt_presses() > 1 { format!(" x{}", pane.interrupt_presses()) } else { String::new() };
+    step("keys", format!("{}{presses}", keys.escape_ascii()), &mut steps);
+
+    match confirm(&pane, first_seq, INTERRUPT_CONFIRM_WAIT.max(HEURISTIC_QUIET + Duration::from_millis(500)), was_busy).await {
+        Confirmation::Exited => {
+            step("observed", "the process exited".into(), &mut steps);
+            return report("process_ended", steps);
+        }
+        Confirmation::TurnEnded(how) => {
+            step("observed", how, &mut steps);
+            pane.turn_interrupted();
+            return report("turn_cancelled", steps);
+        }
+        Confirmation::None => {}
+    }
+    // Escalating to signals is only safe when the host knows a turn is
+    // running: many CLIs exit on a second Ctrl-C at an idle prompt.
+    if !was_busy {
+        step("observed", "no turn was known to be running".into(), &mut steps);
+        return report("unconfirmed", steps);
+    }
+    if pane.completion() == CompletionSignal::Unobserved {
+        step("observed", "nothing confirms the stop".into(), &mut steps);
+        return report("unconfirmed", steps);
+    }
+    for (signal, action) in [(Signal::INT, "sigint"), (Signal::TERM, "sigterm"), (Signal::KILL, "sigkill")] {
+        if signal != Signal::INT && !terminate {
+            break;
+        }
+        let target = pane.signal_foreground(signal);
+        step(action, target, &mut steps);
+        match confirm(&pane, first_seq, INTERRUPT_CONFIRM_WAIT, was_busy).await {
+            Confirmation::Exited => {
+                step("observed", "the process exited".into(), &mut steps);
+                return report("process_ended", steps);
+            }
+            Confirmation::TurnEnded(how) => {
+                step("observed", how, &mut steps);
+                pane.turn_interrupted();
+                return report("process_interrupted", steps);
+            }
+            Confirmation::None => {}
+        }
+    }
+    step("observed", "nothing confirms the stop".into(), &mut steps);
+    report("unconfirmed", steps)
+}
+
+/// What confirmed a stop.
+enum Confirmation {
+    Exited,
+    TurnEnded(String),
+    None,
+}
+
+/// Waits up to `limit` for the process to exit, a turn-completed signal,
+/// or (when a turn was running) the output to stay quiet for the
+/// heuristic's quiet period.
+async fn confirm(pane: &Pane, first_seq: u64, limit: Duration, turn_running: bool) -> Confirmation {
+    let deadline = Instant::now() + limit;
+    let mut progress = pane.progress();
+    loop {
+        if pane.current_progress().exit.is_some() {
+            return Confirmation::Exited;
+        }
+        if let Some(TurnSignal { event: Event::TurnCompleted { source, .. }, .. }) = completed_since(pane, first_seq) {
+            return Confirmation::TurnEnded(format!("turn_completed ({source})"));
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Confirmation::None;
+        }
+        progress.borrow_and_update();
+        match tokio::time::timeout(left.min(HEURISTIC_QUIET), progress.changed()).await {
+            Err(_) if turn_running && left >= HEURISTIC_QUIET => {
+                return Confirmation::TurnEnded(format!("output quiet for {} ms (heuristic)", HEURISTIC_QUIET.as_millis()))
+            }
+            Err(_) => return Confirmation::None,
+            Ok(Err(_)) => return Confirmation::Exited,
+            Ok(Ok(())) => {}
+        }
+    }
+}
+
+/// `notify`: a hook's report from inside the pane.
+pub fn handle_notify(host: &HostState, id: &PaneId, token: &str, event: &str, payload: &str) -> Result<Response, ErrorBody> {
+    let pane = find(host, id)?;
+    if !pane.report(token, event, payload) {
+        return Err(ErrorBody::new(ErrorCode::NotifyRefused, format!("the notify token is not pane {id}'s")));
+    }
+    Ok(Response::Notified {})
+}
+
+/// Closes a pane once it has run `limit` (its wall-time limit).
+pub fn enforce_wall_time(pane: Arc<Pane>, limit: Duration) {
+    tokio::spawn(async move {
+        let mut progress = pane.progress();
+        let reached = tokio::time::timeout(limit, progress.wait_for(|state| state.exit.is_some() || state.closed))
+            .await
+            .is_err();
+        if reached {
+            tracing::info!(pane = %pane.info().id, limit_ms = limit.as_millis() as u64, "wall-time limit reached; closing");
+            pane.close().await;
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::added_lines;
+
+    #[test]
+    fn added_lines_are_what_the_turn_put_on_the_screen() {
+        let before = "$ ls\nfile\n$ ";
+        let after = "$ ls\nfile\n$ ask\nanswer: ksa\n$ ";
+        assert_eq!(added_lines(before, after), "$ ask\nanswer: ksa");
+    }
+}

@@ -1,0 +1,75 @@
+//! Many panes on one host: start `--panes` (default 1,000) interactive
+//! shells at 80x24 through one connection, one `start` request after the
+//! other, and wait until every one has printed its prompt. Against tmux:
+//! one client runs a file of as many `new-window -d` commands
+//! (`source-file`), and the bench waits until every pane's cursor has left
+//! column 0 (the prompt is out).
+//!
+//! Figures: wall time from the first request to the last prompt, the host
+//! process's (tmux server's) resident memory and open file descriptors
+//! with every pane running.
+
+use crate::host::{shell_pane, wait_for_panes, PanehostHost};
+use crate::memory::wait_for_tmux_panes;
+use crate::procfs;
+use crate::report::{Better, Figure};
+use crate::tmux::TmuxServer;
+use crate::{progress, Bench, BenchResult};
+use std::time::{Duration, Instant};
+
+/// What one system came to with every pane running.
+#[derive(Debug, Clone)]
+struct ManyPanes {
+    seconds: f64,
+    rss_mib: f64,
+    fds: f64,
+    fd_kinds: String,
+}
+
+pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
+    let panes = bench.options.panes;
+    let host = bench.start_host(&[])?;
+    let ph = bench.runtime.block_on(panehost(&host, panes))?;
+    progress(&format!("panes: panehost {panes} in {:.1} s, {:.0} MiB, {} fds", ph.seconds, ph.rss_mib, ph.fds));
+    let stop_started = Instant::now();
+    host.stop();
+    let ph_stop = stop_started.elapsed().as_secs_f64();
+    let tmux = bench.start_tmux(2000)?;
+    let tm = tmux_windows(bench, &tmux, panes)?;
+    tmux.kill();
+    progress(&format!("panes: tmux {panes} in {:.1} s, {:.0} MiB, {} fds", tm.seconds, tm.rss_mib, tm.fds));
+
+    let name = |what: &str| format!("panes-{panes}/{what}");
+    Ok(vec![
+        Figure::single(&name("start"), "s", Better::Lower, ph.seconds, Some(tm.seconds), None)
+            .note(format!("all {panes} shells running with a prompt; stopping the host (SIGTERM, which closes every pane) then took {ph_stop:.1} s")),
+        Figure::single(&name("rss"), "MiB", Better::Lower, ph.rss_mib, Some(tm.rss_mib), None),
+        Figure::single(&name("fds"), "fds", Better::Lower, ph.fds, Some(tm.fds), None)
+            .note(format!("panehost: {}; tmux: {}", ph.fd_kinds, tm.fd_kinds)),
+    ])
+}
+
+async fn panehost(host: &PanehostHost, count: usize) -> BenchResult<ManyPanes> {
+    let client = host.connect().await?;
+    let started = Instant::now();
+    let mut panes = Vec::with_capacity(count);
+    for i in 0..count {
+        match client.start(shell_pane(&[])).await {
+            Ok(pane) => panes.push(pane.id),
+            Err(error) => return Err(format!("pane {} of {count} did not start: {error}", i + 1).into()),
+        }
+    }
+    wait_for_panes(&client, &panes, Duration::from_secs(600), |p| p.offset > 0).await?;
+    let seconds = started.elapsed().as_secs_f64();
+    let fd_kinds = procfs::fd_kinds(host.pid());
+    Ok(ManyPanes { seconds, rss_mib: host.rss_kib() as f64 / 1024.0, fds: host.fd_count() as f64, fd_kinds })
+}
+
+fn tmux_windows(bench: &Bench, tmux: &TmuxServer, count: usize) -> BenchResult<ManyPanes> {
+    let started = Instant::now();
+    tmux.source(&bench.dir, &vec!["new-window -d -t keep:".to_owned(); count])?;
+    wait_for_tmux_panes(tmux, "#{cursor_x}", &|x| x > 0, count)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let fd_kinds = procfs::fd_kinds(tmux.pid());
+    Ok(ManyPanes { seconds, rss_mib: tmux.rss_kib() as f64 / 1024.0, fds: tmux.fd_count() as f64, fd_kinds })
+}
