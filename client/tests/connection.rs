@@ -24,6 +24,7 @@ fn summary(id: &str) -> PaneSummary {
         created_at_ms: 1,
         activity: "idle".into(),
         completion: "screen_heuristic".into(),
+        restored_by: "started".into(),
     }
 }
 

@@ -3,7 +3,9 @@
 use crate::connection;
 use crate::host_state::HostState;
 use crate::pane::PaneLimits;
+use crate::records::RecordStore;
 use crate::registry::Registry;
+use crate::restore;
 use crate::runtime_gate::RuntimeGate;
 use crate::socket_dir::ensure_private_dir;
 use anyhow::{bail, Context};
@@ -70,7 +72,9 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         runtime_gate: RuntimeGate::new(),
         pane_limits: config.pane_limits,
         pane_environment: vec![("PANEHOST_SOCKET".to_owned(), config.socket.display().to_string())],
+        records: RecordStore::open(&config.state_dir).context("pane records")?,
     });
+    restore::restore_panes(&host).await;
     let mut terminate = signal(SignalKind::terminate()).context("SIGTERM handler")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("SIGINT handler")?;
     let mut connection_ids = 0u64;
@@ -97,7 +101,12 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         .registry
         .all()
         .into_iter()
-        .map(|pane| tokio::spawn(async move { pane.close().await }))
+        .map(|pane| {
+            tokio::spawn(async move {
+                pane.close().await;
+                pane.release().await;
+            })
+        })
         .collect();
     for task in closing {
         let _ = task.await;

@@ -101,7 +101,7 @@ fn check_size(size: Size) -> Result<Size, ErrorBody> {
 async fn handle_start(host: &HostState, params: StartParams) -> Result<Response, ErrorBody> {
     let size = check_size(params.size.unwrap_or(Size::DEFAULT))?;
     let plan = host.catalog.admit(&params).map_err(|err| err.to_error_body())?;
-    let response = spawn_pane(host, plan, size).await?;
+    let response = spawn_pane(host, plan, params.clone(), size).await?;
     if let (Some(limit), Response::Started(summary)) = (params.max_wall_ms, &response) {
         if let Some(pane) = host.registry.get(&summary.id) {
             turn_handlers::enforce_wall_time(pane, Duration::from_millis(limit));
@@ -113,16 +113,17 @@ async fn handle_start(host: &HostState, params: StartParams) -> Result<Response,
 async fn handle_login(host: &HostState, runtime: &str, cwd: Option<&str>, size: Option<Size>) -> Result<Response, ErrorBody> {
     let size = check_size(size.unwrap_or(Size::DEFAULT))?;
     let plan = host.catalog.admit_login(runtime, cwd).map_err(|err| err.to_error_body())?;
-    spawn_pane(host, plan, size).await
+    let start = StartParams { runtime: runtime.to_owned(), cwd: cwd.map(str::to_owned), size: Some(size), ..StartParams::default() };
+    spawn_pane(host, plan, start, size).await
 }
 
 /// Checks the executable's identity, then spawns: nothing happens in
 /// between.
-async fn spawn_pane(host: &HostState, plan: LaunchPlan, size: Size) -> Result<Response, ErrorBody> {
+async fn spawn_pane(host: &HostState, plan: LaunchPlan, start: StartParams, size: Size) -> Result<Response, ErrorBody> {
     host.runtime_gate.check_before_spawn(&host.catalog, &plan).await?;
     let id = host.registry.new_id();
     let runtime = plan.runtime.clone();
-    let pane = Pane::spawn(id, plan, size, host.pane_limits, &host.pane_environment)
+    let pane = Pane::spawn(id, plan, start, size, host.pane_limits, &host.pane_environment, &host.records, None)
         .await
         .map_err(|err| ErrorBody::new(ErrorCode::SpawnFailed, format!("cannot start {runtime}: {err}")))?;
     tracing::info!(pane = %pane.info().id, runtime = %pane.info().runtime, pid = pane.info().pid, "pane started");
@@ -148,6 +149,7 @@ async fn handle_close(host: &HostState, id: &PaneId) -> Result<Response, ErrorBo
     let pane = find(host, id)?;
     let status = pane.close().await;
     host.registry.remove(id);
+    pane.release().await;
     tracing::info!(pane = %id, code = status.code, "pane closed");
     Ok(Response::Closed { pane: id.clone(), status })
 }

@@ -1,6 +1,7 @@
 //! What every connection of a host shares.
 
 use crate::pane::PaneLimits;
+use crate::records::RecordStore;
 use crate::registry::Registry;
 use crate::runtime_gate::RuntimeGate;
 use panehost_adapters::Catalog;
@@ -17,6 +18,8 @@ pub struct HostState {
     pub runtime_gate: RuntimeGate,
     /// Buffer sizes of new panes.
     pub pane_limits: PaneLimits,
+    /// Where pane records are kept.
+    pub records: RecordStore,
     /// Variables every pane gets from the host (`PANEHOST_SOCKET`).
     pub pane_environment: Vec<(String, String)>,
 }

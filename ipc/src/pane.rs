@@ -100,6 +100,14 @@ pub struct PaneSummary {
     /// `unknown` (see [`crate::turn::activity`]).
     #[serde(default)]
     pub activity: String,
+    /// How the pane came to this host: `started` (by a `start` or `login`),
+    /// or, after a host restart, `keeper` (the same process, taken back
+    /// from its keeper), `native_reference` or `provider_selection` (a new
+    /// process that resumed the session; the generation grew), or `fresh`
+    /// (a new process, starting over, where the runtime declares
+    /// `HOST_LOSS_RESTARTS_FRESH`).
+    #[serde(default)]
+    pub restored_by: String,
     /// How the end of a turn is observed for this pane: `hook`,
     /// `notify_program`, `terminal_notification`, `screen_heuristic` or
     /// `unobserved`.

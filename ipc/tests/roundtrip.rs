@@ -30,6 +30,7 @@ fn summary() -> PaneSummary {
         created_at_ms: 1,
         activity: "idle".into(),
         completion: "terminal_notification".into(),
+        restored_by: "started".into(),
     }
 }
 

@@ -69,6 +69,7 @@ pub(crate) fn pane(summary: &PaneSummary) -> Value {
     object.insert("created_at_ms".into(), json!(summary.created_at_ms));
     object.insert("activity".into(), json!(summary.activity));
     object.insert("completion".into(), json!(summary.completion));
+    object.insert("restored_by".into(), json!(summary.restored_by));
     Value::Object(object)
 }
 
@@ -188,6 +189,7 @@ mod tests {
             created_at_ms: 5,
             activity: "idle".into(),
             completion: "screen_heuristic".into(),
+            restored_by: "started".into(),
         }
     }
 

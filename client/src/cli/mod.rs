@@ -32,6 +32,7 @@ mod start;
 mod stdin_thread;
 mod table;
 mod terminal;
+mod web;
 
 use crate::error::ClientError;
 use clap::{Parser, Subcommand};
@@ -125,6 +126,7 @@ fn run_client(context: Context, command: Command) -> anyhow::Result<()> {
             Command::Ask(args) => ask::run(&context, args).await,
             Command::Notify(args) => notify::run(&context, args).await,
             Command::Control => control::run(&context).await,
+            Command::Web(args) => web::run(&context, args).await,
         }
     });
     // A thread blocked on standard input must not keep the process alive.
@@ -189,6 +191,8 @@ enum Command {
     Notify(notify::NotifyArgs),
     /// Bridge JSON-lines requests on standard input to the host.
     Control,
+    /// Serve a web terminal for the panes on a local HTTP port.
+    Web(web::WebArgs),
 }
 
 #[cfg(test)]

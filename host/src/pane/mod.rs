@@ -8,8 +8,9 @@
 //! reads the ring through a cursor of its own.
 
 mod exit;
-mod pty;
+pub mod keeper;
 mod quiet_watch;
+mod recorder;
 mod reader;
 pub mod ring;
 pub mod screen;
@@ -18,10 +19,10 @@ mod signals;
 pub mod turn;
 
 use crate::limits;
+use crate::records::{PaneRecord, RecordStore, RecordedScreen, RECORD_VERSION, RESERVE_STEP};
 use panehost_adapters::{CompletionSignal, LaunchPlan};
-use panehost_ipc::{ExitStatus, PaneId, PaneState, PaneSummary, ScreenSnapshot, Size};
+use panehost_ipc::{ExitStatus, PaneId, PaneState, PaneSummary, ScreenSnapshot, Size, StartParams};
 use turn::{TerminalNotice, TurnSignal, TurnTracker};
-use portable_pty::MasterPty;
 use ring::{OutputRing, RingRead};
 use screen::TerminalScreen;
 use std::collections::VecDeque;
@@ -110,7 +111,16 @@ pub struct Pane {
     parsed: watch::Sender<u64>,
     io: AsyncFd<OwnedFd>,
     input: tokio::sync::Mutex<()>,
-    master: Mutex<Box<dyn MasterPty + Send>>,
+    /// The keeper connection's writing side, for `release`.
+    keeper_control: tokio::sync::Mutex<Option<tokio::net::unix::OwnedWriteHalf>>,
+    /// The keeper's pid when this host started it (and must reap it).
+    keeper_pid: Option<u32>,
+    /// The pane's durable record, and where it is written.
+    record: Mutex<PaneRecord>,
+    records: RecordStore,
+    /// How the pane came to this host: `started`, or after a restart
+    /// `keeper` (taken back from its keeper).
+    restored_by: &'static str,
 }
 
 impl std::fmt::Debug for Pane {
@@ -126,17 +136,20 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Pane {
-    /// Spawns the plan's process in a new PTY and starts the pane's tasks.
-    /// Must be called within a tokio runtime.
+    /// Starts the plan's process in a new PTY held by a keeper process, and
+    /// the pane's tasks. Must be called within a tokio runtime.
     ///
     /// # Errors
-    /// Fails when the PTY or the process cannot be created.
+    /// Fails when the keeper, the PTY or the process cannot be created.
     pub async fn spawn(
         id: PaneId,
         plan: LaunchPlan,
+        start: StartParams,
         size: Size,
         pane_limits: PaneLimits,
         host_env: &[(String, String)],
+        records: &RecordStore,
+        previous: Option<(PaneRecord, &'static str)>,
     ) -> io::Result<Arc<Pane>> {
         let notify_token = random_token();
         let mut extra_env = vec![
@@ -144,48 +157,171 @@ impl Pane {
             ("PANEHOST_NOTIFY_TOKEN".to_owned(), notify_token.clone()),
         ];
         extra_env.extend(host_env.iter().cloned());
-        let spawn_plan = plan.clone();
-        let spawned = tokio::task::spawn_blocking(move || pty::spawn_in_pty(&spawn_plan, size, &extra_env))
-            .await
-            .map_err(io::Error::other)??;
-        // The exit watcher reaps the child by pid; the handle is not needed.
-        drop(spawned.child);
-        let info = PaneInfo {
-            id,
-            runtime: plan.runtime.clone(),
-            generation: 1,
-            pid: spawned.pid,
-            cwd: plan.cwd.display().to_string(),
-            created_at_ms: now_ms(),
+        let keepers = records.keepers_dir();
+        let socket = keepers.join(format!("{id}.sock"));
+        let launch_plan = plan.clone();
+        let launch_socket = socket.clone();
+        let (keeper_pid, handover) = tokio::task::spawn_blocking(move || {
+            std::fs::create_dir_all(&keepers)?;
+            std::fs::set_permissions(&keepers, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+            let keeper_pid = keeper::launch(&launch_plan, size, &extra_env, &launch_socket)?;
+            Ok::<_, io::Error>((keeper_pid, keeper::connect(&launch_socket)?))
+        })
+        .await
+        .map_err(io::Error::other)??;
+        // A pane restored by a new process keeps its id and creation time;
+        // its generation grows and its offsets continue.
+        let (generation, created_at_ms, reserved_offset, native_reference, restored_by) = match &previous {
+            Some((prev, how)) => {
+                (prev.generation + 1, prev.created_at_ms, prev.reserved_offset, prev.native_reference.clone(), *how)
+            }
+            None => (1, now_ms(), 0, None, "started"),
         };
+        let record = PaneRecord {
+            version: RECORD_VERSION,
+            id: id.clone(),
+            runtime: plan.runtime.clone(),
+            generation,
+            pid: handover.pid,
+            keeper_socket: socket,
+            start,
+            cwd: plan.cwd.display().to_string(),
+            size,
+            created_at_ms,
+            notify_token,
+            native_reference,
+            reserved_offset,
+            screen: None,
+            exit: None,
+        };
+        let behaviour = Behaviour {
+            interrupt_keys: plan.interrupt_keys,
+            interrupt_presses: plan.interrupt_presses,
+            completion: plan.completion,
+            drops_early_input: plan.drops_early_input,
+        };
+        Pane::assemble(record, behaviour, handover, Some(keeper_pid), pane_limits, records.clone(), restored_by).await
+    }
+
+    /// Takes back a pane whose keeper survived a host restart: same id,
+    /// generation and pid; offsets continue from the record's reservation;
+    /// the screen starts from the recorded one.
+    ///
+    /// # Errors
+    /// Fails when the keeper does not answer.
+    pub async fn adopt(
+        record: PaneRecord,
+        behaviour: Behaviour,
+        pane_limits: PaneLimits,
+        records: &RecordStore,
+    ) -> io::Result<Arc<Pane>> {
+        let socket = record.keeper_socket.clone();
+        let handover = tokio::task::spawn_blocking(move || keeper::connect(&socket)).await.map_err(io::Error::other)??;
+        if handover.pid != record.pid {
+            return Err(io::Error::other(format!("the keeper holds pid {}, the record names {}", handover.pid, record.pid)));
+        }
+        Pane::assemble(record, behaviour, handover, None, pane_limits, records.clone(), "keeper").await
+    }
+
+    async fn assemble(
+        mut record: PaneRecord,
+        behaviour: Behaviour,
+        handover: keeper::Handover,
+        keeper_pid: Option<u32>,
+        pane_limits: PaneLimits,
+        records: RecordStore,
+        restored_by: &'static str,
+    ) -> io::Result<Arc<Pane>> {
+        let base = record.reserved_offset;
+        record.reserved_offset = base + RESERVE_STEP;
+        let size = record.size;
+        let mut screen = TerminalScreen::new(size, pane_limits.scrollback_lines, pane_limits.scrollback_bytes);
+        if let Some(saved) = &record.screen {
+            screen.restore(saved.formatted.as_slice());
+        }
+        screen.set_parsed(base);
+        let io_fd = handover.master;
+        set_nonblocking(&io_fd)?;
+        handover.control.set_nonblocking(true)?;
+        let (control_read, control_write) = tokio::net::UnixStream::from_std(handover.control)?.into_split();
+        let info = PaneInfo {
+            id: record.id.clone(),
+            runtime: record.runtime.clone(),
+            generation: record.generation,
+            pid: handover.pid,
+            cwd: record.cwd.clone(),
+            created_at_ms: record.created_at_ms,
+        };
+        let notify_token = record.notify_token.clone();
+        let mut ring = OutputRing::new(pane_limits.ring_bytes);
+        ring.skip_to(base);
         let pane = Arc::new(Pane {
             info,
-            interrupt_keys: plan.interrupt_keys,
-            interrupt_presses: plan.interrupt_presses.max(1),
+            interrupt_keys: behaviour.interrupt_keys,
+            interrupt_presses: behaviour.interrupt_presses.max(1),
             notify_token,
-            drops_early_input: plan.drops_early_input,
-            turns: Mutex::new(TurnTracker::new(plan.completion)),
-            output: Mutex::new(OutputState {
-                ring: OutputRing::new(pane_limits.ring_bytes),
-                pending_resizes: VecDeque::new(),
-                reader_done: false,
-            }),
-            screen: Mutex::new(TerminalScreen::new(size, pane_limits.scrollback_lines, pane_limits.scrollback_bytes)),
-            progress: watch::Sender::new(Progress { end: 0, size, exit: None, closed: false, signals: 0 }),
-            parsed: watch::Sender::new(0),
+            drops_early_input: behaviour.drops_early_input,
+            turns: Mutex::new(TurnTracker::new(behaviour.completion)),
+            output: Mutex::new(OutputState { ring, pending_resizes: VecDeque::new(), reader_done: false }),
+            screen: Mutex::new(screen),
+            progress: watch::Sender::new(Progress { end: base, size, exit: None, closed: false, signals: 0 }),
+            parsed: watch::Sender::new(base),
             // Safety: the OwnedFd is moved into the AsyncFd, which keeps it
             // open and unchanged for as long as it is registered.
-            io: unsafe { AsyncFd::register(spawned.io_fd) }.map_err(io::Error::from)?,
+            io: unsafe { AsyncFd::register(io_fd) }.map_err(io::Error::from)?,
             input: tokio::sync::Mutex::new(()),
-            master: Mutex::new(spawned.master),
+            keeper_control: tokio::sync::Mutex::new(Some(control_write)),
+            keeper_pid,
+            record: Mutex::new(record),
+            records,
+            restored_by,
         });
+        pane.save_record().await;
         tokio::spawn(reader::run(Arc::clone(&pane)));
         tokio::spawn(screen_follower::run(Arc::clone(&pane)));
-        tokio::spawn(exit::watch(Arc::clone(&pane)));
-        if plan.completion == CompletionSignal::ScreenHeuristic {
+        tokio::spawn(exit::watch(Arc::clone(&pane), control_read, handover.exited));
+        tokio::spawn(recorder::run(Arc::clone(&pane)));
+        if behaviour.completion == CompletionSignal::ScreenHeuristic {
             tokio::spawn(quiet_watch::run(Arc::clone(&pane)));
         }
         Ok(pane)
+    }
+
+    /// How the pane came to this host: `started` or `keeper`.
+    pub fn restored_by(&self) -> &'static str {
+        self.restored_by
+    }
+
+    fn set_recorded_screen(&self, screen: RecordedScreen) {
+        lock(&self.record).screen = Some(screen);
+    }
+
+    /// A copy of the pane's record.
+    pub fn record(&self) -> PaneRecord {
+        lock(&self.record).clone()
+    }
+
+    /// Writes the pane's record (off the async threads).
+    async fn save_record(&self) {
+        let record = self.record();
+        let records = self.records.clone();
+        let saved = tokio::task::spawn_blocking(move || records.save(&record)).await;
+        if let Ok(Err(err)) | Err(err) = saved.map_err(io::Error::other) {
+            tracing::warn!(pane = %self.info.id, %err, "cannot write the pane record");
+        }
+    }
+
+    /// Tells the keeper the pane is forgotten (it exits once its child
+    /// has), forgets the record, and reaps a keeper this host started.
+    pub async fn release(&self) {
+        if let Some(mut control) = self.keeper_control.lock().await.take() {
+            use tokio::io::AsyncWriteExt;
+            let _ = control.write_all(b"release\n").await;
+        }
+        self.records.remove(&self.info.id);
+        if let Some(keeper_pid) = self.keeper_pid {
+            tokio::spawn(exit::reap_keeper(keeper_pid));
+        }
     }
 
     /// The pane's fixed identity.
@@ -256,6 +392,7 @@ impl Pane {
             created_at_ms: self.info.created_at_ms,
             activity,
             completion,
+            restored_by: self.restored_by.to_owned(),
         }
     }
 
@@ -384,7 +521,9 @@ impl Pane {
     /// # Errors
     /// Fails when the resize ioctl fails.
     pub fn resize(&self, size: Size) -> io::Result<()> {
-        lock(&self.master).resize(pty::pty_size(size)).map_err(io::Error::other)?;
+        let winsize = rustix::termios::Winsize { ws_row: size.rows, ws_col: size.cols, ws_xpixel: 0, ws_ypixel: 0 };
+        rustix::termios::tcsetwinsize(self.io.get_ref(), winsize)?;
+        lock(&self.record).size = size;
         let mut output = lock(&self.output);
         let at = output.ring.end();
         output.pending_resizes.push_back((at, size));
@@ -425,6 +564,13 @@ impl Pane {
             // The follower only stops once the pane is closed; then nothing waits for it.
             let _ = parsed.wait_for(|offset| *offset >= target || self.progress.borrow().closed).await;
         }
+        // No byte may pass the reserved offset before a new reservation is
+        // on disk: a host restarted after a crash continues from it.
+        let needed = self.progress.borrow().end + data.len() as u64;
+        if needed > lock(&self.record).reserved_offset {
+            lock(&self.record).reserved_offset = needed + RESERVE_STEP;
+            self.save_record().await;
+        }
         let end = {
             let mut output = lock(&self.output);
             output.ring.append(data);
@@ -445,8 +591,29 @@ impl Pane {
 
     fn record_exit(&self, status: ExitStatus) {
         lock(&self.turns).exited();
+        lock(&self.record).exit = Some(status.clone());
         self.progress.send_modify(|progress| progress.exit = Some(status));
     }
+}
+
+/// How a pane's runtime behaves, from its launch plan (kept across a host
+/// restart through the runtime's descriptor).
+#[derive(Debug, Clone)]
+pub struct Behaviour {
+    /// The interrupt keys.
+    pub interrupt_keys: Vec<u8>,
+    /// How many times they are pressed.
+    pub interrupt_presses: u8,
+    /// How the end of a turn is observed.
+    pub completion: CompletionSignal,
+    /// Whether early input is lost.
+    pub drops_early_input: bool,
+}
+
+fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
+    let flags = rustix::fs::fcntl_getfl(fd)?;
+    rustix::fs::fcntl_setfl(fd, flags | rustix::fs::OFlags::NONBLOCK)?;
+    Ok(())
 }
 
 /// A token only this pane's processes know (from their environment).

@@ -35,6 +35,13 @@ impl OutputRing {
         OutputRing { bytes: VecDeque::new(), capacity: capacity.max(1), end: 0 }
     }
 
+    /// Makes an empty ring continue from `offset` (a pane taken back after
+    /// a host restart).
+    pub fn skip_to(&mut self, offset: u64) {
+        self.bytes.clear();
+        self.end = offset;
+    }
+
     /// Offset of the oldest byte held.
     pub fn start(&self) -> u64 {
         self.end - self.bytes.len() as u64

@@ -76,6 +76,19 @@ impl TerminalScreen {
         self.parsed += data.len() as u64;
     }
 
+    /// Redraws a saved screen (its formatted bytes) without counting them
+    /// as output.
+    pub fn restore(&mut self, formatted: &[u8]) {
+        self.parser.process(formatted);
+        let _ = self.take_notices();
+    }
+
+    /// Declares the offset of the next byte the screen expects (for a pane
+    /// whose output continues from a reserved offset).
+    pub fn set_parsed(&mut self, offset: u64) {
+        self.parsed = offset;
+    }
+
     /// The offset of the next byte the screen expects.
     pub fn parsed(&self) -> u64 {
         self.parsed

@@ -56,17 +56,40 @@ impl TestHost {
         let state_dir = dir.path().join("state");
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
-        let log = std::fs::File::create(dir.path().join("host.log")).unwrap();
+        let child = spawn_host(dir.path(), &socket, &state_dir, &home, extra_env);
+        let host = TestHost { dir, socket, state_dir, home, child: Some(child) };
+        host.wait_until_listening();
+        host
+    }
+
+    /// Kills the host with SIGKILL (its panes' keepers live on) and waits
+    /// until it is gone.
+    pub fn kill_hard(&mut self) {
+        let mut child = self.child.take().expect("a running host");
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
+    /// Starts a new host on the same socket and state directory.
+    pub fn restart(&mut self) {
+        assert!(self.child.is_none(), "stop or kill the host first");
+        self.child = Some(spawn_host(self.dir.path(), &self.socket, &self.state_dir, &self.home, &[]));
+        self.wait_until_listening();
+    }
+}
+
+fn spawn_host(dir: &Path, socket: &Path, state_dir: &Path, home: &Path, extra_env: &[(&str, &str)]) -> Child {
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("host.log")).unwrap();
         let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin_dir().display());
-        let child = Command::new(panehost_bin())
+        Command::new(panehost_bin())
             .arg("--socket")
-            .arg(&socket)
+            .arg(socket)
             .arg("--state-dir")
-            .arg(&state_dir)
+            .arg(state_dir)
             .arg("host")
             .env_clear()
             .env("PATH", path)
-            .env("HOME", &home)
+            .env("HOME", home)
             .env("SHELL", "/bin/sh")
             .env("LANG", "C.UTF-8")
             .env("PANEHOST_LOG", "debug")
@@ -75,12 +98,10 @@ impl TestHost {
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
-            .unwrap();
-        let host = TestHost { dir, socket, state_dir, home, child: Some(child) };
-        host.wait_until_listening();
-        host
-    }
+            .unwrap()
+}
 
+impl TestHost {
     fn wait_until_listening(&self) {
         let deadline = Instant::now() + WAIT;
         while UnixStream::connect(&self.socket).is_err() {

@@ -1,0 +1,141 @@
+//! `panehost web [--listen ADDR] [--allow-remote] [--assets DIR]`: a web
+//! terminal for the host's panes.
+//!
+//! The server prints one URL with a fresh access token on standard output,
+//! serves the page (a pane list and an xterm.js terminal view), answers
+//! `GET /api/panes`, and bridges `GET /ws` WebSockets to pane
+//! subscriptions. docs/WEB.md describes the security model, the reconnect
+//! guarantee and the message formats.
+//!
+//! One file per job:
+//! - [`server`]: the routes and the shared state;
+//! - [`auth`]: the token, the cookie, the Origin check, and the redaction
+//!   of the token from logged URLs;
+//! - [`bridge`]: one WebSocket, one pane subscription;
+//! - [`wire`]: the JSON messages of the WebSocket, both directions;
+//! - [`assets`]: finding and serving the page's files.
+
+mod assets;
+mod auth;
+mod bridge;
+mod server;
+mod wire;
+
+use super::context::Context;
+use super::UsageError;
+use anyhow::Context as _;
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Arguments of `web`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct WebArgs {
+    /// The address to listen on; port 0 picks a free port.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    listen: SocketAddr,
+    /// Allow an address other than loopback. Anyone who can reach the port
+    /// and holds the token controls the panes; there is no TLS.
+    #[arg(long)]
+    allow_remote: bool,
+    /// The page's directory: index.html, app.js, and node_modules/ from
+    /// `npm ci` [default: client/web, found from this executable]
+    #[arg(long, value_name = "DIR")]
+    assets: Option<PathBuf>,
+}
+
+/// Serves until interrupted (SIGINT or SIGTERM).
+pub(crate) async fn run(context: &Context, args: WebArgs) -> anyhow::Result<()> {
+    check_listen_address(args.listen, args.allow_remote)?;
+    let assets = assets::Assets::locate(args.assets.as_deref());
+    if let Some(problem) = assets.problem() {
+        eprintln!("warning: {problem}; the page will answer 500 until that is fixed");
+    }
+    let host = server::HostLink::new(context.connector()?);
+    // Fail early, and start the host now when none answers.
+    host.client().await.context("cannot reach the host")?;
+    let token = auth::Token::generate().context("cannot make an access token")?;
+
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let local = listener.local_addr()?;
+    let auth = auth::Auth::new(token, local.port());
+    let url = format!("http://{}/?token={}", display_address(local), auth.token());
+    let state = Arc::new(server::AppState { auth, assets, host });
+    let app = server::router(Arc::clone(&state));
+
+    {
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{url}")?;
+        stdout.flush()?;
+    }
+    eprintln!(
+        "panehost web: serving the panes of the host at {} on http://{}/ until interrupted",
+        context.socket.display(),
+        display_address(local)
+    );
+    if !local.ip().is_loopback() {
+        eprintln!("warning: listening on {}, beyond this machine, without TLS", local.ip());
+    }
+
+    let serve = axum::serve(listener, app.into_make_service());
+    tokio::select! {
+        result = serve => result.context("the web server failed")?,
+        signal = stop_signal() => {
+            tracing::debug!(signal, "stopping");
+        }
+    }
+    Ok(())
+}
+
+/// Loopback only, unless `--allow-remote`.
+fn check_listen_address(listen: SocketAddr, allow_remote: bool) -> Result<(), UsageError> {
+    if listen.ip().is_loopback() || allow_remote {
+        Ok(())
+    } else {
+        Err(UsageError(format!(
+            "{listen} is not a loopback address; pass --allow-remote to listen beyond this machine"
+        )))
+    }
+}
+
+/// `127.0.0.1:8080`, `[::1]:8080`.
+fn display_address(address: SocketAddr) -> String {
+    address.to_string()
+}
+
+/// Waits for SIGINT or SIGTERM and names it.
+async fn stop_signal() -> &'static str {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut interrupt), Ok(mut terminate)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+    else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = interrupt.recv() => "SIGINT",
+        _ = terminate.recv() => "SIGTERM",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_without_allow_remote() {
+        assert!(check_listen_address("127.0.0.1:0".parse().unwrap(), false).is_ok());
+        assert!(check_listen_address("[::1]:8080".parse().unwrap(), false).is_ok());
+        let refused = check_listen_address("0.0.0.0:8080".parse().unwrap(), false).unwrap_err();
+        assert!(refused.0.contains("--allow-remote"), "{refused}");
+        assert!(check_listen_address("192.0.2.7:80".parse().unwrap(), false).is_err());
+        assert!(check_listen_address("0.0.0.0:8080".parse().unwrap(), true).is_ok());
+    }
+
+    #[test]
+    fn addresses_print_as_url_authorities() {
+        assert_eq!(display_address("127.0.0.1:8080".parse().unwrap()), "127.0.0.1:8080");
+        assert_eq!(display_address("[::1]:8080".parse().unwrap()), "[::1]:8080");
+    }
+}

@@ -1,0 +1,50 @@
+//! The recorder: keeps the pane's record current (its screen every few
+//! seconds while output flows, and its exit).
+
+use super::Pane;
+use crate::records::RecordedScreen;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How often the saved screen is refreshed while output flows.
+const SCREEN_SAVE_INTERVAL: Duration = Duration::from_secs(2);
+/// How long output must pause before the screen is saved early.
+const SETTLE: Duration = Duration::from_millis(200);
+
+/// Runs until the pane is closed.
+pub(super) async fn run(pane: Arc<Pane>) {
+    let mut progress = pane.progress();
+    let mut saved_end = progress.borrow().end;
+    let mut saved_exit = false;
+    loop {
+        let changed = tokio::time::timeout(SCREEN_SAVE_INTERVAL, progress.changed()).await;
+        if matches!(changed, Ok(Err(_))) {
+            return;
+        }
+        let (end, exited, closed) = {
+            let state = progress.borrow_and_update();
+            (state.end, state.exit.is_some(), state.closed)
+        };
+        if closed {
+            return;
+        }
+        let exit_changed = exited && !saved_exit;
+        if end != saved_end || exit_changed {
+            if changed.is_ok() && !exit_changed {
+                // Save once the output pauses, and at least every interval
+                // while it keeps flowing.
+                let deadline = tokio::time::Instant::now() + SCREEN_SAVE_INTERVAL;
+                while let Ok(Ok(())) = tokio::time::timeout_at(deadline.min(tokio::time::Instant::now() + SETTLE), progress.changed()).await {}
+                // Let the screen catch up with the output first.
+                let target = progress.borrow().end;
+                let mut parsed = pane.parsed_offset();
+                let _ = tokio::time::timeout(SETTLE, parsed.wait_for(|parsed| *parsed >= target)).await;
+            }
+            let snapshot = pane.snapshot();
+            pane.set_recorded_screen(RecordedScreen { offset: snapshot.offset, formatted: snapshot.formatted });
+            pane.save_record().await;
+            saved_end = end;
+            saved_exit = exited;
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! Taking panes back after a host restart.
+//!
+//! For each pane record: when its keeper still runs, the pane comes back
+//! as it was (same id, generation and pid; offsets continue from the
+//! record's reservation; the screen from the saved one, refreshed by a
+//! resize nudge). When the keeper is gone (a reboot, a killed keeper), the
+//! pane is restored by a new process through the runtime's native resume:
+//! the recorded session reference where the runtime resumes exact
+//! references, else "the latest", else a fresh start where the runtime
+//! declares `HOST_LOSS_RESTARTS_FRESH`; the generation grows and
+//! `restored_by` says which. A record that cannot be read is reported and
+//! moved aside; it never stops the others.
+
+use crate::host_state::HostState;
+use crate::pane::{Behaviour, Pane};
+use crate::records::PaneRecord;
+use panehost_adapters::{CompletionSignal, ResumeMode};
+use panehost_ipc::{limitation, ResumeRequest, Size};
+use std::sync::Arc;
+
+/// Restores every recorded pane.
+pub async fn restore_panes(host: &Arc<HostState>) {
+    let (records, bad) = host.records.load_all();
+    for record in bad {
+        tracing::warn!(path = %record.path.display(), reason = %record.reason, "unreadable pane record moved aside");
+    }
+    for record in records {
+        let id = record.id.clone();
+        match restore(host, record).await {
+            Ok(how) => tracing::info!(pane = %id, restored_by = how, "pane restored"),
+            Err(reason) => {
+                tracing::warn!(pane = %id, %reason, "pane not restored; its record is removed");
+                host.records.remove(&id);
+            }
+        }
+    }
+}
+
+async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static str, String> {
+    let plan = host.catalog.admit(&record.start).ok();
+    let behaviour = match &plan {
+        Some(plan) => Behaviour {
+            interrupt_keys: plan.interrupt_keys.clone(),
+            interrupt_presses: plan.interrupt_presses,
+            completion: plan.completion,
+            drops_early_input: plan.drops_early_input,
+        },
+        None => Behaviour {
+            interrupt_keys: b"\x03".to_vec(),
+            interrupt_presses: 1,
+            completion: CompletionSignal::Unobserved,
+            drops_early_input: false,
+        },
+    };
+    match Pane::adopt(record.clone(), behaviour, host.pane_limits, &host.records).await {
+        Ok(pane) => {
+            nudge(&pane, record.size);
+            host.registry.insert(pane);
+            return Ok("keeper");
+        }
+        Err(err) => tracing::info!(pane = %record.id, %err, "keeper gone; restoring through native resume"),
+    }
+    if record.exit.is_some() {
+        return Err("its process had exited and its keeper is gone".into());
+    }
+    let descriptor = host.catalog.descriptor(&record.runtime).ok_or("its runtime is no longer known")?;
+    let mut start = record.start.clone();
+    let how = match (&record.native_reference, descriptor.resume_form(ResumeMode::Reference)) {
+        (Some(reference), Some(_)) => {
+            start.resume = Some(ResumeRequest::Reference(reference.clone()));
+            "native_reference"
+        }
+        _ if descriptor.resume_form(ResumeMode::ProviderSelection).is_some() => {
+            start.resume = Some(ResumeRequest::Latest);
+            "provider_selection"
+        }
+        _ if descriptor.limitations.iter().any(|code| code == limitation::HOST_LOSS_RESTARTS_FRESH) => {
+            start.resume = None;
+            "fresh"
+        }
+        _ => return Err("the runtime can neither resume nor declares a fresh restart".into()),
+    };
+    let plan = host.catalog.admit(&start).map_err(|err| err.to_string())?;
+    host.runtime_gate.check_before_spawn(&host.catalog, &plan).await.map_err(|err| err.to_string())?;
+    let size = record.size;
+    let pane = Pane::spawn(
+        record.id.clone(),
+        plan,
+        start,
+        size,
+        host.pane_limits,
+        &host.pane_environment,
+        &host.records,
+        Some((record, how)),
+    )
+    .await
+    .map_err(|err| err.to_string())?;
+    host.registry.insert(pane);
+    Ok(how)
+}
+
+/// A resize to one column less and back: a full-screen program redraws,
+/// so the screen is current even if the saved one was not.
+fn nudge(pane: &Pane, size: Size) {
+    if size.cols > 1 {
+        let _ = pane.resize(Size { cols: size.cols - 1, rows: size.rows });
+    }
+    let _ = pane.resize(size);
+}

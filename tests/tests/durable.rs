@@ -1,0 +1,214 @@
+//! Durable panes: a host killed with SIGKILL takes its panes back when it
+//! restarts, through their keepers; a pane whose keeper is gone comes back
+//! through its runtime's native resume; a corrupt record harms no one.
+
+mod support;
+
+use panehost_ipc::{Encoding, PaneId, PaneState, Request, Response, StreamStart};
+use support::*;
+
+fn panes(conn: &mut Connection) -> Vec<panehost_ipc::PaneSummary> {
+    match conn.ok(Request::List {}) {
+        Response::Panes { panes } => panes,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn reconnect(conn: &mut Connection, pane: &PaneId, generation: u64, offset: u64) -> panehost_ipc::Subscription {
+    match conn.ok(Request::Reconnect { pane: pane.clone(), generation, offset }) {
+        Response::Subscribed(subscription) => subscription,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn panes_survive_a_killed_host_with_the_same_id_generation_and_pid() {
+    let mut host = TestHost::start();
+    let mark = host.dir.path().join("written-while-away");
+    let go = host.dir.path().join("go");
+    let mut conn = host.connect(Encoding::Bincode);
+    let fixture = conn.start(start_params("fixture", &[]));
+    let sub = conn.subscribe(&fixture.id, Some(0)).subscription;
+    let mut seen = Transcript::from(0);
+    conn.follow_until_text(sub, &mut seen, "fixture> ");
+    conn.type_line(&fixture.id, "before the crash");
+    conn.follow_until_text(sub, &mut seen, "answer: hsarc eht erofeb");
+    // A process that writes once told to (after the host is gone), and
+    // says when it has.
+    let script = format!(
+        "while [ ! -e {go} ]; do sleep 0.05; done; echo written-while-away; touch {mark}; read line; echo got-$line",
+        go = go.display(),
+        mark = mark.display()
+    );
+    let writer = conn.start(start_params("shell", &["sh", "-c", &script]));
+    drop(conn);
+    // The host saves each pane's screen once its output settles.
+    wait_for_saved_screen(&host, &fixture.id, seen.end());
+
+    host.kill_hard();
+    std::fs::write(&go, b"").unwrap();
+    let deadline = std::time::Instant::now() + WAIT;
+    while !mark.exists() {
+        assert!(std::time::Instant::now() < deadline, "the writer never wrote");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(process_exists(fixture.pid) && process_exists(writer.pid), "the processes outlive the host");
+    host.restart();
+
+    let mut conn = host.connect(Encoding::Json);
+    let listed = panes(&mut conn);
+    for before in [&fixture, &writer] {
+        let after = listed.iter().find(|pane| pane.id == before.id).expect("the pane is back");
+        assert_eq!((after.generation, after.pid, after.restored_by.as_str()), (1, before.pid, "keeper"), "{after:?}");
+        assert_eq!(after.state, PaneState::Running);
+    }
+
+    // The fixture client comes back with the offset it had processed: the
+    // host lost its ring with the crash, and says so.
+    let subscription = reconnect(&mut conn, &fixture.id, 1, seen.end());
+    let StreamStart::Snapshot { snapshot, skipped_from } = subscription.start else { panic!("{:?}", subscription.start) };
+    assert_eq!(skipped_from, Some(seen.end()));
+    assert!(snapshot.offset > seen.end(), "offsets continue past everything a client saw");
+    assert!(snapshot.text.contains("answer: hsarc eht erofeb"), "the saved screen is restored: {}", snapshot.text);
+    let mut after = Transcript::from(snapshot.offset);
+    conn.type_line(&fixture.id, "after the crash");
+    conn.follow_until_text(subscription.subscription, &mut after, "answer: hsarc eht retfa");
+
+    // What the writer wrote while no host ran waited in its terminal: the
+    // restarted host reads it, past the reserved offset.
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: writer.id.clone() }) else { panic!() };
+        if detail.screen.text.contains("written-while-away") {
+            assert!(detail.screen.offset > writer.offset);
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never shown: {}\n{}", detail.screen.text, host.log());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let writer_sub = conn.subscribe(&writer.id, None);
+    let StreamStart::Snapshot { snapshot, .. } = writer_sub.start else { panic!("{:?}", writer_sub.start) };
+    let mut written = Transcript::from(snapshot.offset);
+    conn.type_line(&writer.id, "x");
+    conn.follow_until_text(writer_sub.subscription, &mut written, "got-x");
+
+    for pane in [fixture.id, writer.id] {
+        conn.ok(Request::Close { pane });
+    }
+    assert!(!process_exists(fixture.pid));
+    host.stop();
+}
+
+#[test]
+fn a_pane_whose_keeper_is_gone_comes_back_through_native_resume() {
+    let mut host = TestHost::start();
+    let mut conn = host.connect(Encoding::Bincode);
+    let fixture = conn.start(start_params("fixture", &[]));
+    let sub = conn.subscribe(&fixture.id, Some(0)).subscription;
+    let mut seen = Transcript::from(0);
+    conn.follow_until_text(sub, &mut seen, "fixture> ");
+    conn.type_line(&fixture.id, "remember me");
+    conn.follow_until_text(sub, &mut seen, "answer: em rebmemer");
+    let shell = conn.start(start_params("shell", &[]));
+    drop(conn);
+
+    host.kill_hard();
+    // A reboot, as far as these panes know: keepers and processes gone.
+    for keeper in keeper_pids(&host) {
+        kill(keeper);
+    }
+    for pid in [fixture.pid, shell.pid] {
+        kill(pid);
+    }
+    host.restart();
+
+    let mut conn = host.connect(Encoding::Json);
+    let listed = panes(&mut conn);
+    let restored = listed.iter().find(|pane| pane.id == fixture.id).expect("the fixture pane is back");
+    assert_eq!(restored.generation, 2);
+    assert_ne!(restored.pid, fixture.pid);
+    assert!(matches!(restored.restored_by.as_str(), "native_reference" | "provider_selection"), "{restored:?}");
+    let shell_back = listed.iter().find(|pane| pane.id == shell.id).expect("the shell pane is back");
+    assert_eq!((shell_back.generation, shell_back.restored_by.as_str()), (2, "fresh"), "shell declares HOST_LOSS_RESTARTS_FRESH");
+
+    // A client of the first generation is told the process was replaced.
+    let subscription = reconnect(&mut conn, &fixture.id, 1, seen.end());
+    let StreamStart::GenerationChanged { previous, snapshot } = subscription.start else { panic!("{:?}", subscription.start) };
+    assert_eq!(previous, 1);
+    assert!(snapshot.offset > seen.end(), "offsets continue across generations");
+    // The resumed session redraws the earlier conversation.
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: fixture.id.clone() }) else { panic!() };
+        if detail.screen.text.contains("prompt: remember me") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the earlier conversation never showed: {}", detail.screen.text);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    for pane in [fixture.id, shell.id] {
+        conn.ok(Request::Close { pane });
+    }
+    host.stop();
+}
+
+#[test]
+fn a_corrupt_record_is_reported_and_skipped() {
+    let mut host = TestHost::start();
+    let mut conn = host.connect(Encoding::Bincode);
+    let pane = conn.start(start_params("shell", &[])).id;
+    drop(conn);
+    host.kill_hard();
+    let records = host.state_dir.join("panes");
+    std::fs::write(records.join("pbroken.json"), b"{\"version\": 1, \"id\": tor").unwrap();
+    std::fs::write(records.join("pother.json"), b"").unwrap();
+    host.restart();
+    let mut conn = host.connect(Encoding::Json);
+    assert!(panes(&mut conn).iter().any(|p| p.id == pane), "the good pane is back");
+    assert!(records.join("pbroken.json.corrupt").exists());
+    conn.ok(Request::Close { pane });
+    let log = host.stop();
+    assert!(log.contains("unreadable pane record"), "reported in the log");
+}
+
+/// Waits until the pane's record holds a screen at or after `offset`.
+fn wait_for_saved_screen(host: &TestHost, pane: &PaneId, offset: u64) {
+    let path = host.state_dir.join("panes").join(format!("{pane}.json"));
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let saved = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .and_then(|record| record["screen"]["offset"].as_u64());
+        if saved.is_some_and(|saved| saved >= offset) {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "no screen saved for {pane}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Keeper processes of this host (by their socket under its state dir).
+fn keeper_pids(host: &TestHost) -> Vec<u32> {
+    let needle = host.state_dir.join("panes").join("keepers").display().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str().and_then(|name| name.parse::<u32>().ok()))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|cmdline| String::from_utf8_lossy(&cmdline).contains(&needle))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+/// SIGKILL by pid, waiting until the process is gone.
+fn kill(pid: u32) {
+    let _ = std::process::Command::new("kill").arg("-KILL").arg(pid.to_string()).status();
+    let deadline = std::time::Instant::now() + WAIT;
+    while process_exists(pid) {
+        assert!(std::time::Instant::now() < deadline, "{pid} survived SIGKILL");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
