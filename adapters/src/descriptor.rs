@@ -238,9 +238,23 @@ pub struct Descriptor {
     pub limitations: Vec<String>,
     /// Where the declared flags come from.
     pub evidence: Evidence,
+    /// Where the session's native reference is captured.
+    pub reference_capture: ReferenceCapture,
     /// Who owns the conversation's context. Always the CLI: it compacts its
     /// own context, and the host adds no second layer.
     pub context_owner: ContextOwner,
+}
+
+/// Where the host learns a running session's native reference (so that a
+/// pane whose process is lost can resume exactly that session).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReferenceCapture {
+    /// Not captured.
+    None,
+    /// The reference follows this text in the CLI's output.
+    OutputMarker(String),
+    /// The reference is this field of the CLI's hook payloads.
+    HookField(String),
 }
 
 /// Who owns an agent's conversation context.

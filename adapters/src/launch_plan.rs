@@ -1,6 +1,7 @@
 //! The result of admission: exactly what the host will spawn.
 
-use crate::descriptor::{CompletionSignal, ResumeMode};
+use crate::descriptor::{CompletionSignal, ReferenceCapture, ResumeMode};
+use crate::reference_pattern::ReferencePattern;
 use std::path::PathBuf;
 
 /// Why a plan exists.
@@ -38,4 +39,9 @@ pub struct LaunchPlan {
     pub completion: CompletionSignal,
     /// Input must wait until the CLI has drawn its prompt.
     pub drops_early_input: bool,
+    /// Where the session's native reference is captured, and the pattern
+    /// it must match.
+    pub reference_capture: ReferenceCapture,
+    /// The anchored pattern references are checked against.
+    pub reference_pattern: Option<ReferencePattern>,
 }

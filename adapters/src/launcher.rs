@@ -119,6 +119,8 @@ fn plan(
         interrupt_presses: descriptor.interrupt_presses,
         completion: descriptor.completion,
         drops_early_input: descriptor.drops_early_input,
+        reference_capture: descriptor.reference_capture.clone(),
+        reference_pattern: descriptor.reference_pattern.clone(),
     }
 }
 

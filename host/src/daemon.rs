@@ -35,7 +35,8 @@ pub struct HostConfig {
 }
 
 /// Runs the host in the foreground until SIGTERM or SIGINT, then closes
-/// every pane and removes the socket.
+/// every pane and removes the socket. On SIGQUIT it exits without closing
+/// any pane: they stay with their keepers for the next host (an upgrade).
 ///
 /// # Errors
 /// Fails when the socket directory is unsafe, another host already
@@ -77,8 +78,9 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
     restore::restore_panes(&host).await;
     let mut terminate = signal(SignalKind::terminate()).context("SIGTERM handler")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("SIGINT handler")?;
+    let mut hand_over = signal(SignalKind::quit()).context("SIGQUIT handler")?;
     let mut connection_ids = 0u64;
-    loop {
+    let leave_panes = loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(stream) => {
@@ -91,12 +93,20 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
                     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                 }
             },
-            _ = terminate.recv() => break,
-            _ = interrupt.recv() => break,
+            _ = terminate.recv() => break false,
+            _ = interrupt.recv() => break false,
+            _ = hand_over.recv() => break true,
         }
+    };
+    drop(listener);
+    if leave_panes {
+        // An upgrade: the panes stay with their keepers, and the next host
+        // on this state directory takes them back.
+        tracing::info!(panes = host.registry.all().len(), "exiting; panes stay with their keepers");
+        let _ = std::fs::remove_file(&config.socket);
+        return Ok(());
     }
     tracing::info!("shutting down: closing every pane");
-    drop(listener);
     let closing: Vec<_> = host
         .registry
         .all()

@@ -14,6 +14,7 @@
 use crate::host_state::HostState;
 use crate::pane::{Behaviour, Pane};
 use crate::records::PaneRecord;
+use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::{CompletionSignal, ResumeMode};
 use panehost_ipc::{limitation, ResumeRequest, Size};
 use std::sync::Arc;
@@ -39,17 +40,14 @@ pub async fn restore_panes(host: &Arc<HostState>) {
 async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static str, String> {
     let plan = host.catalog.admit(&record.start).ok();
     let behaviour = match &plan {
-        Some(plan) => Behaviour {
-            interrupt_keys: plan.interrupt_keys.clone(),
-            interrupt_presses: plan.interrupt_presses,
-            completion: plan.completion,
-            drops_early_input: plan.drops_early_input,
-        },
+        Some(plan) => Behaviour::of(plan),
         None => Behaviour {
             interrupt_keys: b"\x03".to_vec(),
             interrupt_presses: 1,
             completion: CompletionSignal::Unobserved,
             drops_early_input: false,
+            reference_capture: ReferenceCapture::None,
+            reference_pattern: None,
         },
     };
     match Pane::adopt(record.clone(), behaviour, host.pane_limits, &host.records).await {

@@ -111,6 +111,7 @@ fn a_pane_whose_keeper_is_gone_comes_back_through_native_resume() {
     conn.follow_until_text(sub, &mut seen, "answer: em rebmemer");
     let shell = conn.start(start_params("shell", &[]));
     drop(conn);
+    wait_for_saved_screen(&host, &fixture.id, seen.end());
 
     host.kill_hard();
     // A reboot, as far as these panes know: keepers and processes gone.
@@ -127,7 +128,9 @@ fn a_pane_whose_keeper_is_gone_comes_back_through_native_resume() {
     let restored = listed.iter().find(|pane| pane.id == fixture.id).expect("the fixture pane is back");
     assert_eq!(restored.generation, 2);
     assert_ne!(restored.pid, fixture.pid);
-    assert!(matches!(restored.restored_by.as_str(), "native_reference" | "provider_selection"), "{restored:?}");
+    // The host captured the session's reference from the fixture's output,
+    // so it resumes exactly that session.
+    assert_eq!(restored.restored_by, "native_reference", "{restored:?}");
     let shell_back = listed.iter().find(|pane| pane.id == shell.id).expect("the shell pane is back");
     assert_eq!((shell_back.generation, shell_back.restored_by.as_str()), (2, "fresh"), "shell declares HOST_LOSS_RESTARTS_FRESH");
 
@@ -211,4 +214,21 @@ fn kill(pid: u32) {
         assert!(std::time::Instant::now() < deadline, "{pid} survived SIGKILL");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+#[test]
+fn an_upgrade_hands_the_panes_to_the_next_host() {
+    let mut host = TestHost::start();
+    let mut conn = host.connect(Encoding::Bincode);
+    let shell = conn.start(start_params("shell", &[]));
+    drop(conn);
+    // SIGQUIT: the host exits and leaves its panes to their keepers.
+    host.signal_and_wait("-QUIT");
+    assert!(process_exists(shell.pid));
+    host.restart();
+    let mut conn = host.connect(Encoding::Json);
+    let back = panes(&mut conn).into_iter().find(|pane| pane.id == shell.id).expect("the pane is back");
+    assert_eq!((back.pid, back.generation, back.restored_by.as_str()), (shell.pid, 1, "keeper"));
+    conn.ok(Request::Close { pane: shell.id });
+    host.stop();
 }

@@ -3,7 +3,7 @@
 
 use super::{agent_cli, resume, strings, variables};
 use crate::completion::HookInjection;
-use crate::descriptor::{CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use crate::descriptor::{CompletionSignal, Descriptor, ReferenceCapture, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
 use crate::reference_pattern::{ReferencePattern, UUID};
 use panehost_ipc::limitation;
 
@@ -21,6 +21,8 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::InteractivePicker, &["--resume"]),
         ],
         reference_pattern: Some(ReferencePattern::constant(UUID)),
+        // Every hook payload carries the session's id.
+        reference_capture: ReferenceCapture::HookField("session_id".into()),
         login: LoginForm::InTerminal { args: strings(&["auth", "login"]) },
         reads_environment: strings(&["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CONFIG_DIR"]),
         // Its updater rewrites the global npm tree and the binary under a

@@ -3,7 +3,7 @@
 //! session store with ids to resume).
 
 use super::{agent_cli, resume, strings};
-use crate::descriptor::{CompletionSignal, Descriptor, Evidence, LoginForm, ResumeMode, VersionProbe};
+use crate::descriptor::{CompletionSignal, Descriptor, Evidence, LoginForm, ReferenceCapture, ResumeMode, VersionProbe};
 use crate::reference_pattern::ReferencePattern;
 
 pub(super) fn descriptor() -> Descriptor {
@@ -14,6 +14,8 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::ProviderSelection, &["--continue"]),
         ],
         reference_pattern: Some(ReferencePattern::constant("fx-[0-9a-f]{16}")),
+        // It prints `session: fx-...` when it starts.
+        reference_capture: ReferenceCapture::OutputMarker("session: ".into()),
         // It ends every turn with an OSC 9 notification.
         completion: CompletionSignal::TerminalNotification,
         login: LoginForm::NotRequired,

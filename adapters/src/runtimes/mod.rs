@@ -28,7 +28,7 @@ mod qwen;
 mod shell;
 
 use crate::descriptor::{
-    CommandPolicy, CompletionSignal, ContextOwner, Descriptor, Evidence, Executable, LoginForm, ModelForm, ResumeForm, ResumeMode,
+    CommandPolicy, CompletionSignal, ContextOwner, Descriptor, ReferenceCapture, Evidence, Executable, LoginForm, ModelForm, ResumeForm, ResumeMode,
     SelfUpdateOff, VersionProbe,
 };
 use panehost_ipc::limitation;
@@ -113,6 +113,7 @@ pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: 
         self_update_off: SelfUpdateOff::default(),
         limitations: Vec::new(),
         evidence,
+        reference_capture: ReferenceCapture::None,
         context_owner: ContextOwner::Cli,
     }
 }

@@ -2,7 +2,7 @@
 
 use super::strings;
 use crate::descriptor::{
-    CommandPolicy, CompletionSignal, ContextOwner, Descriptor, Evidence, Executable, LoginForm, ModelForm, SelfUpdateOff, VersionProbe,
+    CommandPolicy, CompletionSignal, ContextOwner, Descriptor, ReferenceCapture, Evidence, Executable, LoginForm, ModelForm, SelfUpdateOff, VersionProbe,
 };
 use panehost_ipc::limitation;
 
@@ -34,6 +34,7 @@ pub(super) fn descriptor() -> Descriptor {
             limitation::HOST_LOSS_RESTARTS_FRESH,
         ]),
         evidence: Evidence::ThisRepository,
+        reference_capture: ReferenceCapture::None,
         context_owner: ContextOwner::Cli,
     }
 }

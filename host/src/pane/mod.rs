@@ -20,6 +20,8 @@ pub mod turn;
 
 use crate::limits;
 use crate::records::{PaneRecord, RecordStore, RecordedScreen, RECORD_VERSION, RESERVE_STEP};
+use panehost_adapters::descriptor::ReferenceCapture;
+use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::{CompletionSignal, LaunchPlan};
 use panehost_ipc::{ExitStatus, PaneId, PaneState, PaneSummary, ScreenSnapshot, Size, StartParams};
 use turn::{TerminalNotice, TurnSignal, TurnTracker};
@@ -103,6 +105,8 @@ pub struct Pane {
     interrupt_presses: u8,
     notify_token: String,
     drops_early_input: bool,
+    reference_capture: ReferenceCapture,
+    reference_pattern: Option<ReferencePattern>,
     turns: Mutex<TurnTracker>,
     output: Mutex<OutputState>,
     screen: Mutex<TerminalScreen>,
@@ -194,12 +198,7 @@ impl Pane {
             screen: None,
             exit: None,
         };
-        let behaviour = Behaviour {
-            interrupt_keys: plan.interrupt_keys,
-            interrupt_presses: plan.interrupt_presses,
-            completion: plan.completion,
-            drops_early_input: plan.drops_early_input,
-        };
+        let behaviour = Behaviour::of(&plan);
         Pane::assemble(record, behaviour, handover, Some(keeper_pid), pane_limits, records.clone(), restored_by).await
     }
 
@@ -261,6 +260,8 @@ impl Pane {
             interrupt_presses: behaviour.interrupt_presses.max(1),
             notify_token,
             drops_early_input: behaviour.drops_early_input,
+            reference_capture: behaviour.reference_capture.clone(),
+            reference_pattern: behaviour.reference_pattern.clone(),
             turns: Mutex::new(TurnTracker::new(behaviour.completion)),
             output: Mutex::new(OutputState { ring, pending_resizes: VecDeque::new(), reader_done: false }),
             screen: Mutex::new(screen),
@@ -466,7 +467,41 @@ impl Pane {
         let offset = self.current_progress().end;
         let signal = lock(&self.turns).reported(event, payload, offset);
         self.publish(signal);
+        if let ReferenceCapture::HookField(field) = &self.reference_capture {
+            let value = serde_json::from_str::<serde_json::Value>(payload).ok();
+            if let Some(reference) = value.as_ref().and_then(|value| value.get(field)).and_then(|value| value.as_str()) {
+                self.capture_reference(reference);
+            }
+        }
         true
+    }
+
+    /// Looks for the session reference after the runtime's output marker.
+    fn capture_reference_from_output(&self, data: &[u8]) {
+        let ReferenceCapture::OutputMarker(marker) = &self.reference_capture else { return };
+        let text = String::from_utf8_lossy(data);
+        for (at, _) in text.match_indices(marker.as_str()) {
+            let candidate: String = text[at + marker.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                .collect();
+            self.capture_reference(&candidate);
+        }
+    }
+
+    /// Records a session reference that passes the runtime's pattern.
+    fn capture_reference(&self, reference: &str) {
+        let valid = self.reference_pattern.as_ref().is_some_and(|pattern| pattern.accepts(reference));
+        if !valid {
+            return;
+        }
+        let mut record = lock(&self.record);
+        if record.native_reference.as_deref() == Some(reference) {
+            return;
+        }
+        record.native_reference = Some(reference.to_owned());
+        drop(record);
+        tracing::info!(pane = %self.info.id, reference, "session reference captured");
     }
 
     fn record_terminal_notices(&self, notices: &[TerminalNotice], offset: u64) {
@@ -608,6 +643,24 @@ pub struct Behaviour {
     pub completion: CompletionSignal,
     /// Whether early input is lost.
     pub drops_early_input: bool,
+    /// Where the session's native reference is captured.
+    pub reference_capture: ReferenceCapture,
+    /// The pattern a captured reference must match.
+    pub reference_pattern: Option<ReferencePattern>,
+}
+
+impl Behaviour {
+    /// The behaviour a launch plan describes.
+    pub fn of(plan: &LaunchPlan) -> Behaviour {
+        Behaviour {
+            interrupt_keys: plan.interrupt_keys.clone(),
+            interrupt_presses: plan.interrupt_presses,
+            completion: plan.completion,
+            drops_early_input: plan.drops_early_input,
+            reference_capture: plan.reference_capture.clone(),
+            reference_pattern: plan.reference_pattern.clone(),
+        }
+    }
 }
 
 fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {

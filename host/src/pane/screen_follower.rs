@@ -42,6 +42,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                     (screen.parsed(), screen.take_notices())
                 };
                 pane.parsed.send_replace(parsed);
+                pane.capture_reference_from_output(&data);
                 if !notices.is_empty() {
                     pane.record_terminal_notices(&notices, parsed);
                 }

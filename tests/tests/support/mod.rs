@@ -70,6 +70,14 @@ impl TestHost {
         child.wait().unwrap();
     }
 
+    /// Sends the host a signal (`-QUIT`, say) and waits for it to exit 0.
+    pub fn signal_and_wait(&mut self, signal: &str) {
+        let mut child = self.child.take().expect("a running host");
+        let _ = Command::new("kill").arg(signal).arg(child.id().to_string()).status();
+        let status = child.wait().unwrap();
+        assert!(status.success(), "host exited with {status}");
+    }
+
     /// Starts a new host on the same socket and state directory.
     pub fn restart(&mut self) {
         assert!(self.child.is_none(), "stop or kill the host first");

@@ -10,8 +10,10 @@
 //! is passed on unchanged (PROGRAM is looked up on its `PATH`).
 //!
 //! **Start-up**, in this order:
-//! 1. It ignores SIGHUP, SIGINT and SIGPIPE (SIGTERM and SIGKILL kill it as
-//!    usual), then calls `setsid()` to lead its own session. When it is
+//! 1. It closes every fd above 2 it inherited (so neither it nor the child
+//!    holds its launcher's pipes), ignores SIGHUP, SIGINT and SIGPIPE
+//!    (SIGTERM and SIGKILL kill it as usual), then calls `setsid()` to lead
+//!    its own session. When it is
 //!    already a process group leader (started with its own process group),
 //!    `setsid()` cannot succeed; it then stays the leader of that group,
 //!    which signals sent to the host's group or terminal do not reach.
@@ -73,6 +75,7 @@ mod socket;
 use rustix::fs::{Mode, OFlags};
 use serve::{Keeper, SharedState};
 use std::io::{self, Write};
+use std::os::fd::{AsRawFd, RawFd};
 
 fn main() {
     match start() {
@@ -89,6 +92,7 @@ fn main() {
 /// Start-up steps 1 to 5 of the contract. The error is the message for the
 /// `error` line.
 fn start() -> Result<Keeper, String> {
+    close_inherited_fds();
     signals::ignore_in_keeper().map_err(|error| format!("ignoring signals: {error}"))?;
     let args = args::parse(std::env::args_os().skip(1))?;
     lead_own_session().map_err(|error| format!("setsid: {error}"))?;
@@ -120,6 +124,33 @@ fn start() -> Result<Keeper, String> {
     announce_ready(child_pid).map_err(|error| give_up(format!("writing ready: {error}")))?;
     detach_stdio();
     Ok(Keeper { master, child_pid, socket_path: args.socket, listener, shared })
+}
+
+/// Closes every fd above 2 the keeper inherited. A launcher's stray fds
+/// would otherwise stay open for the pane's whole life, in the keeper and
+/// in the child, and whoever waits for their other end would wait for ever.
+fn close_inherited_fds() {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let Ok(listing) = rustix::fs::open("/proc/self/fd", flags, Mode::empty()) else {
+        return;
+    };
+    let listing_fd = listing.as_raw_fd();
+    let Ok(mut entries) = rustix::fs::Dir::new(listing) else {
+        return;
+    };
+    let mut inherited: Vec<RawFd> = Vec::new();
+    while let Some(Ok(entry)) = entries.read() {
+        let fd = entry.file_name().to_str().ok().and_then(|name| name.parse::<RawFd>().ok());
+        inherited.extend(fd.filter(|&fd| fd > 2 && fd != listing_fd));
+    }
+    drop(entries);
+    for fd in inherited {
+        // Safety: this runs first thing in `main`, while the process has one
+        // thread and no value in it owns an fd above 2 (std opens none before
+        // `main`, and the listing's own fd is left out), so closing these
+        // cannot pull an fd from under an owner.
+        unsafe { rustix::io::close(fd) };
+    }
 }
 
 /// `setsid()`, tolerating the one case where it cannot succeed: the keeper

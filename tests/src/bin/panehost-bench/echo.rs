@@ -8,8 +8,9 @@
 //!   an `output` event of its subscription to the pane.
 //!
 //! The clock runs from just before the byte is written (or the request or
-//! command sent) until the byte has been read back. Samples are taken one
-//! after the other; the first 50 of each system are a warm-up and dropped.
+//! command sent) until the byte has been read back. The three systems take
+//! turns, one sample each, so that whatever else the machine does falls on
+//! all three alike. The first 50 samples of each are a warm-up and dropped.
 
 use crate::host::{shell_pane, PanehostHost};
 use crate::raw_pty::{read_until, RawPty};
@@ -17,8 +18,10 @@ use crate::report::{Better, Figure};
 use crate::stats::percentile;
 use crate::tmux::{ControlClient, TmuxServer};
 use crate::{progress, Bench, BenchResult};
-use panehost_ipc::{Event, SendParams};
+use panehost_client::{Client, EventStream};
+use panehost_ipc::{Event, PaneId, SendParams};
 use std::io::{BufRead, BufReader, Write};
+use std::process::ChildStdout;
 use std::time::Instant;
 
 /// Samples taken and dropped before the measured ones.
@@ -29,114 +32,153 @@ const ECHO: &str = "stty raw -echo; printf READY; exec cat";
 
 pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
     let samples = bench.options.samples;
-    let raw = raw_pty(samples)?;
-    progress(&format!("echo: raw PTY p50 {:.0} us", percentile(&raw, 50.0)));
+    let mut raw = RawEcho::start()?;
     let tmux_server = bench.start_tmux(2000)?;
-    let tmux = tmux_control(&tmux_server, samples)?;
-    tmux_server.kill();
-    progress(&format!("echo: tmux control mode p50 {:.0} us", percentile(&tmux, 50.0)));
+    let mut tmux = TmuxEcho::start(&tmux_server)?;
     let host = bench.start_host(&[])?;
-    let panehost = bench.runtime.block_on(panehost(&host, samples))?;
+    let mut panehost = bench.runtime.block_on(PanehostEcho::start(&host))?;
+
+    let (mut raw_us, mut tmux_us, mut panehost_us) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..WARMUP + samples {
+        let byte = b'a' + (i % 26) as u8;
+        let r = raw.sample(byte)?;
+        let t = tmux.sample(byte)?;
+        let p = bench.runtime.block_on(panehost.sample(byte))?;
+        if i >= WARMUP {
+            raw_us.push(r);
+            tmux_us.push(t);
+            panehost_us.push(p);
+        }
+    }
+    progress(&format!(
+        "echo: p50 raw {:.0} us, tmux {:.0} us, panehost {:.0} us",
+        percentile(&raw_us, 50.0),
+        percentile(&tmux_us, 50.0),
+        percentile(&panehost_us, 50.0)
+    ));
+    bench.runtime.block_on(panehost.end())?;
     host.stop();
-    progress(&format!("echo: panehost p50 {:.0} us", percentile(&panehost, 50.0)));
+    drop(tmux);
+    tmux_server.kill();
+    raw.pty.end();
 
     let figure = |p: f64| {
         Figure::single(
             &format!("echo/p{p}"),
             "us",
             Better::Lower,
-            percentile(&panehost, p),
-            Some(percentile(&tmux, p)),
-            Some(percentile(&raw, p)),
+            percentile(&panehost_us, p),
+            Some(percentile(&tmux_us, p)),
+            Some(percentile(&raw_us, p)),
         )
     };
     Ok(vec![
-        figure(50.0).note(format!("{samples} samples each; tmux: control mode, send-keys then %output")),
+        figure(50.0)
+            .note(format!("{samples} samples each, taken in turns; tmux: control mode, send-keys then %output")),
         figure(99.0),
     ])
 }
 
-fn key(i: usize) -> u8 {
-    b'a' + (i % 26) as u8
+fn micros_since(started: Instant) -> f64 {
+    started.elapsed().as_secs_f64() * 1e6
 }
 
-fn raw_pty(samples: usize) -> BenchResult<Vec<f64>> {
-    let mut pty = RawPty::spawn(&["sh", "-c", ECHO])?;
-    read_until(&mut pty.reader, b"READY")?;
-    let mut micros = Vec::with_capacity(samples);
-    for i in 0..WARMUP + samples {
-        let byte = key(i);
+struct RawEcho {
+    pty: RawPty,
+}
+
+impl RawEcho {
+    fn start() -> BenchResult<RawEcho> {
+        let mut pty = RawPty::spawn(&["sh", "-c", ECHO])?;
+        read_until(&mut pty.reader, b"READY")?;
+        Ok(RawEcho { pty })
+    }
+
+    fn sample(&mut self, byte: u8) -> BenchResult<f64> {
         let started = Instant::now();
-        pty.writer.write_all(&[byte])?;
-        pty.writer.flush()?;
-        read_until(&mut pty.reader, &[byte])?;
-        if i >= WARMUP {
-            micros.push(started.elapsed().as_secs_f64() * 1e6);
+        self.pty.writer.write_all(&[byte])?;
+        self.pty.writer.flush()?;
+        read_until(&mut self.pty.reader, &[byte])?;
+        Ok(micros_since(started))
+    }
+}
+
+struct TmuxEcho {
+    client: ControlClient,
+    lines: BufReader<ChildStdout>,
+    line: String,
+    pane: String,
+}
+
+impl TmuxEcho {
+    fn start(tmux: &TmuxServer) -> BenchResult<TmuxEcho> {
+        let command = format!("{} wait-for go-echo; {ECHO}", tmux.inner_tmux());
+        tmux.cmd(&["new-session", "-d", "-s", "echo", "-x", "80", "-y", "24", &command])?;
+        let mut client = ControlClient::attach(tmux, "echo")?;
+        let lines = BufReader::new(client.take_stdout());
+        let mut echo = TmuxEcho { client, lines, line: String::new(), pane: String::new() };
+        // The client's first line: it is attached.
+        echo.next_line()?;
+        tmux.cmd(&["wait-for", "-S", "go-echo"])?;
+        loop {
+            echo.next_line()?;
+            if echo.line.starts_with("%output ") && echo.line.contains("READY") {
+                echo.pane = echo.line.split_whitespace().nth(1).ok_or("an %output line without a pane")?.to_owned();
+                return Ok(echo);
+            }
         }
     }
-    pty.end();
-    Ok(micros)
-}
 
-fn tmux_control(tmux: &TmuxServer, samples: usize) -> BenchResult<Vec<f64>> {
-    let command = format!("{} wait-for go-echo; {ECHO}", tmux.inner_tmux());
-    tmux.cmd(&["new-session", "-d", "-s", "echo", "-x", "80", "-y", "24", &command])?;
-    let mut client = ControlClient::attach(tmux, "echo")?;
-    let mut lines = BufReader::new(client.take_stdout());
-    let mut line = String::new();
-    let mut next_line = |line: &mut String| -> BenchResult<()> {
-        line.clear();
-        if lines.read_line(line)? == 0 {
+    fn next_line(&mut self) -> BenchResult<()> {
+        self.line.clear();
+        if self.lines.read_line(&mut self.line)? == 0 {
             return Err("the tmux control client ended".into());
         }
         Ok(())
-    };
-    // The client's first line: it is attached.
-    next_line(&mut line)?;
-    tmux.cmd(&["wait-for", "-S", "go-echo"])?;
-    let pane = loop {
-        next_line(&mut line)?;
-        if line.starts_with("%output ") && line.contains("READY") {
-            break line.split_whitespace().nth(1).ok_or("an %output line without a pane")?.to_owned();
-        }
-    };
-    let mut micros = Vec::with_capacity(samples);
-    for i in 0..WARMUP + samples {
-        let byte = key(i);
-        let expected = format!("%output {pane} {}", byte as char);
+    }
+
+    fn sample(&mut self, byte: u8) -> BenchResult<f64> {
+        let expected = format!("%output {} {}", self.pane, byte as char);
         let started = Instant::now();
-        client.send(&format!("send-keys -t {pane} -H {byte:02x}"))?;
+        self.client.send(&format!("send-keys -t {} -H {byte:02x}", self.pane))?;
         loop {
-            next_line(&mut line)?;
-            if line.trim_end() == expected {
-                break;
+            self.next_line()?;
+            if self.line.trim_end() == expected {
+                return Ok(micros_since(started));
             }
         }
-        if i >= WARMUP {
-            micros.push(started.elapsed().as_secs_f64() * 1e6);
-        }
     }
-    drop(client);
-    Ok(micros)
 }
 
-async fn panehost(host: &PanehostHost, samples: usize) -> BenchResult<Vec<f64>> {
-    let client = host.connect().await?;
-    let pane = client.start(shell_pane(&["sh", "-c", ECHO])).await?;
-    let mut events = client.subscribe(&pane.id, Some(0)).await?;
-    let mut seen = Vec::new();
-    while !seen.windows(5).any(|w| w == b"READY") {
-        match events.next().await {
-            Some(Event::Output { data, .. }) => seen.extend_from_slice(data.as_slice()),
-            Some(_) => {}
-            None => return Err("the pane's subscription ended before READY".into()),
+struct PanehostEcho {
+    client: Client,
+    events: EventStream,
+    pane: PaneId,
+}
+
+impl PanehostEcho {
+    async fn start(host: &PanehostHost) -> BenchResult<PanehostEcho> {
+        let client = host.connect().await?;
+        let pane = client.start(shell_pane(&["sh", "-c", ECHO])).await?.id;
+        let mut events = client.subscribe(&pane, Some(0)).await?;
+        let mut seen = Vec::new();
+        while !seen.windows(5).any(|w| w == b"READY") {
+            match events.next().await {
+                Some(Event::Output { data, .. }) => seen.extend_from_slice(data.as_slice()),
+                Some(_) => {}
+                None => return Err("the pane's subscription ended before READY".into()),
+            }
         }
+        Ok(PanehostEcho { client, events, pane })
     }
-    let mut micros = Vec::with_capacity(samples);
-    for i in 0..WARMUP + samples {
-        let byte = key(i);
+
+    /// Sends the byte and reads events until it comes back; the answer to
+    /// the `send` request and the echo may arrive in either order.
+    async fn sample(&mut self, byte: u8) -> BenchResult<f64> {
         let started = Instant::now();
-        let send = client.send(SendParams { pane: pane.id.clone(), bytes: vec![byte].into(), ..Default::default() });
+        let send =
+            self.client.send(SendParams { pane: self.pane.clone(), bytes: vec![byte].into(), ..Default::default() });
+        let events = &mut self.events;
         let echo = async {
             loop {
                 match events.next().await {
@@ -148,12 +190,12 @@ async fn panehost(host: &PanehostHost, samples: usize) -> BenchResult<Vec<f64>> 
         };
         let (sent, echoed) = tokio::join!(send, echo);
         sent?;
-        let echoed_at = echoed?;
-        if i >= WARMUP {
-            micros.push((echoed_at - started).as_secs_f64() * 1e6);
-        }
+        Ok((echoed? - started).as_secs_f64() * 1e6)
     }
-    drop(events);
-    client.close(&pane.id).await?;
-    Ok(micros)
+
+    async fn end(self) -> BenchResult<()> {
+        drop(self.events);
+        self.client.close(&self.pane).await?;
+        Ok(())
+    }
 }

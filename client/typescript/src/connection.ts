@@ -1,0 +1,429 @@
+/**
+ * One connection to the host: the socket, the framing, the handshake,
+ * requests matched to answers by id, and events routed to subscriptions.
+ *
+ * @module
+ * @internal
+ */
+
+import * as net from "node:net";
+import { ConnectionLostError, FrameError, PanehostError, RequestTimeoutError } from "./errors.js";
+import { encodeFrame, FrameDecoder, MAX_CLIENT_FRAME, MAX_HELLO_FRAME, MAX_HOST_FRAME } from "./frame.js";
+import type { PaneEvent, Subscription, Welcome } from "./types.js";
+import { paneEvent, subscription as parseSubscription, tagged } from "./wire.js";
+
+/** The protocol version this client speaks. */
+export const PROTOCOL_VERSION = 1;
+
+/** What a connection needs to open. */
+export interface ConnectionOptions {
+  /** The socket path. */
+  socketPath: string;
+  /** A free-form name for the host's log. */
+  clientName: string;
+  /** How long to wait for the handshake and for each answer, in milliseconds. */
+  requestTimeoutMs: number;
+  /** The largest frame accepted from the host. */
+  maxFrameBytes?: number;
+}
+
+/** Receives the events of one subscription. */
+export interface SubscriptionSink {
+  /** An event of the subscription, in the order the host sent it. */
+  event(event: PaneEvent): void;
+  /** The connection closed before the subscription ended. */
+  lost(error: Error): void;
+}
+
+// The JSON the host sends, before conversion.
+type Json = any;
+
+interface Pending {
+  /** The answer kind expected, such as `started`. */
+  expect: string;
+  /** What the request was, for messages. */
+  what: string;
+  resolve(content: Json): void;
+  reject(error: Error): void;
+  /** Runs synchronously when the answer arrives, before any later frame is handled. */
+  onAnswer?: ((content: Json) => void) | undefined;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * A handshaken connection. Requests may be sent without waiting for earlier
+ * answers; answers are matched by id. Events are handed to the sink of
+ * their subscription. While any sink holds the connection
+ * ({@link Connection.hold}), no further frame is handled and the socket is
+ * paused, so the host's sending waits.
+ */
+export class Connection {
+  /** The host's welcome. */
+  readonly welcome: Welcome;
+  private readonly socket: net.Socket;
+  private readonly decoder: FrameDecoder;
+  private readonly requestTimeoutMs: number;
+  private readonly pending = new Map<number, Pending>();
+  private readonly sinks = new Map<number, SubscriptionSink>();
+  private readonly closeListeners: Array<(error: Error | undefined) => void> = [];
+  private nextId = 1;
+  private holds = 0;
+  private pumping = false;
+  private closedWith: Error | undefined;
+  private closed = false;
+  /** An error with no request id the host sent, kept as the cause of the close that follows. */
+  private connectionError: PanehostError | undefined;
+  private socketError: Error | undefined;
+
+  private constructor(socket: net.Socket, decoder: FrameDecoder, welcome: Welcome, requestTimeoutMs: number) {
+    this.socket = socket;
+    this.decoder = decoder;
+    this.welcome = welcome;
+    this.requestTimeoutMs = requestTimeoutMs;
+    socket.on("data", (chunk: Buffer) => {
+      this.decoder.push(chunk);
+      this.pump();
+    });
+    socket.on("error", (error) => {
+      this.socketError ??= error;
+    });
+    socket.on("close", () => this.finish(undefined));
+    // Frames that arrived together with the welcome.
+    this.pump();
+  }
+
+  /**
+   * Connects to the socket and performs the handshake in the JSON encoding.
+   *
+   * @throws {@link ConnectionLostError} when the socket cannot be connected
+   *   to or closes before the reply; {@link PanehostError} (`refused`) when
+   *   the host refuses; {@link RequestTimeoutError} when no reply arrives in
+   *   time.
+   */
+  static open(options: ConnectionOptions): Promise<Connection> {
+    const decoder = new FrameDecoder(options.maxFrameBytes ?? MAX_HOST_FRAME);
+    return new Promise<Connection>((resolve, reject) => {
+      let settled = false;
+      let socketError: Error | undefined;
+      const socket = net.createConnection({ path: options.socketPath });
+      const limited = options.requestTimeoutMs > 0 && Number.isFinite(options.requestTimeoutMs);
+      const timer = limited
+        ? setTimeout(() => {
+            fail(new RequestTimeoutError("the host's handshake reply", options.requestTimeoutMs));
+          }, options.requestTimeoutMs)
+        : undefined;
+      const cleanup = () => {
+        if (timer) clearTimeout(timer);
+        socket.off("data", onData);
+        socket.off("error", onError);
+        socket.off("close", onClose);
+        socket.off("connect", onConnect);
+      };
+      const fail = (error: Error) => {
+        if (settled) return;
+        settled = true;
+        cleanup();
+        socket.destroy();
+        reject(error);
+      };
+      const onConnect = () => {
+        const hello = { protocol: PROTOCOL_VERSION, encoding: "json", client: options.clientName };
+        try {
+          // A refused peer may find the socket closed while it writes; the
+          // reply is still read, so write errors are left to `close`.
+          socket.write(encodeFrame(Buffer.from(JSON.stringify(hello), "utf8"), MAX_HELLO_FRAME));
+        } catch (error) {
+          fail(error as Error);
+        }
+      };
+      const onData = (chunk: Buffer) => {
+        decoder.push(chunk);
+        let payload: Uint8Array | undefined;
+        try {
+          payload = decoder.next();
+        } catch (error) {
+          fail(error as Error);
+          return;
+        }
+        if (payload === undefined) return;
+        let reply: Json;
+        try {
+          reply = JSON.parse(Buffer.from(payload).toString("utf8"));
+        } catch {
+          fail(new FrameError("the host's handshake reply is not JSON"));
+          return;
+        }
+        if (reply !== null && typeof reply === "object" && reply.welcome) {
+          settled = true;
+          cleanup();
+          resolve(new Connection(socket, decoder, reply.welcome as Welcome, options.requestTimeoutMs));
+        } else if (reply !== null && typeof reply === "object" && reply.refused) {
+          const refused = reply.refused;
+          fail(
+            new PanehostError(String(refused.code), String(refused.message), {
+              refused: true,
+              protocol: typeof refused.protocol === "number" ? refused.protocol : null,
+            }),
+          );
+        } else {
+          fail(new FrameError("the host's handshake reply is neither welcome nor refused"));
+        }
+      };
+      const onError = (error: Error) => {
+        socketError ??= error;
+      };
+      const onClose = () => {
+        const where = socketError && (socketError as NodeJS.ErrnoException).code !== "EPIPE" ? `: ${socketError.message}` : "";
+        fail(
+          new ConnectionLostError(`cannot connect to the host at ${options.socketPath}${where}`, {
+            cause: socketError,
+          }),
+        );
+      };
+      socket.on("connect", onConnect);
+      socket.on("data", onData);
+      socket.on("error", onError);
+      socket.on("close", onClose);
+    });
+  }
+
+  /** True once the connection closed. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * Calls `listener` once when the connection closes, with the reason when
+   * one is known (a socket or frame error, or the host's connection-level
+   * error).
+   */
+  onClose(listener: (error: Error | undefined) => void): void {
+    if (this.closed) listener(this.closedWith);
+    else this.closeListeners.push(listener);
+  }
+
+  /**
+   * Sends a request and resolves with the content of its answer, which must
+   * be of kind `expect`. `onAnswer` runs synchronously when the answer
+   * arrives, before any later frame is handled (a subscription registers
+   * its sink there, so that no event of it is missed).
+   */
+  request(
+    request: object,
+    expect: string,
+    options: { timeoutMs?: number; onAnswer?: (content: Json) => void } = {},
+  ): Promise<Json> {
+    return new Promise<Json>((resolve, reject) => {
+      if (this.closed) {
+        reject(this.lostError());
+        return;
+      }
+      const id = this.nextId++;
+      const name = Object.keys(request)[0] ?? "request";
+      let payload: Buffer;
+      try {
+        payload = encodeFrame(Buffer.from(JSON.stringify({ id, request }), "utf8"), MAX_CLIENT_FRAME);
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
+      const entry: Pending = {
+        expect,
+        what: `the answer to \`${name}\``,
+        resolve,
+        reject,
+        onAnswer: options.onAnswer,
+        timer: undefined,
+      };
+      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+        entry.timer = setTimeout(() => {
+          this.pending.delete(id);
+          reject(new RequestTimeoutError(entry.what, timeoutMs));
+        }, timeoutMs);
+      }
+      this.pending.set(id, entry);
+      this.socket.write(payload);
+    });
+  }
+
+  /**
+   * Subscribes with an `events` or `reconnect` request. `sink` receives the
+   * subscription's events from the first one on.
+   */
+  subscribe(request: object, sink: SubscriptionSink, onStart?: (subscription: Subscription) => void): Promise<Subscription> {
+    let parsed: Subscription | undefined;
+    return this.request(request, "subscribed", {
+      onAnswer: (content) => {
+        parsed = parseSubscription(content);
+        this.sinks.set(parsed.subscription, sink);
+        onStart?.(parsed);
+      },
+    }).then(() => parsed!);
+  }
+
+  /** Stops routing events of `subscription`; later ones are dropped. */
+  forget(subscription: number): void {
+    this.sinks.delete(subscription);
+  }
+
+  /** Stops handling frames and pauses the socket until every hold is released. */
+  hold(): void {
+    this.holds += 1;
+    if (this.holds === 1 && !this.closed) this.socket.pause();
+  }
+
+  /** Releases one {@link Connection.hold}. */
+  release(): void {
+    if (this.holds === 0) return;
+    this.holds -= 1;
+    if (this.holds === 0 && !this.closed) {
+      this.pump();
+      if (this.holds === 0 && !this.closed) this.socket.resume();
+    }
+  }
+
+  /** Closes the connection; pending requests reject with a lost connection. */
+  close(): void {
+    if (this.closed) return;
+    this.socket.destroy();
+    this.finish(undefined);
+  }
+
+  /** Handles every complete frame, unless held. */
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.holds === 0 && !this.closed) {
+        let payload: Uint8Array | undefined;
+        try {
+          payload = this.decoder.next();
+        } catch (error) {
+          this.fail(error as Error);
+          return;
+        }
+        if (payload === undefined) return;
+        this.dispatch(payload);
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private dispatch(payload: Uint8Array): void {
+    let message: Json;
+    try {
+      message = JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString("utf8"));
+    } catch {
+      this.fail(new FrameError("a frame from the host is not JSON"));
+      return;
+    }
+    let kind: string;
+    let body: Json;
+    try {
+      [kind, body] = tagged(message, "server message");
+    } catch (error) {
+      this.fail(error as Error);
+      return;
+    }
+    switch (kind) {
+      case "response":
+        this.answer(body.id, (entry) => {
+          let answerKind: string;
+          let content: Json;
+          try {
+            [answerKind, content] = tagged(body.body, "response body");
+          } catch (error) {
+            entry.reject(error as Error);
+            return;
+          }
+          if (answerKind !== entry.expect) {
+            entry.reject(new FrameError(`unexpected answer from the host: expected \`${entry.expect}\`, got \`${answerKind}\``));
+            return;
+          }
+          try {
+            entry.onAnswer?.(content);
+          } catch (error) {
+            entry.reject(error as Error);
+            return;
+          }
+          entry.resolve(content);
+        });
+        break;
+      case "error": {
+        const error = new PanehostError(String(body.error?.code), String(body.error?.message), {
+          limitation: body.error?.limitation ?? null,
+          requestId: typeof body.id === "number" ? body.id : null,
+        });
+        if (typeof body.id === "number" && this.pending.has(body.id)) {
+          this.answer(body.id, (entry) => entry.reject(error));
+        } else if (body.id === null || body.id === undefined) {
+          // About the connection, not a request; the host may close next.
+          this.connectionError = error;
+        }
+        break;
+      }
+      case "event": {
+        const sink = this.sinks.get(body.subscription);
+        if (sink === undefined) break;
+        let event: PaneEvent;
+        try {
+          event = paneEvent(body.event);
+        } catch (error) {
+          this.fail(error as Error);
+          return;
+        }
+        if (event.kind === "ended") this.sinks.delete(body.subscription);
+        sink.event(event);
+        break;
+      }
+      default:
+        // A server message this client does not know: ignore it.
+        break;
+    }
+  }
+
+  private answer(id: number, settle: (entry: Pending) => void): void {
+    const entry = this.pending.get(id);
+    if (entry === undefined) return; // Timed out already.
+    this.pending.delete(id);
+    if (entry.timer) clearTimeout(entry.timer);
+    settle(entry);
+  }
+
+  private fail(error: Error): void {
+    if (this.closed) return;
+    this.socket.destroy();
+    this.finish(error);
+  }
+
+  private lostError(): Error {
+    if (this.closedWith instanceof FrameError) return this.closedWith;
+    const cause = this.closedWith ?? this.connectionError ?? this.socketError;
+    const detail = cause ? `: ${cause.message}` : "";
+    return new ConnectionLostError(`the connection to the host closed${detail}`, { cause });
+  }
+
+  private finish(error: Error | undefined): void {
+    if (this.closed) return;
+    // Frames received before the close are still handed on, hold or not:
+    // they are valid and nothing else could deliver them.
+    this.holds = 0;
+    this.pump();
+    if (this.closed) return; // A frame error closed it meanwhile.
+    this.closed = true;
+    this.closedWith = error ?? this.connectionError ?? this.socketError;
+    const lost = this.lostError();
+    for (const [id, entry] of this.pending) {
+      this.pending.delete(id);
+      if (entry.timer) clearTimeout(entry.timer);
+      entry.reject(lost);
+    }
+    for (const [id, sink] of this.sinks) {
+      this.sinks.delete(id);
+      sink.lost(lost);
+    }
+    for (const listener of this.closeListeners.splice(0)) listener(this.closedWith);
+  }
+}

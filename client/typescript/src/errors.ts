@@ -1,0 +1,101 @@
+/**
+ * The errors this client rejects with.
+ *
+ * - {@link PanehostError}: the host answered with a structured error
+ *   (`UNKNOWN_PANE`, ...) or refused the handshake (`PROTOCOL_MISMATCH`, ...).
+ *   Match on `code`.
+ * - {@link ConnectionLostError}: the connection could not be made, or closed
+ *   before the answer arrived. A new connection may succeed.
+ * - {@link RequestTimeoutError}: no answer within the request timeout.
+ * - {@link FrameError}: a frame broke the framing rules (a length prefix over
+ *   the limit, a payload that is not a message); the connection is closed.
+ *
+ * @module
+ */
+
+/**
+ * An error the host reported: the answer to a request, a connection-level
+ * error (`requestId` is `null`), or a refused handshake (`refused` is true,
+ * and `protocol` names the host's version).
+ *
+ * `code` is one of the protocol's error codes ({@link ErrorCode}); the host
+ * may add codes, so treat an unknown one as a generic failure and show
+ * `message`.
+ */
+export class PanehostError extends Error {
+  /** The stable error code, such as `UNKNOWN_PANE`. Match on this. */
+  readonly code: string;
+  /** For `OPERATION_UNSUPPORTED`, the limitation code that explains it; otherwise `null`. */
+  readonly limitation: string | null;
+  /** The id of the request answered, or `null` for a connection-level error or a refusal. */
+  readonly requestId: number | null;
+  /** True when the host refused the handshake. */
+  readonly refused: boolean;
+  /** For a refused handshake, the protocol version the host speaks. */
+  readonly protocol: number | null;
+
+  /** Builds an error from the host's fields. */
+  constructor(
+    code: string,
+    message: string,
+    options: { limitation?: string | null; requestId?: number | null; refused?: boolean; protocol?: number | null } = {},
+  ) {
+    super(message);
+    this.name = "PanehostError";
+    this.code = code;
+    this.limitation = options.limitation ?? null;
+    this.requestId = options.requestId ?? null;
+    this.refused = options.refused ?? false;
+    this.protocol = options.protocol ?? null;
+  }
+}
+
+/**
+ * The connection to the host could not be made or was lost before the
+ * answer arrived. `cause` holds the underlying error when there was one
+ * (a socket error, or a connection-level {@link PanehostError} such as
+ * `FRAME_TOO_LARGE`). Trying again on a new connection may succeed.
+ */
+export class ConnectionLostError extends Error {
+  /** Builds the error. */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ConnectionLostError";
+  }
+}
+
+/** No answer arrived within the request timeout. */
+export class RequestTimeoutError extends Error {
+  /** How long was waited, in milliseconds. */
+  readonly timeoutMs: number;
+
+  /** Builds the error. */
+  constructor(what: string, timeoutMs: number) {
+    super(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    this.name = "RequestTimeoutError";
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * A frame broke the framing rules: a length prefix beyond the limit (the
+ * stream is corrupt; nothing of that size is read or allocated), a payload
+ * that is not a message, or a request too large to send.
+ */
+export class FrameError extends Error {
+  /** Builds the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "FrameError";
+  }
+}
+
+/**
+ * True when `error` means the connection was lost or could not be made, so
+ * that a new connection may succeed: {@link ConnectionLostError} and
+ * {@link RequestTimeoutError}. Answers of the host ({@link PanehostError})
+ * are not.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  return error instanceof ConnectionLostError || error instanceof RequestTimeoutError;
+}

@@ -1,0 +1,19 @@
+/**
+ * `@panehost/client`: a client for the panehost host, for Node.js 20 and
+ * later. It speaks the protocol's JSON encoding over the host's Unix socket.
+ *
+ * Start with {@link connect}; follow a pane with {@link Client.events}.
+ *
+ * @packageDocumentation
+ */
+
+export { connect, Client, defaultSocketPath, CLIENT_VERSION, DEFAULT_REQUEST_TIMEOUT_MS, INPUT_CHUNK_BYTES } from "./client.js";
+export type { ConnectOptions, ResolvedOptions } from "./client.js";
+export { PaneStream, DEFAULT_RECONNECT_POLICY, DEFAULT_MAX_BUFFERED_EVENTS } from "./stream.js";
+export type { EventsOptions, ReconnectPolicy, StreamItem } from "./stream.js";
+export { FollowCursor } from "./cursor.js";
+export type { CursorRequest } from "./cursor.js";
+export { PROTOCOL_VERSION } from "./connection.js";
+export { FrameDecoder, encodeFrame, MAX_HOST_FRAME, MAX_CLIENT_FRAME, MAX_HELLO_FRAME } from "./frame.js";
+export { PanehostError, ConnectionLostError, RequestTimeoutError, FrameError, isConnectionLost } from "./errors.js";
+export type * from "./types.js";

@@ -1,0 +1,411 @@
+/**
+ * The protocol's messages as TypeScript types.
+ *
+ * Structs keep the protocol's field names (`snake_case`, as in PROTOCOL.md),
+ * so the field tables there apply word for word. Two things differ from the
+ * JSON on the wire, both for convenience in TypeScript:
+ *
+ * - Enums the host sends (pane state, stream start, events) are
+ *   discriminated unions with a `kind` field instead of externally tagged
+ *   objects: `{"exited":{...}}` becomes `{kind: "exited", ...}`.
+ * - `bytes` fields (output data, formatted screens) are decoded from base64
+ *   into `Uint8Array`.
+ *
+ * Every `u64` of the protocol (offsets, generations, ids, timestamps) is a
+ * JavaScript `number`, exact up to `Number.MAX_SAFE_INTEGER` (2^53 - 1).
+ * Offsets reach that only after 8 PiB of output from one pane.
+ *
+ * @module
+ */
+
+/** A terminal size in character cells; both at least 1. */
+export interface Size {
+  /** Columns. */
+  cols: number;
+  /** Rows. */
+  rows: number;
+}
+
+/** How a process ended. */
+export interface ExitStatus {
+  /** The exit code; by convention 128 + n for death by signal n. */
+  code: number;
+  /** The name of the signal that ended the process (such as `"SIGHUP"`), or `null`. */
+  signal: string | null;
+}
+
+/**
+ * A pane's process state: running, or exited with a status. An exited pane
+ * keeps its output and screen until it is closed.
+ */
+export type PaneState = { kind: "running" } | { kind: "exited"; status: ExitStatus };
+
+/** One pane, as `start`, `login` and `list` describe it. */
+export interface PaneSummary {
+  /** The pane id: opaque, unique within the host. Do not parse it. */
+  id: string;
+  /** The runtime it was started with, such as `shell`. */
+  runtime: string;
+  /** Grows whenever the process behind the pane is replaced. */
+  generation: number;
+  /** Running, or exited with a status. */
+  state: PaneState;
+  /** The process id of the pane's child, which leads its process group. */
+  pid: number;
+  /** The terminal size. */
+  size: Size;
+  /** The end offset: the total number of output bytes the pane has produced. */
+  offset: number;
+  /** The working directory the process started in. */
+  cwd: string;
+  /** The window title the process set, or `""`. */
+  title: string;
+  /** When the pane was created, in milliseconds since the Unix epoch. */
+  created_at_ms: number;
+}
+
+/** Where the cursor is. */
+export interface Cursor {
+  /** Zero-based row from the top. */
+  row: number;
+  /** Zero-based column from the left. */
+  col: number;
+  /** Whether the cursor is shown. */
+  visible: boolean;
+}
+
+/** Terminal modes that change what a client should send. */
+export interface InputModes {
+  /** Pasted text should be wrapped in `ESC [200~` and `ESC [201~`. */
+  bracketed_paste: boolean;
+  /** The process asked for mouse reports. */
+  mouse: boolean;
+  /** Application keypad mode. */
+  application_keypad: boolean;
+  /** Application cursor-key mode (arrows send `ESC O A` rather than `ESC [ A`). */
+  application_cursor: boolean;
+}
+
+/**
+ * The screen as the host's terminal model saw it after the output bytes
+ * before `offset`. Output that follows a snapshot starts at exactly
+ * `offset`.
+ */
+export interface ScreenSnapshot {
+  /** The output offset this snapshot describes: every byte before it, none after. */
+  offset: number;
+  /** The screen size. */
+  size: Size;
+  /** The visible screen as plain text: rows joined by `\n`, trailing blanks trimmed. */
+  text: string;
+  /**
+   * Bytes that redraw this screen on a blank terminal of the same size:
+   * contents with colours and attributes, input modes, cursor position.
+   */
+  formatted: Uint8Array;
+  /** Where the cursor is. */
+  cursor: Cursor;
+  /** The window title the process set, or `""`. */
+  title: string;
+  /** Whether the alternate screen is active (full-screen programs). */
+  alternate_screen: boolean;
+  /** Input modes the process enabled. */
+  modes: InputModes;
+}
+
+/** A pane with its current screen: the answer to `inspect`. */
+export interface PaneDetail {
+  /** The pane. */
+  pane: PaneSummary;
+  /**
+   * Its screen. `screen.offset` may be less than `pane.offset` (the model
+   * trails the reader); follow from `screen.offset` to continue without a gap.
+   */
+  screen: ScreenSnapshot;
+}
+
+/**
+ * Resume an earlier session of a runtime: `"latest"` (whatever the runtime
+ * considers its latest session) or `{reference}` (exactly that session).
+ */
+export type ResumeRequest = "latest" | { reference: string };
+
+/** The fields of a `start` request. */
+export interface StartParams {
+  /** The runtime id, such as `shell` (see {@link Client.runtimes}). */
+  runtime: string;
+  /** The working directory; the user's home directory when absent. */
+  cwd?: string | null;
+  /** The terminal size; 80x24 when absent. */
+  size?: Size | null;
+  /** For `shell` only: a program and its arguments to run instead of the interactive shell. */
+  command?: string[];
+  /** The model, for runtimes that take one. */
+  model?: string | null;
+  /** Resume an earlier session instead of starting fresh. */
+  resume?: ResumeRequest | null;
+}
+
+/** The optional fields of a `login` request. */
+export interface LoginOptions {
+  /** The working directory; the host's home directory when absent. */
+  cwd?: string | null;
+  /** The terminal size; 80x24 when absent. */
+  size?: Size | null;
+}
+
+/**
+ * Input for {@link Client.send}. The bytes written to the terminal are
+ * exactly: the UTF-8 bytes of `text`, then `bytes`, then `\r` when `enter`.
+ */
+export interface SendInput {
+  /** UTF-8 text to type. */
+  text?: string;
+  /** Raw bytes, for keys and control sequences. */
+  bytes?: Uint8Array;
+  /** Press Enter after the input (appends a carriage return, `\r`). */
+  enter?: boolean;
+}
+
+/** The answer to `send`. */
+export interface SendReport {
+  /** The pane. */
+  pane: string;
+  /** How many bytes were written to the terminal. */
+  bytes: number;
+}
+
+/** One step an interrupt took. */
+export interface InterruptStep {
+  /** What was done, such as `keys`. */
+  action: string;
+  /** Details for people, such as the keys written, escaped (`\x03`). */
+  detail: string;
+  /** Milliseconds since the interrupt began. */
+  at_ms: number;
+}
+
+/** The answer to `interrupt`. */
+export interface InterruptReport {
+  /** The pane. */
+  pane: string;
+  /**
+   * `keys_sent` (the runtime's interrupt keys were written) or
+   * `not_running` (the process had already exited). Treat an unknown value
+   * as "something was done, see `steps`".
+   */
+  outcome: string;
+  /** Each step taken, in order; empty when nothing was done. */
+  steps: InterruptStep[];
+}
+
+/** The answer to `resize`. */
+export interface ResizeReport {
+  /** The pane. */
+  pane: string;
+  /** The new size. */
+  size: Size;
+}
+
+/** The answer to `close`. */
+export interface CloseReport {
+  /** The pane, now forgotten. */
+  pane: string;
+  /** How its process ended. */
+  status: ExitStatus;
+}
+
+/** A runtime the host can start, as `runtimes` describes it. */
+export interface RuntimeInfo {
+  /** The runtime id used in `start`, such as `shell`. */
+  id: string;
+  /** A name for people. */
+  display_name: string;
+  /** Whether the host's policy allows starting it. */
+  supported: boolean;
+  /** Whether it is installed and its executable identified. */
+  available: boolean;
+  /** The executable's canonical path, when found. */
+  path: string | null;
+  /** The first line the version probe printed, when it worked. */
+  version: string | null;
+  /** Why it is not available, for people. */
+  unavailable_reason: string | null;
+  /** Native-resume modes: `REFERENCE`, `PROVIDER_SELECTION`, `INTERACTIVE_PICKER`. */
+  resume_modes: string[];
+  /** Declared limitation codes (see {@link LimitationCode}). */
+  limitations: string[];
+  /** SHA-256 of the executable (lowercase hex), when identified. */
+  sha256: string | null;
+  /** The oldest version the adapter's flags are known to hold for. */
+  version_floor: string | null;
+  /** `at_or_above`, `below` or `indeterminate`; `null` until detected. */
+  floor_status: string | null;
+  /** Whether it can be started now. */
+  ready: boolean;
+  /** The first gate that stops it, when it is not ready. */
+  not_ready_reason: string | null;
+  /** How the end of a turn is observed, such as `hook` or `unobserved`. */
+  completion: string;
+  /** How a user signs in: `in_terminal`, `outside_terminal` or `not_required`. */
+  login: string;
+  /** Where the adapter's flags come from, such as `captured_help`. */
+  evidence: string;
+}
+
+/**
+ * How a stream begins.
+ *
+ * - `replay`: output follows from exactly `from`; nothing skipped, nothing repeated.
+ * - `snapshot`: the stream begins with this screen and output follows from
+ *   `snapshot.offset`. `skipped_from` is the offset asked for when the host
+ *   no longer held it (the bytes from there to `snapshot.offset` are not
+ *   delivered), `null` when no offset was asked for.
+ * - `generation_changed`: only after a reconnect; the process behind the
+ *   pane was replaced since generation `previous`; output follows from
+ *   `snapshot.offset`.
+ */
+export type StreamStart =
+  | { kind: "replay"; from: number }
+  | { kind: "snapshot"; snapshot: ScreenSnapshot; skipped_from: number | null }
+  | { kind: "generation_changed"; previous: number; snapshot: ScreenSnapshot };
+
+/**
+ * Output bytes of a pane. `offset` is the absolute offset of `data[0]`;
+ * the event covers `[offset, offset + data.length)`. `data` may split a
+ * UTF-8 character or an escape sequence anywhere.
+ */
+export interface OutputEvent {
+  /** The event's name. */
+  kind: "output";
+  /** The absolute offset of the first byte of `data`. */
+  offset: number;
+  /** The bytes, decoded from base64. */
+  data: Uint8Array;
+}
+
+/**
+ * The subscriber fell out of the pane's ring: the bytes from `skipped_from`
+ * to `snapshot.offset` are not delivered; redraw from the snapshot.
+ */
+export interface ResyncEvent {
+  /** The event's name. */
+  kind: "resync";
+  /** Where the subscriber had got to. */
+  skipped_from: number;
+  /** The screen that stands for the skipped bytes; output continues at its offset. */
+  snapshot: ScreenSnapshot;
+}
+
+/** The pane's terminal was resized (by any client). */
+export interface ResizedEvent {
+  /** The event's name. */
+  kind: "resized";
+  /** The new size. */
+  size: Size;
+}
+
+/** The pane's process exited; every output byte was delivered before this. */
+export interface ExitedEvent {
+  /** The event's name. */
+  kind: "exited";
+  /** How it ended. */
+  status: ExitStatus;
+  /** The pane's final end offset. */
+  offset: number;
+}
+
+/**
+ * The subscription is over: always its last event. `reason` is `exited`,
+ * `closed` or `unsubscribed`; treat an unknown reason as "ended".
+ */
+export interface EndedEvent {
+  /** The event's name. */
+  kind: "ended";
+  /** Why it ended. */
+  reason: string;
+}
+
+/**
+ * An event this client does not know (a newer host's), passed on as it
+ * arrived: `name` is its JSON key and `body` its JSON value, unconverted.
+ * It does not move the stream's offset. Ignore what you do not need.
+ */
+export interface OtherEvent {
+  /** The event's name. */
+  kind: "other";
+  /** The event's name on the wire, such as `turn_started`. */
+  name: string;
+  /** The event's fields as JSON. */
+  body: unknown;
+}
+
+/** An event of a pane's subscription. */
+export type PaneEvent = OutputEvent | ResyncEvent | ResizedEvent | ExitedEvent | EndedEvent | OtherEvent;
+
+/** The same as {@link PaneEvent}, under the protocol's name. */
+export type Event = PaneEvent;
+
+/** The answer to `events` and `reconnect`. */
+export interface Subscription {
+  /** The subscription id, chosen by the host; every event of it carries it. */
+  subscription: number;
+  /** The pane. */
+  pane: string;
+  /** The pane's current generation; remember it for `reconnect`. */
+  generation: number;
+  /** How the stream begins. */
+  start: StreamStart;
+}
+
+/** The host's reply to a successful handshake. */
+export interface Welcome {
+  /** The host's protocol version. */
+  protocol: number;
+  /** The host's name and version, for people and logs, such as `panehost 0.1.0`. */
+  host: string;
+  /** The encoding in force; always `json` for this client. */
+  encoding: string;
+}
+
+/**
+ * Error codes of the protocol (section 10). The host may add codes without
+ * a protocol version change, so `PanehostError.code` is a plain `string`;
+ * this union lists the ones known to this client.
+ */
+export type ErrorCode =
+  | "PROTOCOL_MISMATCH"
+  | "HANDSHAKE_REQUIRED"
+  | "MALFORMED_REQUEST"
+  | "FRAME_TOO_LARGE"
+  | "PEER_REFUSED"
+  | "UNKNOWN_PANE"
+  | "UNKNOWN_RUNTIME"
+  | "RUNTIME_NOT_AVAILABLE"
+  | "RUNTIME_NOT_SUPPORTED"
+  | "BINARY_CHANGED"
+  | "INVALID_ARGUMENT"
+  | "PANE_EXITED"
+  | "OFFSET_OUT_OF_RANGE"
+  | "UNKNOWN_SUBSCRIPTION"
+  | "OPERATION_UNSUPPORTED"
+  | "LOGIN_NOT_REQUIRED"
+  | "SPAWN_FAILED"
+  | "INTERNAL";
+
+/**
+ * Limitation codes (section 10), carried by `RuntimeInfo.limitations` and
+ * by `OPERATION_UNSUPPORTED` errors. New ones may appear; treat an unknown
+ * one as "the runtime cannot do this".
+ */
+export type LimitationCode =
+  | "START_REQUIRES_RESOLVED_MODEL"
+  | "NATIVE_RESUME_UNSUPPORTED"
+  | "PROVIDER_SELECTION_ONLY"
+  | "PROVIDER_SELECTION_INTERACTIVE_PICKER"
+  | "PROVIDER_SELECTION_UNSUPPORTED"
+  | "REFERENCE_PENDING_LIVE_PROOF"
+  | "REFERENCE_STEERED_BY_WRAPPER"
+  | "HOST_LOSS_RESTARTS_FRESH"
+  | "COMPLETION_UNOBSERVED"
+  | "LOGIN_NOT_IN_TERMINAL";

@@ -1,0 +1,166 @@
+/**
+ * Conversions between the JSON encoding and the types of `types.ts`:
+ * externally tagged enums become `kind` unions and base64 strings become
+ * bytes. Unknown fields are ignored, as PROTOCOL.md asks of clients.
+ *
+ * @module
+ * @internal
+ */
+
+import { FrameError } from "./errors.js";
+import type {
+  ExitStatus,
+  PaneDetail,
+  PaneEvent,
+  PaneState,
+  PaneSummary,
+  RuntimeInfo,
+  ScreenSnapshot,
+  Size,
+  StreamStart,
+  Subscription,
+} from "./types.js";
+
+type Json = any;
+
+/** Decodes a standard base64 string into fresh bytes. */
+export function fromBase64(text: string): Uint8Array {
+  const buffer = Buffer.from(text, "base64");
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength).slice();
+}
+
+/** Encodes bytes as standard base64 with padding. */
+export function toBase64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+}
+
+/** The single key of an externally tagged enum value, and its content. */
+export function tagged(value: Json, what: string): [string, Json] {
+  if (typeof value === "string") return [value, {}];
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const keys = Object.keys(value);
+    if (keys.length === 1) return [keys[0]!, value[keys[0]!]];
+  }
+  throw new FrameError(`malformed ${what}: ${JSON.stringify(value)?.slice(0, 200)}`);
+}
+
+function size(raw: Json): Size {
+  return { cols: raw.cols, rows: raw.rows };
+}
+
+function exitStatus(raw: Json): ExitStatus {
+  return { code: raw.code, signal: raw.signal ?? null };
+}
+
+function paneState(raw: Json): PaneState {
+  const [kind, body] = tagged(raw, "pane state");
+  if (kind === "exited") return { kind: "exited", status: exitStatus(body) };
+  return { kind: "running" };
+}
+
+/** A `PaneSummary` from its JSON. */
+export function paneSummary(raw: Json): PaneSummary {
+  return {
+    id: raw.id,
+    runtime: raw.runtime,
+    generation: raw.generation,
+    state: paneState(raw.state),
+    pid: raw.pid,
+    size: size(raw.size),
+    offset: raw.offset,
+    cwd: raw.cwd,
+    title: raw.title,
+    created_at_ms: raw.created_at_ms,
+  };
+}
+
+/** A `ScreenSnapshot` from its JSON. */
+export function screenSnapshot(raw: Json): ScreenSnapshot {
+  return {
+    offset: raw.offset,
+    size: size(raw.size),
+    text: raw.text,
+    formatted: fromBase64(raw.formatted ?? ""),
+    cursor: { row: raw.cursor.row, col: raw.cursor.col, visible: raw.cursor.visible },
+    title: raw.title,
+    alternate_screen: raw.alternate_screen,
+    modes: {
+      bracketed_paste: raw.modes.bracketed_paste,
+      mouse: raw.modes.mouse,
+      application_keypad: raw.modes.application_keypad,
+      application_cursor: raw.modes.application_cursor,
+    },
+  };
+}
+
+/** A `PaneDetail` from its JSON. */
+export function paneDetail(raw: Json): PaneDetail {
+  return { pane: paneSummary(raw.pane), screen: screenSnapshot(raw.screen) };
+}
+
+/** A `RuntimeInfo` from its JSON (absent optional fields become `null`). */
+export function runtimeInfo(raw: Json): RuntimeInfo {
+  return {
+    id: raw.id,
+    display_name: raw.display_name,
+    supported: raw.supported,
+    available: raw.available,
+    path: raw.path ?? null,
+    version: raw.version ?? null,
+    unavailable_reason: raw.unavailable_reason ?? null,
+    resume_modes: raw.resume_modes ?? [],
+    limitations: raw.limitations ?? [],
+    sha256: raw.sha256 ?? null,
+    version_floor: raw.version_floor ?? null,
+    floor_status: raw.floor_status ?? null,
+    ready: raw.ready,
+    not_ready_reason: raw.not_ready_reason ?? null,
+    completion: raw.completion,
+    login: raw.login,
+    evidence: raw.evidence,
+  };
+}
+
+/** A `StreamStart` from its JSON. */
+export function streamStart(raw: Json): StreamStart {
+  const [kind, body] = tagged(raw, "stream start");
+  switch (kind) {
+    case "replay":
+      return { kind: "replay", from: body.from };
+    case "snapshot":
+      return { kind: "snapshot", snapshot: screenSnapshot(body.snapshot), skipped_from: body.skipped_from ?? null };
+    case "generation_changed":
+      return { kind: "generation_changed", previous: body.previous, snapshot: screenSnapshot(body.snapshot) };
+    default:
+      throw new FrameError(`unknown stream start \`${kind}\``);
+  }
+}
+
+/** A `Subscription` (the `subscribed` answer) from its JSON. */
+export function subscription(raw: Json): Subscription {
+  return {
+    subscription: raw.subscription,
+    pane: raw.pane,
+    generation: raw.generation,
+    start: streamStart(raw.start),
+  };
+}
+
+/** An event from its JSON; one this client does not know becomes an `other` event. */
+export function paneEvent(raw: Json): PaneEvent {
+  const [kind, body] = tagged(raw, "event");
+  switch (kind) {
+    case "output":
+      return { kind: "output", offset: body.offset, data: fromBase64(body.data) };
+    case "resync":
+      return { kind: "resync", skipped_from: body.skipped_from, snapshot: screenSnapshot(body.snapshot) };
+    case "resized":
+      return { kind: "resized", size: size(body.size) };
+    case "exited":
+      return { kind: "exited", status: exitStatus(body.status), offset: body.offset };
+    case "ended":
+      return { kind: "ended", reason: body.reason };
+    default:
+      return { kind: "other", name: kind, body };
+  }
+}

@@ -1,0 +1,399 @@
+// The client against a scripted host on a temp socket: corrupt frames,
+// timeouts, answers out of order, and resumes where the host replays more
+// than asked or the generation changed.
+
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+import {
+  connect,
+  ConnectionLostError,
+  encodeFrame,
+  FrameDecoder,
+  FrameError,
+  MAX_HOST_FRAME,
+  PanehostError,
+  RequestTimeoutError,
+  type StreamItem,
+} from "../src/index.js";
+import { withTimeout } from "./support.js";
+
+type Json = any;
+
+/** One accepted connection of the fake host, seen from the host's side. */
+class Peer {
+  private readonly decoder = new FrameDecoder(MAX_HOST_FRAME);
+  private readonly frames: Json[] = [];
+  private waiting: ((frame: Json) => void) | undefined;
+  closed: Promise<void>;
+
+  constructor(readonly socket: net.Socket) {
+    socket.on("error", () => {});
+    socket.on("data", (chunk) => {
+      this.decoder.push(chunk);
+      for (let payload = this.decoder.next(); payload; payload = this.decoder.next()) {
+        this.frames.push(JSON.parse(Buffer.from(payload).toString("utf8")));
+      }
+      if (this.waiting && this.frames.length > 0) {
+        const waiting = this.waiting;
+        this.waiting = undefined;
+        waiting(this.frames.shift());
+      }
+    });
+    this.closed = new Promise((resolve) => socket.once("close", () => resolve()));
+  }
+
+  /** The next frame the client sent. */
+  next(): Promise<Json> {
+    if (this.frames.length > 0) return Promise.resolve(this.frames.shift());
+    return withTimeout(new Promise((resolve) => (this.waiting = resolve)), 10_000, "a frame from the client");
+  }
+
+  send(message: Json): void {
+    this.socket.write(encodeFrame(Buffer.from(JSON.stringify(message)), MAX_HOST_FRAME));
+  }
+
+  /** Reads the hello and welcomes the client. */
+  async welcome(): Promise<Json> {
+    const hello = await this.next();
+    this.send({ welcome: { protocol: 1, host: "fake 0", encoding: "json" } });
+    return hello;
+  }
+}
+
+/** A fake host: each accepted connection is handed to the next script. */
+class FakeHost {
+  readonly path: string;
+  private readonly server: net.Server;
+  private scripts: Array<(peer: Peer) => Promise<void>> = [];
+  private readonly peers: Peer[] = [];
+
+  constructor(dir: string, name: string) {
+    this.path = path.join(dir, name);
+    this.server = net.createServer((socket) => {
+      const peer = new Peer(socket);
+      this.peers.push(peer);
+      const script = this.scripts.shift();
+      if (script) void script(peer).catch(() => socket.destroy());
+      else socket.destroy();
+    });
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(this.path, () => resolve()));
+  }
+
+  /** Scripts for the next connections, in order. */
+  script(...scripts: Array<(peer: Peer) => Promise<void>>): void {
+    this.scripts.push(...scripts);
+  }
+
+  async close(): Promise<void> {
+    for (const peer of this.peers) peer.socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+let dir: string;
+let fakes = 0;
+
+before(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "ph-ts-fake-"));
+});
+
+after(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function fake(): Promise<FakeHost> {
+  const host = new FakeHost(dir, `fake-${++fakes}.sock`);
+  await host.listen();
+  return host;
+}
+
+const summary = {
+  id: "p1",
+  runtime: "shell",
+  generation: 1,
+  state: "running",
+  pid: 42,
+  size: { cols: 80, rows: 24 },
+  offset: 0,
+  cwd: "/",
+  title: "",
+  created_at_ms: 1,
+  some_future_field: true,
+};
+
+function screen(offset: number) {
+  return {
+    offset,
+    size: { cols: 80, rows: 24 },
+    text: "",
+    formatted: "G1tI",
+    cursor: { row: 0, col: 0, visible: true },
+    title: "",
+    alternate_screen: false,
+    modes: { bracketed_paste: false, mouse: false, application_keypad: false, application_cursor: false },
+  };
+}
+
+function output(subscription: number, offset: number, text: string) {
+  return { event: { subscription, event: { output: { offset, data: Buffer.from(text).toString("base64") } } } };
+}
+
+async function collect(stream: AsyncIterable<StreamItem>): Promise<StreamItem[]> {
+  const items: StreamItem[] = [];
+  for await (const item of stream) items.push(item);
+  return items;
+}
+
+function describeItems(items: StreamItem[]): string[] {
+  return items.map((item) => {
+    if (item.kind === "start") return `start:${item.start.kind}:${item.generation}`;
+    const event = item.event;
+    if (event.kind === "output") return `output:${event.offset}:${Buffer.from(event.data).toString()}`;
+    if (event.kind === "ended") return `ended:${event.reason}`;
+    return event.kind;
+  });
+}
+
+describe("client against a scripted host", () => {
+  test("the hello is JSON with protocol 1 and the client's name", async () => {
+    const host = await fake();
+    let hello: Json;
+    host.script(async (peer) => {
+      hello = await peer.welcome();
+    });
+    const client = await connect({ socketPath: host.path, clientName: "named/1" });
+    assert.deepEqual(hello, { protocol: 1, encoding: "json", client: "named/1" });
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("an oversized length prefix from the host fails the request and closes the connection", async () => {
+    const host = await fake();
+    host.script(async (peer) => {
+      await peer.welcome();
+      await peer.next();
+      const header = Buffer.alloc(4);
+      header.writeUInt32BE(MAX_HOST_FRAME + 1, 0);
+      peer.socket.write(header); // And no payload: the client must not wait for 16 MiB.
+    });
+    const client = await connect({ socketPath: host.path });
+    await assert.rejects(client.list(), FrameError);
+    assert.equal(client.isClosed, true);
+    await assert.rejects(client.list(), FrameError);
+    await host.close();
+  });
+
+  test("a request with no answer times out", async () => {
+    const host = await fake();
+    host.script(async (peer) => {
+      await peer.welcome();
+    });
+    const client = await connect({ socketPath: host.path, requestTimeoutMs: 200 });
+    const started = Date.now();
+    await assert.rejects(client.list(), RequestTimeoutError);
+    assert.ok(Date.now() - started < 5_000);
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("answers are matched by id, even out of order and byte by byte", async () => {
+    const host = await fake();
+    host.script(async (peer) => {
+      await peer.welcome();
+      const first = await peer.next();
+      const second = await peer.next();
+      assert.ok(first.id < second.id, "ids increase");
+      const messages = [
+        { response: { id: second.id, body: { panes: { panes: [summary] } } } },
+        { error: { id: first.id, error: { code: "UNKNOWN_PANE", message: "no pane p9", limitation: null } } },
+      ];
+      const bytes = Buffer.concat(messages.map((m) => encodeFrame(Buffer.from(JSON.stringify(m)), MAX_HOST_FRAME)));
+      for (const byte of bytes) peer.socket.write(Uint8Array.of(byte));
+    });
+    const client = await connect({ socketPath: host.path });
+    const inspected = client.inspect("p9");
+    const listed = client.list();
+    await assert.rejects(inspected, (error: unknown) => {
+      assert.ok(error instanceof PanehostError);
+      assert.equal(error.code, "UNKNOWN_PANE");
+      assert.equal(error.message, "no pane p9");
+      return true;
+    });
+    const panes = await listed;
+    assert.equal(panes.length, 1);
+    assert.deepEqual(panes[0]!.state, { kind: "running" });
+    assert.equal((panes[0] as Json).some_future_field, undefined);
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("a connection error with no id is the cause of the lost connection", async () => {
+    const host = await fake();
+    host.script(async (peer) => {
+      await peer.welcome();
+      await peer.next();
+      peer.send({ error: { id: null, error: { code: "FRAME_TOO_LARGE", message: "too large", limitation: null } } });
+      peer.socket.end();
+    });
+    const client = await connect({ socketPath: host.path });
+    await assert.rejects(client.list(), (error: unknown) => {
+      assert.ok(error instanceof ConnectionLostError);
+      assert.ok(error.cause instanceof PanehostError);
+      assert.equal((error.cause as PanehostError).code, "FRAME_TOO_LARGE");
+      return true;
+    });
+    await host.close();
+  });
+
+  test("a resume where the host replays more than asked: duplicates dropped, overlaps trimmed", async () => {
+    const host = await fake();
+    let reconnectRequest: Json;
+    host.script(
+      async (peer) => {
+        await peer.welcome(); // The client's own connection.
+      },
+      async (peer) => {
+        await peer.welcome();
+        const request = await peer.next();
+        assert.deepEqual(request.request, { events: { pane: "p1", from: 0 } });
+        peer.send({ response: { id: request.id, body: { subscribed: { subscription: 7, pane: "p1", generation: 1, start: { replay: { from: 0 } } } } } });
+        peer.send(output(7, 0, "abc"));
+        peer.send(output(7, 3, "def"));
+        peer.send({ event: { subscription: 7, event: { turn_started: { offset: 6, source: "input" } } } });
+        peer.socket.destroy();
+      },
+      async (peer) => {
+        await peer.welcome();
+        const request = await peer.next();
+        reconnectRequest = request.request;
+        peer.send({ response: { id: request.id, body: { subscribed: { subscription: 1, pane: "p1", generation: 1, start: { replay: { from: 6 } } } } } });
+        peer.send(output(1, 4, "efgh")); // Overlaps 6: trimmed to "gh".
+        peer.send(output(1, 2, "cd")); // Wholly before: dropped.
+        peer.send(output(1, 8, "ij"));
+        peer.send({ event: { subscription: 1, event: { exited: { status: { code: 0, signal: null }, offset: 10 } } } });
+        peer.send({ event: { subscription: 1, event: { ended: { reason: "exited" } } } });
+      },
+    );
+    const client = await connect({ socketPath: host.path });
+    const stream = client.events("p1", { from: 0, reconnect: { initialBackoffMs: 5, maxTotalMs: 2_000 } });
+    const items = await withTimeout(collect(stream), 10_000, "the stream");
+    assert.deepEqual(reconnectRequest, { reconnect: { pane: "p1", generation: 1, offset: 6 } });
+    assert.deepEqual(describeItems(items), [
+      "start:replay:1",
+      "output:0:abc",
+      "output:3:def",
+      "other",
+      "start:replay:1",
+      "output:6:gh",
+      "output:8:ij",
+      "exited",
+      "ended:exited",
+    ]);
+    assert.equal(stream.offset, 10);
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("a resume after the generation changed hands on the new generation's snapshot", async () => {
+    const host = await fake();
+    host.script(
+      async (peer) => {
+        await peer.welcome();
+      },
+      async (peer) => {
+        await peer.welcome();
+        const request = await peer.next();
+        peer.send({ response: { id: request.id, body: { subscribed: { subscription: 1, pane: "p1", generation: 1, start: { snapshot: { snapshot: screen(50), skipped_from: null } } } } } });
+        peer.send(output(1, 50, "xy"));
+        peer.socket.destroy();
+      },
+      async (peer) => {
+        await peer.welcome();
+        const request = await peer.next();
+        assert.deepEqual(request.request, { reconnect: { pane: "p1", generation: 1, offset: 52 } });
+        peer.send({ response: { id: request.id, body: { subscribed: { subscription: 1, pane: "p1", generation: 2, start: { generation_changed: { previous: 1, snapshot: screen(60) } } } } } });
+        peer.send(output(1, 60, "new"));
+        peer.send({ event: { subscription: 1, event: { ended: { reason: "closed" } } } });
+      },
+    );
+    const client = await connect({ socketPath: host.path });
+    const stream = client.events("p1", { reconnect: { initialBackoffMs: 5 } });
+    const items = await withTimeout(collect(stream), 10_000, "the stream");
+    assert.deepEqual(describeItems(items), [
+      "start:snapshot:1",
+      "output:50:xy",
+      "start:generation_changed:2",
+      "output:60:new",
+      "ended:closed",
+    ]);
+    const start = items[0]!;
+    assert.ok(start.kind === "start" && start.start.kind === "snapshot");
+    assert.deepEqual(Buffer.from(start.start.snapshot.formatted).toString(), "\x1b[H");
+    assert.equal(stream.generation, 2);
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("a saved generation and offset open the stream with a reconnect", async () => {
+    const host = await fake();
+    let first: Json;
+    host.script(
+      async (peer) => {
+        await peer.welcome();
+      },
+      async (peer) => {
+        await peer.welcome();
+        const request = await peer.next();
+        first = request.request;
+        peer.send({ response: { id: request.id, body: { subscribed: { subscription: 1, pane: "p1", generation: 4, start: { generation_changed: { previous: 3, snapshot: screen(80) } } } } } });
+        peer.send({ event: { subscription: 1, event: { ended: { reason: "closed" } } } });
+      },
+    );
+    const client = await connect({ socketPath: host.path });
+    const items = await withTimeout(collect(client.events("p1", { from: 52, generation: 3 })), 10_000, "the stream");
+    assert.deepEqual(first, { reconnect: { pane: "p1", generation: 3, offset: 52 } });
+    assert.deepEqual(describeItems(items), ["start:generation_changed:4", "ended:closed"]);
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("with reconnect off, a lost connection ends the stream with an error", async () => {
+    const host = await fake();
+    host.script(
+      async (peer) => {
+        await peer.welcome();
+      },
+      async (peer) => {
+        await peer.welcome();
+        const request = await peer.next();
+        peer.send({ response: { id: request.id, body: { subscribed: { subscription: 1, pane: "p1", generation: 1, start: { replay: { from: 0 } } } } } });
+        peer.send(output(1, 0, "a"));
+        peer.socket.destroy();
+      },
+    );
+    const client = await connect({ socketPath: host.path });
+    const stream = client.events("p1", { from: 0, reconnect: false });
+    const items: StreamItem[] = [];
+    await assert.rejects(
+      withTimeout(
+        (async () => {
+          for await (const item of stream) items.push(item);
+        })(),
+        10_000,
+        "the stream",
+      ),
+      ConnectionLostError,
+    );
+    assert.deepEqual(describeItems(items), ["start:replay:1", "output:0:a"]);
+    assert.deepEqual(await stream.next(), { done: true, value: undefined });
+    await client.disconnect();
+    await host.close();
+  });
+});
