@@ -72,13 +72,11 @@ impl Keeper {
         let pid = i32::try_from(process.id()).unwrap();
         let mut stdout = process.stdout.take().unwrap();
         let line = read_line_from(&mut stdout);
-        let child_pid = match line.strip_prefix("ready ") {
-            Some(child_pid) => child_pid.parse().expect("a pid after ready"),
-            None => {
-                end_process(&mut process);
-                panic!("expected `ready PID`, got {line:?}");
-            }
+        let Some(child_pid) = line.strip_prefix("ready ") else {
+            end_process(&mut process);
+            panic!("expected `ready PID`, got {line:?}");
         };
+        let child_pid = child_pid.parse().expect("a pid after ready");
         Self { process, pid, child_pid, socket, child_exited: false, dir }
     }
 
@@ -186,7 +184,9 @@ fn read_until(master: &OwnedFd, needle: &str) -> String {
         let text = String::from_utf8_lossy(&output).into_owned();
         assert!(wait_readable(master.as_fd(), deadline), "no {needle:?} within {TIMEOUT:?}; got {text:?}");
         match rustix::io::read(master, &mut buffer) {
-            Ok(0) | Err(rustix::io::Errno::IO) => panic!("the PTY ended before {needle:?}; got {text:?}"),
+            Ok(0) | Err(rustix::io::Errno::IO) => {
+                panic!("the PTY ended before {needle:?}; got {text:?}")
+            }
             Ok(read) => output.extend_from_slice(&buffer[..read]),
             Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
             Err(error) => panic!("reading the master: {error}"),
@@ -321,6 +321,21 @@ fn survives_hangup_and_interrupt_ignores_early_release_and_reports_a_signal() {
 }
 
 #[test]
+fn ctrl_c_on_the_terminal_interrupts_the_child() {
+    // The keeper ignores SIGINT; its child must not inherit that, and the PTY
+    // must be its controlling terminal for ^C to reach it.
+    let mut keeper = Keeper::start(80, 24, &["/bin/sh", "-c", "echo waiting; exec sleep 1000"]);
+    let child = keeper.child_pid;
+    let (mut connection, master) = keeper.connect_expecting(&format!("pane {child} running"));
+    read_until(&master, "waiting");
+    write_all(&master, b"\x03");
+    assert_eq!(connection.read_line(), "exited 130 SIGINT");
+    keeper.child_exited = true;
+    connection.send("release\n");
+    assert_eq!(keeper.wait_exit().code(), Some(0));
+}
+
+#[test]
 fn output_written_while_no_host_is_connected_waits_in_the_pty() {
     let dir = TempDir::new();
     let input = dir.0.join("input.fifo");
@@ -396,7 +411,11 @@ fn reports_start_up_failures_on_one_line() {
         let mut process = command.spawn().unwrap();
         let line = read_line_from(process.stdout.as_mut().unwrap());
         assert!(line.starts_with(expected), "{line:?}");
-        let pidfd = rustix::process::pidfd_open(pid(i32::try_from(process.id()).unwrap()), rustix::process::PidfdFlags::empty()).unwrap();
+        let pidfd = rustix::process::pidfd_open(
+            pid(i32::try_from(process.id()).unwrap()),
+            rustix::process::PidfdFlags::empty(),
+        )
+        .unwrap();
         assert!(wait_readable(pidfd.as_fd(), Instant::now() + TIMEOUT), "the keeper did not exit");
         assert_eq!(process.wait().unwrap().code(), Some(1));
     }
@@ -426,12 +445,18 @@ fn closes_a_connection_from_another_user() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let helper = helper.spawn().expect("start the test binary as another user");
-    let pidfd = rustix::process::pidfd_open(pid(i32::try_from(helper.id()).unwrap()), rustix::process::PidfdFlags::empty()).unwrap();
+    let pidfd =
+        rustix::process::pidfd_open(pid(i32::try_from(helper.id()).unwrap()), rustix::process::PidfdFlags::empty())
+            .unwrap();
     // The helper's own reads time out after TIMEOUT.
     assert!(wait_readable(pidfd.as_fd(), Instant::now() + 2 * TIMEOUT), "the helper did not finish");
     let output = helper.wait_with_output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
-    assert!(output.status.success() && stdout.contains(FOREIGN_REFUSED), "helper: {}\n{stdout}\n{stderr}", output.status);
+    assert!(
+        output.status.success() && stdout.contains(FOREIGN_REFUSED),
+        "helper: {}\n{stdout}\n{stderr}",
+        output.status
+    );
 
     // The owner is still served.
     let (_connection, _master) = keeper.connect_expecting(&format!("pane {} running", keeper.child_pid));

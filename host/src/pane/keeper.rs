@@ -65,8 +65,8 @@ pub fn launch(plan: &LaunchPlan, size: Size, extra_env: &[(String, String)], soc
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    // Its own process group: signals aimed at the host's group miss it.
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    // The keeper calls setsid() itself: its own session and process
+    // group, so signals aimed at the host's group or terminal miss it.
     let mut keeper = command.spawn().map_err(|err| io::Error::new(err.kind(), format!("cannot start the keeper: {err}")))?;
     let keeper_pid = keeper.id();
     let mut line = String::new();

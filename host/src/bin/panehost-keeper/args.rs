@@ -82,8 +82,9 @@ mod tests {
 
     #[test]
     fn parses_a_full_command_line() {
-        let args = parse_strs(&["--rows", "24", "--socket", "/d/s", "--cwd", "/w", "--cols", "80", "--", "sh", "-c", "x"])
-            .unwrap();
+        let args =
+            parse_strs(&["--rows", "24", "--socket", "/d/s", "--cwd", "/w", "--cols", "80", "--", "sh", "-c", "x"])
+                .unwrap();
         assert_eq!(args.socket, PathBuf::from("/d/s"));
         assert_eq!((args.cols, args.rows), (80, 24));
         assert_eq!(args.cwd, PathBuf::from("/w"));
@@ -97,8 +98,10 @@ mod tests {
         assert!(parse_strs(&["--socket", "/s", "--cols", "80", "--rows", "24", "--cwd", "/", "--"]).is_err());
         assert!(parse_strs(&["--socket", "/s", "--cols", "0", "--rows", "24", "--cwd", "/", "--", "sh"]).is_err());
         assert!(parse_strs(&["--socket", "/s", "--cols", "80", "--cwd", "/", "--", "sh"]).is_err());
-        assert!(parse_strs(&["--socket", "/s", "--socket", "/t", "--cols", "80", "--rows", "24", "--cwd", "/", "--", "sh"])
-            .is_err());
+        assert!(parse_strs(&[
+            "--socket", "/s", "--socket", "/t", "--cols", "80", "--rows", "24", "--cwd", "/", "--", "sh"
+        ])
+        .is_err());
         assert!(parse_strs(&["--bogus", "1", "--", "sh"]).is_err());
     }
 }

@@ -42,13 +42,10 @@ pub fn spawn(program: &OsString, args: &[OsString], cwd: &Path, slave: &OwnedFd)
 /// Starts the thread that waits for the child and passes its exit to
 /// `on_exit`. The thread ends after that.
 pub fn start_reaper(mut child: Child, on_exit: impl FnOnce(ExitReport) + Send + 'static) -> io::Result<()> {
-    std::thread::Builder::new()
-        .name("reaper".to_owned())
-        .stack_size(64 * 1024)
-        .spawn(move || {
-            let report = child.wait().map_or_else(|_| ExitReport::unknown(), ExitReport::from_status);
-            on_exit(report);
-        })?;
+    std::thread::Builder::new().name("reaper".to_owned()).stack_size(64 * 1024).spawn(move || {
+        let report = child.wait().map_or_else(|_| ExitReport::unknown(), ExitReport::from_status);
+        on_exit(report);
+    })?;
     Ok(())
 }
 

@@ -13,10 +13,10 @@
 //! 1. It closes every fd above 2 it inherited (so neither it nor the child
 //!    holds its launcher's pipes), ignores SIGHUP, SIGINT and SIGPIPE
 //!    (SIGTERM and SIGKILL kill it as usual), then calls `setsid()` to lead
-//!    its own session. When it is
-//!    already a process group leader (started with its own process group),
-//!    `setsid()` cannot succeed; it then stays the leader of that group,
-//!    which signals sent to the host's group or terminal do not reach.
+//!    its own session. When it is already a process group leader (started
+//!    with a process group of its own), `setsid()` cannot succeed; it then
+//!    stays the leader of that group, which signals sent to the host's
+//!    group or terminal do not reach.
 //! 2. It opens a PTY (master and slave both `O_NOCTTY`, close-on-exec) and
 //!    sets its window size to C x R.
 //! 3. It spawns PROGRAM with stdin, stdout and stderr on the PTY slave, in
@@ -97,7 +97,8 @@ fn start() -> Result<Keeper, String> {
     let args = args::parse(std::env::args_os().skip(1))?;
     lead_own_session().map_err(|error| format!("setsid: {error}"))?;
 
-    let pty::Pty { master, slave } = pty::open(args.cols, args.rows).map_err(|error| format!("opening a PTY: {error}"))?;
+    let pty::Pty { master, slave } =
+        pty::open(args.cols, args.rows).map_err(|error| format!("opening a PTY: {error}"))?;
     let child = child::spawn(&args.program, &args.program_args, &args.cwd, &slave)
         .map_err(|error| format!("starting {} in {}: {error}", args.program.to_string_lossy(), args.cwd.display()))?;
     drop(slave);

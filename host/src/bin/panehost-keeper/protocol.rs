@@ -104,15 +104,42 @@ fn parse_request(line: &[u8]) -> Request {
 /// The conventional name of a Linux signal number.
 fn signal_name(signal: i32) -> String {
     const NAMES: [&str; 31] = [
-        "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV",
-        "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT", "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN",
-        "SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS",
+        "SIGHUP",
+        "SIGINT",
+        "SIGQUIT",
+        "SIGILL",
+        "SIGTRAP",
+        "SIGABRT",
+        "SIGBUS",
+        "SIGFPE",
+        "SIGKILL",
+        "SIGUSR1",
+        "SIGSEGV",
+        "SIGUSR2",
+        "SIGPIPE",
+        "SIGALRM",
+        "SIGTERM",
+        "SIGSTKFLT",
+        "SIGCHLD",
+        "SIGCONT",
+        "SIGSTOP",
+        "SIGTSTP",
+        "SIGTTIN",
+        "SIGTTOU",
+        "SIGURG",
+        "SIGXCPU",
+        "SIGXFSZ",
+        "SIGVTALRM",
+        "SIGPROF",
+        "SIGWINCH",
+        "SIGIO",
+        "SIGPWR",
+        "SIGSYS",
     ];
     usize::try_from(signal - 1)
         .ok()
         .and_then(|index| NAMES.get(index))
-        .map(|name| (*name).to_owned())
-        .unwrap_or_else(|| format!("SIG{signal}"))
+        .map_or_else(|| format!("SIG{signal}"), |name| (*name).to_owned())
 }
 
 #[cfg(test)]
@@ -134,7 +161,10 @@ mod tests {
     fn reads_requests_across_reads() {
         let mut reader = RequestReader::default();
         assert_eq!(reader.feed(b"rel"), Ok(vec![]));
-        assert_eq!(reader.feed(b"ease\nhello\r\nrelease\r\n"), Ok(vec![Request::Release, Request::Unknown, Request::Release]));
+        assert_eq!(
+            reader.feed(b"ease\nhello\r\nrelease\r\n"),
+            Ok(vec![Request::Release, Request::Unknown, Request::Release])
+        );
         assert_eq!(reader.feed(&[b'x'; MAX_REQUEST_LINE]), Err(LineTooLong));
     }
 }

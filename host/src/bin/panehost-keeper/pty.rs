@@ -23,7 +23,8 @@ pub fn open(cols: u16, rows: u16) -> io::Result<Pty> {
     rustix::pty::grantpt(&master)?;
     rustix::pty::unlockpt(&master)?;
     let slave_name = rustix::pty::ptsname(&master, Vec::new())?;
-    let slave = rustix::fs::open(slave_name.as_c_str(), OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC, Mode::empty())?;
+    let slave =
+        rustix::fs::open(slave_name.as_c_str(), OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC, Mode::empty())?;
     rustix::termios::tcsetwinsize(&master, Winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 })?;
     Ok(Pty { master, slave })
 }

@@ -110,10 +110,10 @@ impl Keeper {
                 Ok(Accepted::Owner(stream)) => return Some(stream),
                 // Closed already: look at the next one.
                 Ok(Accepted::Foreign) => {}
-                Ok(Accepted::NonePending) => return None,
-                // A connection that failed between connect and accept, or
-                // no fd to spare; poll reports anything still pending.
-                Err(_) => return None,
+                // Nothing pending; or a connection that failed between
+                // connect and accept, or no fd to spare: poll reports
+                // anything still pending.
+                Ok(Accepted::NonePending) | Err(_) => return None,
             }
         }
     }

@@ -54,7 +54,7 @@ pub fn accept(listener: &UnixListener) -> io::Result<Accepted> {
     Ok(Accepted::Owner(stream))
 }
 
-/// Sends `line` with a duplicate of `fd` attached (SCM_RIGHTS) to the
+/// Sends `line` with a duplicate of `fd` attached (`SCM_RIGHTS`) to the
 /// first byte, in one `sendmsg`.
 pub fn send_with_fd(stream: &UnixStream, line: &[u8], fd: BorrowedFd<'_>) -> io::Result<()> {
     let fds = [fd];
