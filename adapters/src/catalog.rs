@@ -2,7 +2,7 @@
 //! request is checked against them.
 
 use crate::admission::AdmissionError;
-use crate::descriptor::{CommandPolicy, Descriptor, Executable};
+use crate::descriptor::{CommandPolicy, Descriptor, Executable, PermissionProfile};
 use crate::environment::HostEnvironment;
 use crate::launch_plan::{LaunchPlan, LaunchPurpose};
 use crate::launcher::{self, StartRequest};
@@ -78,10 +78,15 @@ impl Catalog {
     pub fn admit(&self, params: &StartParams) -> Result<LaunchPlan, AdmissionError> {
         let (descriptor, program) = self.admit_runtime(&params.runtime)?;
         let cwd = self.working_directory(params.cwd.as_deref())?;
+        let permission_profile = permission_profile(params.permission_profile.as_deref())?;
         match (descriptor.command_policy, params.command.split_first()) {
             (CommandPolicy::ClientMayGiveCommand, Some((command, command_args))) => {
                 if params.resume.is_some() || params.model.is_some() {
                     return Err(AdmissionError::InvalidArgument("a command takes no model and no resume".into()));
+                }
+                // No profile's arguments apply to a client's own command.
+                if let Some(profile) = permission_profile.filter(|_| !params.accept_weaker_boundary) {
+                    return Err(launcher::unenforced(descriptor, profile));
                 }
                 let program = resolve_executable(command, self.environment.get("PATH"), &[]).ok_or_else(|| {
                     AdmissionError::InvalidArgument(format!("command {command:?} was not found on PATH"))
@@ -89,6 +94,7 @@ impl Catalog {
                 let mut plan = launcher::plan_start(descriptor, program, cwd, &StartRequest::default(), &self.environment)?;
                 plan.args = command_args.to_vec();
                 plan.purpose = LaunchPurpose::Start;
+                plan.unenforced_profile = permission_profile;
                 Ok(plan)
             }
             (CommandPolicy::HostBuildsArgv, Some(_)) => Err(AdmissionError::InvalidArgument(format!(
@@ -96,7 +102,12 @@ impl Catalog {
                 descriptor.id
             ))),
             (_, None) => {
-                let request = StartRequest { model: params.model.clone(), resume: params.resume.clone() };
+                let request = StartRequest {
+                    model: params.model.clone(),
+                    resume: params.resume.clone(),
+                    permission_profile,
+                    accept_weaker_boundary: params.accept_weaker_boundary,
+                };
                 launcher::plan_start(descriptor, program, cwd, &request, &self.environment)
             }
         }
@@ -135,6 +146,16 @@ impl Catalog {
         }
         Ok(cwd)
     }
+}
+
+/// The permission profile a start names, if any.
+fn permission_profile(name: Option<&str>) -> Result<Option<PermissionProfile>, AdmissionError> {
+    let Some(name) = name else { return Ok(None) };
+    PermissionProfile::parse(name).map(Some).ok_or_else(|| {
+        let known: Vec<&str> = PermissionProfile::ALL.iter().map(|profile| profile.as_str()).collect();
+        let shown: String = name.chars().take(64).collect();
+        AdmissionError::InvalidArgument(format!("{shown:?} is not a permission profile; the profiles are {}", known.join(", ")))
+    })
 }
 
 fn expand_home(path: &str, home: &Path) -> String {

@@ -6,7 +6,7 @@
 //! descriptor's declared `limitations`, for every descriptor.
 
 use crate::admission::AdmissionError;
-use crate::descriptor::{CompletionSignal, Descriptor};
+use crate::descriptor::{CompletionSignal, Descriptor, PermissionProfile};
 use crate::environment::HostEnvironment;
 use crate::launch_plan::LaunchPlan;
 use crate::launcher::{self, StartRequest};
@@ -34,6 +34,9 @@ pub struct LaunchFacts {
     pub resume_latest: Result<LaunchPlan, AdmissionError>,
     /// The runtime's own sign-in.
     pub login: Result<LaunchPlan, AdmissionError>,
+    /// A start with each permission profile (not accepting a weaker
+    /// boundary), in the order of [`PermissionProfile::ALL`].
+    pub profiles: Vec<(PermissionProfile, Result<LaunchPlan, AdmissionError>)>,
 }
 
 impl LaunchFacts {
@@ -53,15 +56,16 @@ impl LaunchFacts {
             Err(AdmissionError::Unsupported { limitation, .. }) if *limitation == limitation::START_REQUIRES_RESOLVED_MODEL
         )
         .then(|| "model".to_owned());
-        let start_with = |resume| {
-            let request = StartRequest { model: model.clone(), resume };
+        let start_with = |resume, permission_profile| {
+            let request = StartRequest { model: model.clone(), resume, permission_profile, accept_weaker_boundary: false };
             launcher::plan_start(descriptor, program.clone(), cwd.clone(), &request, environment)
         };
         LaunchFacts {
             start,
-            resume_reference: start_with(Some(ResumeRequest::Reference(PROBE_REFERENCE.into()))),
-            resume_latest: start_with(Some(ResumeRequest::Latest)),
+            resume_reference: start_with(Some(ResumeRequest::Reference(PROBE_REFERENCE.into())), None),
+            resume_latest: start_with(Some(ResumeRequest::Latest), None),
             login: launcher::plan_login(descriptor, program.clone(), cwd.clone(), environment),
+            profiles: PermissionProfile::ALL.into_iter().map(|profile| (profile, start_with(None, Some(profile)))).collect(),
         }
     }
 
@@ -74,6 +78,16 @@ impl LaunchFacts {
     /// True when the launcher can resume the latest session.
     pub fn resumes_latest(&self) -> bool {
         self.resume_latest.is_ok()
+    }
+
+    /// The permission profiles the launcher enforces (a start with them
+    /// is not refused as unsupported).
+    pub fn enforced_profiles(&self) -> Vec<PermissionProfile> {
+        self.profiles
+            .iter()
+            .filter(|(_, plan)| !matches!(plan, Err(AdmissionError::Unsupported { .. })))
+            .map(|(profile, _)| *profile)
+            .collect()
     }
 }
 
@@ -102,6 +116,12 @@ pub fn implied_limitations(id: &str, facts: &LaunchFacts) -> BTreeSet<String> {
     }
     if let Err(AdmissionError::Unsupported { limitation, .. }) = &facts.login {
         add(limitation);
+    }
+    // A profile the launcher refuses is one the runtime cannot enforce.
+    for (_, plan) in &facts.profiles {
+        if let Err(AdmissionError::Unsupported { limitation, .. }) = plan {
+            add(limitation);
+        }
     }
     let completion = facts.start.as_ref().map(|plan| plan.completion).unwrap_or(CompletionSignal::Unobserved);
     if completion == CompletionSignal::Unobserved {

@@ -104,6 +104,52 @@ pub struct ResumeForm {
     pub leads: bool,
 }
 
+/// What an agent may do, as a start asks for it. Each runtime maps the
+/// profiles it can enforce onto its own sandbox and approval controls, for
+/// one launch, through its arguments and environment; the user's own
+/// configuration is never touched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PermissionProfile {
+    /// The agent may read, but not write files or run mutating commands.
+    ReadOnly,
+    /// The agent may write inside the working directory and run commands
+    /// there, asking before anything outside it.
+    WorkspaceWrite,
+    /// No sandbox and no approvals.
+    FullAccess,
+}
+
+impl PermissionProfile {
+    /// Every profile, from the narrowest to the widest.
+    pub const ALL: [PermissionProfile; 3] =
+        [PermissionProfile::ReadOnly, PermissionProfile::WorkspaceWrite, PermissionProfile::FullAccess];
+
+    /// The profile's name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PermissionProfile::ReadOnly => "read_only",
+            PermissionProfile::WorkspaceWrite => "workspace_write",
+            PermissionProfile::FullAccess => "full_access",
+        }
+    }
+
+    /// The profile with this wire name.
+    pub fn parse(name: &str) -> Option<PermissionProfile> {
+        PermissionProfile::ALL.into_iter().find(|profile| profile.as_str() == name)
+    }
+}
+
+/// How a runtime enforces one permission profile: what a launch with it
+/// adds to the arguments (after the self-update arguments) and to the
+/// environment.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProfileForm {
+    /// Arguments added to the start arguments.
+    pub args: Vec<String>,
+    /// Variables set for the launch.
+    pub environment: Vec<(String, String)>,
+}
+
 /// The strongest signal of a finished turn the host uses for a runtime.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CompletionSignal {
@@ -233,6 +279,9 @@ pub struct Descriptor {
     pub environment: Vec<(String, String)>,
     /// What switches off the CLI's self-update.
     pub self_update_off: SelfUpdateOff,
+    /// The permission profiles the runtime enforces, each with what a
+    /// launch adds for it; a profile not listed is not enforced.
+    pub permission_profiles: Vec<(PermissionProfile, ProfileForm)>,
     /// Declared limitation codes; the contract suite checks them against
     /// what the launcher produces.
     pub limitations: Vec<String>,
@@ -268,5 +317,16 @@ impl Descriptor {
     /// The resume form for a mode, if the runtime has one.
     pub fn resume_form(&self, mode: ResumeMode) -> Option<&ResumeForm> {
         self.resume_forms.iter().find(|form| form.mode == mode)
+    }
+
+    /// How the runtime enforces a permission profile, if it can.
+    pub fn profile_form(&self, profile: PermissionProfile) -> Option<&ProfileForm> {
+        self.permission_profiles.iter().find(|(declared, _)| *declared == profile).map(|(_, form)| form)
+    }
+
+    /// The profiles the runtime enforces, in the order of
+    /// [`PermissionProfile::ALL`].
+    pub fn enforced_profiles(&self) -> Vec<PermissionProfile> {
+        PermissionProfile::ALL.into_iter().filter(|profile| self.profile_form(*profile).is_some()).collect()
     }
 }

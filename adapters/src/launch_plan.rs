@@ -1,6 +1,6 @@
 //! The result of admission: exactly what the host will spawn.
 
-use crate::descriptor::{CompletionSignal, ReferenceCapture, ResumeMode};
+use crate::descriptor::{CompletionSignal, PermissionProfile, ReferenceCapture, ResumeMode};
 use crate::reference_pattern::ReferencePattern;
 use std::path::PathBuf;
 
@@ -44,4 +44,11 @@ pub struct LaunchPlan {
     pub reference_capture: ReferenceCapture,
     /// The anchored pattern references are checked against.
     pub reference_pattern: Option<ReferencePattern>,
+    /// The permission profile this launch enforces, when one was asked for
+    /// and the runtime enforces it.
+    pub permission_profile: Option<PermissionProfile>,
+    /// A permission profile that was asked for, that the runtime cannot
+    /// enforce, and that the client accepted as a weaker boundary: the
+    /// launch runs with the CLI's own defaults.
+    pub unenforced_profile: Option<PermissionProfile>,
 }

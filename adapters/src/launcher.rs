@@ -3,7 +3,7 @@
 
 use crate::admission::AdmissionError;
 use crate::completion::injection_args;
-use crate::descriptor::{CompletionSignal, Descriptor, LoginForm, ModelForm, ResumeMode, REFERENCE_PLACEHOLDER};
+use crate::descriptor::{CompletionSignal, Descriptor, LoginForm, ModelForm, PermissionProfile, ProfileForm, ResumeMode, REFERENCE_PLACEHOLDER};
 use crate::environment::HostEnvironment;
 use crate::launch_plan::{LaunchPlan, LaunchPurpose};
 use crate::reference_pattern::MAX_REFERENCE_LEN;
@@ -18,14 +18,21 @@ pub struct StartRequest {
     pub model: Option<String>,
     /// The session to resume, if any.
     pub resume: Option<ResumeRequest>,
+    /// The permission profile the runtime must enforce, if any.
+    pub permission_profile: Option<PermissionProfile>,
+    /// Start without the profile when the runtime cannot enforce it,
+    /// rather than refuse.
+    pub accept_weaker_boundary: bool,
 }
 
 /// Builds the plan that starts (or resumes) `descriptor` with `program`.
 ///
 /// # Errors
 /// Refuses a missing required model, a model the runtime does not take, a
-/// resume the runtime cannot do (naming the limitation), and a reference
-/// its anchored pattern does not accept.
+/// resume the runtime cannot do (naming the limitation), a reference its
+/// anchored pattern does not accept, and a permission profile the runtime
+/// cannot enforce (`PERMISSION_PROFILE_UNENFORCED`) unless the request
+/// accepts a weaker boundary.
 pub fn plan_start(
     descriptor: &Descriptor,
     program: PathBuf,
@@ -41,12 +48,16 @@ pub fn plan_start(
             (LaunchPurpose::Resume(mode), args, leads)
         }
     };
+    let profile = profile_form(descriptor, request)?;
     let mut args = Vec::new();
     if leads {
         args.extend(resume_args.iter().cloned());
     }
     args.extend(descriptor.base_args.iter().cloned());
     args.extend(descriptor.self_update_off.args.iter().cloned());
+    if let Some((_, form)) = profile {
+        args.extend(form.args.iter().cloned());
+    }
     let completion = match (descriptor.completion, descriptor.hook_injection, &environment.notify_command) {
         (CompletionSignal::Hook | CompletionSignal::NotifyProgram, Some(injection), Some(notify)) => {
             args.extend(injection_args(injection, notify));
@@ -60,9 +71,41 @@ pub fn plan_start(
     if !leads {
         args.extend(resume_args);
     }
-    let mut plan = plan(descriptor, purpose, program, args, cwd, environment);
+    let profile_environment = profile.map(|(_, form)| form.environment.as_slice()).unwrap_or_default();
+    let mut plan = plan(descriptor, purpose, program, args, cwd, environment, profile_environment);
     plan.completion = completion;
+    plan.permission_profile = profile.map(|(profile, _)| profile);
+    plan.unenforced_profile = request.permission_profile.filter(|_| profile.is_none());
     Ok(plan)
+}
+
+/// The profile a start asks for with the runtime's form of it; `None` when
+/// none is asked for, or when one the runtime cannot enforce is accepted as
+/// a weaker boundary.
+fn profile_form<'a>(
+    descriptor: &'a Descriptor,
+    request: &StartRequest,
+) -> Result<Option<(PermissionProfile, &'a ProfileForm)>, AdmissionError> {
+    let Some(profile) = request.permission_profile else { return Ok(None) };
+    match descriptor.profile_form(profile) {
+        Some(form) => Ok(Some((profile, form))),
+        None if request.accept_weaker_boundary => Ok(None),
+        None => Err(unenforced(descriptor, profile)),
+    }
+}
+
+/// The refusal of a permission profile the runtime cannot enforce.
+pub fn unenforced(descriptor: &Descriptor, profile: PermissionProfile) -> AdmissionError {
+    let enforced: Vec<&str> = descriptor.enforced_profiles().into_iter().map(PermissionProfile::as_str).collect();
+    let enforces = if enforced.is_empty() { "none".to_owned() } else { enforced.join(", ") };
+    AdmissionError::Unsupported {
+        limitation: limitation::PERMISSION_PROFILE_UNENFORCED,
+        message: format!(
+            "runtime {} cannot enforce permission profile {} (it enforces: {enforces}); accept a weaker boundary to start it without",
+            descriptor.id,
+            profile.as_str()
+        ),
+    }
 }
 
 /// Builds the plan that runs the runtime's own sign-in in a terminal.
@@ -80,7 +123,7 @@ pub fn plan_login(
         LoginForm::InTerminal { args } => {
             let mut login_args = args.clone();
             login_args.extend(descriptor.self_update_off.args.iter().cloned());
-            let mut plan = plan(descriptor, LaunchPurpose::Login, program, login_args, cwd, environment);
+            let mut plan = plan(descriptor, LaunchPurpose::Login, program, login_args, cwd, environment, &[]);
             // A sign-in is no agent turn, and no hooks are injected into it.
             plan.completion = CompletionSignal::Unobserved;
             Ok(plan)
@@ -100,6 +143,7 @@ fn plan(
     args: Vec<String>,
     cwd: PathBuf,
     environment: &HostEnvironment,
+    profile_environment: &[(String, String)],
 ) -> LaunchPlan {
     let mut extra: Vec<(String, String)> = descriptor
         .reads_environment
@@ -108,6 +152,7 @@ fn plan(
         .collect();
     extra.extend(descriptor.environment.iter().cloned());
     extra.extend(descriptor.self_update_off.environment.iter().cloned());
+    extra.extend(profile_environment.iter().cloned());
     LaunchPlan {
         runtime: descriptor.id.clone(),
         purpose,
@@ -121,6 +166,8 @@ fn plan(
         drops_early_input: descriptor.drops_early_input,
         reference_capture: descriptor.reference_capture.clone(),
         reference_pattern: descriptor.reference_pattern.clone(),
+        permission_profile: None,
+        unenforced_profile: None,
     }
 }
 

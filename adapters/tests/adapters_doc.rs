@@ -11,8 +11,8 @@ const END: &str = "<!-- end of descriptor table -->";
 
 fn table() -> String {
     let mut rows = vec![
-        "| id | name | executable | resume modes | limitations | completion | login | evidence | floor |".to_owned(),
-        "|---|---|---|---|---|---|---|---|---|".to_owned(),
+        "| id | name | executable | resume modes | profiles | limitations | completion | login | evidence | floor |".to_owned(),
+        "|---|---|---|---|---|---|---|---|---|---|".to_owned(),
     ];
     for descriptor in runtimes::built_in() {
         let executable = match &descriptor.executable {
@@ -22,6 +22,15 @@ fn table() -> String {
         let modes: Vec<String> = ResumeMode::ALL
             .iter()
             .filter_map(|mode| descriptor.resume_form(*mode).map(|form| format!("{} `{}`", mode.as_str(), form.args.join(" "))))
+            .collect();
+        let profiles: Vec<String> = descriptor
+            .permission_profiles
+            .iter()
+            .map(|(profile, form)| {
+                let mut added = form.args.clone();
+                added.extend(form.environment.iter().map(|(name, value)| format!("{name}={value}")));
+                format!("{} `{}`", profile.as_str(), added.join(" "))
+            })
             .collect();
         let login = match &descriptor.login {
             LoginForm::InTerminal { args } if args.is_empty() => "in terminal (first screen)".to_owned(),
@@ -35,11 +44,12 @@ fn table() -> String {
         };
         let dash = |text: String| if text.is_empty() { "-".to_owned() } else { text };
         rows.push(format!(
-            "| `{}` | {} | `{}` | {} | {} | {} | {} | {} | {} |",
+            "| `{}` | {} | `{}` | {} | {} | {} | {} | {} | {} | {} |",
             descriptor.id,
             descriptor.display_name,
             executable,
             dash(modes.join("<br>")),
+            dash(profiles.join("<br>")),
             dash(descriptor.limitations.join("<br>")),
             descriptor.completion.as_str(),
             login,

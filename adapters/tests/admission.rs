@@ -62,3 +62,29 @@ fn relative_or_missing_working_directory_is_refused() {
         assert!(matches!(Catalog::built_in(environment()).admit(&params), Err(AdmissionError::InvalidArgument(_))));
     }
 }
+
+#[test]
+fn shell_enforces_no_permission_profile_with_or_without_a_command() {
+    let catalog = Catalog::built_in(environment());
+    let command = vec!["sh".into(), "-c".into(), "echo hi".into()];
+    for params in [start("shell"), StartParams { command: command.clone(), ..start("shell") }] {
+        let asked = StartParams { permission_profile: Some("read_only".into()), ..params.clone() };
+        let body = catalog.admit(&asked).unwrap_err().to_error_body();
+        assert_eq!(body.code, "OPERATION_UNSUPPORTED");
+        assert_eq!(body.limitation.as_deref(), Some(limitation::PERMISSION_PROFILE_UNENFORCED));
+        let accepted = catalog.admit(&StartParams { accept_weaker_boundary: true, ..asked }).unwrap();
+        let plain = catalog.admit(&params).unwrap();
+        assert_eq!(accepted.args, plain.args);
+        assert_eq!(accepted.unenforced_profile, Some(panehost_adapters::PermissionProfile::ReadOnly));
+        assert_eq!(accepted.permission_profile, None);
+    }
+}
+
+#[test]
+fn an_unknown_permission_profile_is_an_invalid_argument() {
+    for name in ["", "readonly", "READ_ONLY", "yolo", "full_access "] {
+        let params = StartParams { permission_profile: Some(name.into()), accept_weaker_boundary: true, ..start("shell") };
+        let err = Catalog::built_in(environment()).admit(&params).unwrap_err();
+        assert!(matches!(err, AdmissionError::InvalidArgument(_)), "{name:?}: {err:?}");
+    }
+}

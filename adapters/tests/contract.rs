@@ -2,7 +2,7 @@
 //! produces agrees with what it declares.
 
 use panehost_adapters::contract::{declared_limitations, implied_limitations, LaunchFacts};
-use panehost_adapters::descriptor::{Descriptor, ResumeMode, REFERENCE_PLACEHOLDER};
+use panehost_adapters::descriptor::{Descriptor, PermissionProfile, ResumeMode, REFERENCE_PLACEHOLDER};
 use panehost_adapters::launcher::{plan_start, StartRequest};
 use panehost_adapters::{runtimes, AdmissionError, HostEnvironment};
 use panehost_ipc::{limitation, ResumeRequest};
@@ -27,8 +27,23 @@ fn environment() -> HostEnvironment {
 }
 
 fn start(descriptor: &Descriptor, resume: Option<ResumeRequest>) -> Result<panehost_adapters::LaunchPlan, AdmissionError> {
-    let request = StartRequest { model: None, resume };
+    let request = StartRequest { model: None, resume, ..StartRequest::default() };
     plan_start(descriptor, PathBuf::from("/opt/cli"), PathBuf::from("/"), &request, &environment())
+}
+
+fn start_with_profile(
+    descriptor: &Descriptor,
+    resume: Option<ResumeRequest>,
+    profile: PermissionProfile,
+    accept_weaker_boundary: bool,
+) -> Result<panehost_adapters::LaunchPlan, AdmissionError> {
+    let request = StartRequest { model: None, resume, permission_profile: Some(profile), accept_weaker_boundary };
+    plan_start(descriptor, PathBuf::from("/opt/cli"), PathBuf::from("/"), &request, &environment())
+}
+
+/// True when `needle` occurs in `args` as consecutive arguments.
+fn contains_run(args: &[String], needle: &[&str]) -> bool {
+    needle.is_empty() || args.windows(needle.len()).any(|window| window.iter().zip(needle).all(|(arg, want)| arg == want))
 }
 
 /// A reference each built-in pattern should accept.
@@ -161,6 +176,7 @@ fn the_environment_is_the_allow_list_plus_what_the_descriptor_names() {
                 || descriptor.reads_environment.contains(name)
                 || descriptor.environment.iter().any(|(declared, _)| declared == name)
                 || descriptor.self_update_off.environment.iter().any(|(declared, _)| declared == name)
+                || descriptor.permission_profiles.iter().any(|(_, form)| form.environment.iter().any(|(declared, _)| declared == name))
                 || name == "TERM"
                 || name == "COLORTERM";
             assert!(named, "{} leaks {name}={value}", descriptor.id);
@@ -185,4 +201,147 @@ fn codex_resume_leads_its_argv_and_claude_resume_follows() {
     let claude = all.iter().find(|d| d.id == "claude").unwrap();
     let plan = start(claude, Some(ResumeRequest::Latest)).unwrap();
     assert_eq!(plan.args.last().unwrap(), "--continue");
+}
+
+/// Every profile a built-in runtime enforces, with what its argv must
+/// contain. Adding a mapping to a descriptor means adding it here.
+const PROFILE_ARGV: &[(&str, PermissionProfile, &[&str])] = &[
+    ("claude", PermissionProfile::ReadOnly, &["--permission-mode", "plan", "--disallowedTools=Bash,Edit"]),
+    ("claude", PermissionProfile::WorkspaceWrite, &["--permission-mode", "acceptEdits"]),
+    ("claude", PermissionProfile::FullAccess, &["--permission-mode", "bypassPermissions"]),
+    ("codex", PermissionProfile::ReadOnly, &["-s", "read-only", "-a", "never"]),
+    ("codex", PermissionProfile::WorkspaceWrite, &["-s", "workspace-write", "-a", "on-request"]),
+    ("codex", PermissionProfile::FullAccess, &["-s", "danger-full-access", "-a", "never"]),
+    ("gemini", PermissionProfile::ReadOnly, &["--approval-mode", "plan"]),
+    ("gemini", PermissionProfile::WorkspaceWrite, &["--approval-mode", "auto_edit"]),
+    ("gemini", PermissionProfile::FullAccess, &["--approval-mode", "yolo"]),
+    ("opencode", PermissionProfile::FullAccess, &["--auto"]),
+    ("copilot", PermissionProfile::ReadOnly, &["--deny-tool=write", "--deny-tool=shell"]),
+    ("copilot", PermissionProfile::WorkspaceWrite, &["--allow-tool=write", "--disallow-temp-dir"]),
+    ("copilot", PermissionProfile::FullAccess, &["--allow-all"]),
+    ("qwen", PermissionProfile::ReadOnly, &["--approval-mode", "plan"]),
+    ("qwen", PermissionProfile::WorkspaceWrite, &["--approval-mode", "auto-edit"]),
+    ("qwen", PermissionProfile::FullAccess, &["--approval-mode", "yolo"]),
+];
+
+#[test]
+fn each_profile_reaches_the_launchers_argv_as_mapped() {
+    let all = runtimes::built_in();
+    for (id, profile, expected) in PROFILE_ARGV {
+        let descriptor = all.iter().find(|d| d.id == *id).unwrap();
+        let plan = start_with_profile(descriptor, None, *profile, false)
+            .unwrap_or_else(|err| panic!("{id} refused {}: {err}", profile.as_str()));
+        assert!(contains_run(&plan.args, expected), "{id} {}: {:?} lacks {expected:?}", profile.as_str(), plan.args);
+        assert_eq!(plan.permission_profile, Some(*profile), "{id}");
+        assert_eq!(plan.unenforced_profile, None, "{id}");
+    }
+    // Exactly these: a runtime enforces no profile the table does not list.
+    let mapped: BTreeSet<(String, PermissionProfile)> =
+        PROFILE_ARGV.iter().map(|(id, profile, _)| ((*id).to_owned(), *profile)).collect();
+    let declared: BTreeSet<(String, PermissionProfile)> = all
+        .iter()
+        .flat_map(|d| d.enforced_profiles().into_iter().map(|profile| (d.id.clone(), profile)))
+        .collect();
+    assert_eq!(mapped, declared);
+}
+
+#[test]
+fn every_enforced_profile_adds_its_form_and_nothing_else_changes() {
+    for descriptor in runtimes::built_in() {
+        let plain = start(&descriptor, None).unwrap_or_else(|err| panic!("{}: {err}", descriptor.id));
+        assert_eq!((plain.permission_profile, plain.unenforced_profile), (None, None), "{}", descriptor.id);
+        for (profile, form) in &descriptor.permission_profiles {
+            let plan = start_with_profile(&descriptor, None, *profile, false).unwrap();
+            let form_args: Vec<&str> = form.args.iter().map(String::as_str).collect();
+            assert!(contains_run(&plan.args, &form_args), "{} {}: {:?}", descriptor.id, profile.as_str(), plan.args);
+            // The plain argv with the form's arguments taken out: nothing
+            // else moved, and a start without a profile passes none of them.
+            let position = plan.args.windows(form_args.len().max(1)).position(|w| w.iter().zip(&form_args).all(|(a, b)| a == b));
+            let mut rest = plan.args.clone();
+            if !form_args.is_empty() {
+                rest.drain(position.unwrap()..position.unwrap() + form_args.len());
+            }
+            assert_eq!(rest, plain.args, "{} {}", descriptor.id, profile.as_str());
+            for (name, value) in &form.environment {
+                assert!(plan.env.contains(&(name.clone(), value.clone())), "{} misses {name}", descriptor.id);
+            }
+        }
+        // Distinct profiles give distinct launches.
+        let argvs: BTreeSet<Vec<String>> = descriptor
+            .enforced_profiles()
+            .into_iter()
+            .map(|profile| start_with_profile(&descriptor, None, profile, false).unwrap().args)
+            .collect();
+        assert_eq!(argvs.len(), descriptor.permission_profiles.len(), "{}", descriptor.id);
+    }
+}
+
+#[test]
+fn a_profile_the_runtime_cannot_enforce_is_refused_unless_a_weaker_boundary_is_accepted() {
+    let mut refusals = 0;
+    for descriptor in runtimes::built_in() {
+        let plain = start(&descriptor, None).unwrap();
+        for profile in PermissionProfile::ALL {
+            if descriptor.profile_form(profile).is_some() {
+                continue;
+            }
+            let refused = start_with_profile(&descriptor, None, profile, false).unwrap_err();
+            assert!(
+                matches!(&refused, AdmissionError::Unsupported { limitation, .. } if *limitation == limitation::PERMISSION_PROFILE_UNENFORCED),
+                "{} {}: {refused:?}",
+                descriptor.id,
+                profile.as_str()
+            );
+            let body = refused.to_error_body();
+            assert_eq!((body.code.as_str(), body.limitation.as_deref()), ("OPERATION_UNSUPPORTED", Some(limitation::PERMISSION_PROFILE_UNENFORCED)));
+            assert!(descriptor.limitations.iter().any(|code| code == limitation::PERMISSION_PROFILE_UNENFORCED), "{}", descriptor.id);
+
+            let accepted = start_with_profile(&descriptor, None, profile, true).unwrap();
+            assert_eq!(accepted.args, plain.args, "{}: an unenforced profile adds nothing", descriptor.id);
+            assert_eq!((accepted.permission_profile, accepted.unenforced_profile), (None, Some(profile)), "{}", descriptor.id);
+            refusals += 1;
+        }
+    }
+    assert!(refusals > 0);
+    let all = runtimes::built_in();
+    for id in ["grok", "shell", "fixture"] {
+        let descriptor = all.iter().find(|d| d.id == id).unwrap();
+        assert!(descriptor.permission_profiles.is_empty(), "{id} enforces no profile");
+    }
+    let opencode = all.iter().find(|d| d.id == "opencode").unwrap();
+    assert_eq!(opencode.enforced_profiles(), [PermissionProfile::FullAccess]);
+}
+
+#[test]
+fn the_contract_sees_an_undeclared_profile_gap() {
+    let mut descriptor = runtimes::built_in().into_iter().find(|d| d.id == "codex").unwrap();
+    descriptor.permission_profiles.retain(|(profile, _)| *profile != PermissionProfile::FullAccess);
+    let facts = LaunchFacts::gather(&descriptor, &environment());
+    let implied = implied_limitations(&descriptor.id, &facts);
+    assert!(implied.contains(limitation::PERMISSION_PROFILE_UNENFORCED));
+    assert_ne!(implied, declared_limitations(&descriptor));
+    assert_eq!(facts.enforced_profiles(), [PermissionProfile::ReadOnly, PermissionProfile::WorkspaceWrite]);
+}
+
+#[test]
+fn a_profile_holds_after_a_resume_subcommand() {
+    let codex = runtimes::built_in().into_iter().find(|d| d.id == "codex").unwrap();
+    let plan = start_with_profile(&codex, Some(ResumeRequest::Latest), PermissionProfile::ReadOnly, false).unwrap();
+    assert_eq!(plan.args[..2], ["resume", "--last"]);
+    assert!(contains_run(&plan.args[2..], &["-s", "read-only", "-a", "never"]), "{:?}", plan.args);
+    let claude = runtimes::built_in().into_iter().find(|d| d.id == "claude").unwrap();
+    let plan = start_with_profile(&claude, Some(ResumeRequest::Latest), PermissionProfile::WorkspaceWrite, false).unwrap();
+    assert!(contains_run(&plan.args, &["--permission-mode", "acceptEdits"]), "{:?}", plan.args);
+    assert_eq!(plan.args.last().unwrap(), "--continue");
+}
+
+#[test]
+fn profile_names_are_the_wire_names() {
+    let names: Vec<&str> = PermissionProfile::ALL.iter().map(|profile| profile.as_str()).collect();
+    assert_eq!(names, ["read_only", "workspace_write", "full_access"]);
+    for profile in PermissionProfile::ALL {
+        assert_eq!(PermissionProfile::parse(profile.as_str()), Some(profile));
+    }
+    assert_eq!(PermissionProfile::parse("READ_ONLY"), None);
+    assert_eq!(PermissionProfile::parse("read-only"), None);
 }

@@ -101,7 +101,16 @@ fn check_size(size: Size) -> Result<Size, ErrorBody> {
 async fn handle_start(host: &HostState, params: StartParams) -> Result<Response, ErrorBody> {
     let size = check_size(params.size.unwrap_or(Size::DEFAULT))?;
     let plan = host.catalog.admit(&params).map_err(|err| err.to_error_body())?;
+    let unenforced = plan.unenforced_profile;
     let response = spawn_pane(host, plan, params.clone(), size).await?;
+    if let (Some(profile), Response::Started(summary)) = (unenforced, &response) {
+        tracing::warn!(
+            pane = %summary.id,
+            runtime = %summary.runtime,
+            permission_profile = profile.as_str(),
+            "started with a weaker boundary: the runtime cannot enforce the permission profile, and the client accepted that"
+        );
+    }
     if let (Some(limit), Response::Started(summary)) = (params.max_wall_ms, &response) {
         if let Some(pane) = host.registry.get(&summary.id) {
             turn_handlers::enforce_wall_time(pane, Duration::from_millis(limit));

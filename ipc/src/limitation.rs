@@ -25,6 +25,10 @@ pub const HOST_LOSS_RESTARTS_FRESH: &str = "HOST_LOSS_RESTARTS_FRESH";
 pub const COMPLETION_UNOBSERVED: &str = "COMPLETION_UNOBSERVED";
 /// Signing in happens outside the terminal.
 pub const LOGIN_NOT_IN_TERMINAL: &str = "LOGIN_NOT_IN_TERMINAL";
+/// The runtime cannot enforce at least one permission profile; a start
+/// asking for one it cannot enforce is refused unless the client accepts a
+/// weaker boundary.
+pub const PERMISSION_PROFILE_UNENFORCED: &str = "PERMISSION_PROFILE_UNENFORCED";
 
 /// Every limitation code this crate knows.
 pub const ALL: &[&str] = &[
@@ -38,4 +42,5 @@ pub const ALL: &[&str] = &[
     HOST_LOSS_RESTARTS_FRESH,
     COMPLETION_UNOBSERVED,
     LOGIN_NOT_IN_TERMINAL,
+    PERMISSION_PROFILE_UNENFORCED,
 ];

@@ -154,6 +154,16 @@ pub struct StartParams {
     /// milliseconds.
     #[serde(default)]
     pub max_wall_ms: Option<u64>,
+    /// The permission profile the runtime must enforce: `read_only`,
+    /// `workspace_write` or `full_access`. When absent, the CLI runs with
+    /// its own defaults and the user's own configuration.
+    #[serde(default)]
+    pub permission_profile: Option<String>,
+    /// Start even when the runtime cannot enforce `permission_profile`
+    /// (the host logs it); otherwise such a start is refused with
+    /// `OPERATION_UNSUPPORTED` naming `PERMISSION_PROFILE_UNENFORCED`.
+    #[serde(default)]
+    pub accept_weaker_boundary: bool,
 }
 
 /// Which earlier session a start should resume.

@@ -53,4 +53,9 @@ pub struct RuntimeInfo {
     /// `documentation`, `this_repository` or `operator`.
     #[serde(default)]
     pub evidence: String,
+    /// The permission profiles the runtime enforces (`read_only`,
+    /// `workspace_write`, `full_access`); a start asking for another is
+    /// refused unless it accepts a weaker boundary.
+    #[serde(default)]
+    pub permission_profiles: Vec<String>,
 }

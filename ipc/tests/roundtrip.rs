@@ -45,6 +45,8 @@ fn every_request() -> Vec<Request> {
             model: None,
             resume: Some(ResumeRequest::Reference("abc".into())),
             max_wall_ms: Some(1000),
+            permission_profile: Some("read_only".into()),
+            accept_weaker_boundary: true,
         }),
         Request::Start(StartParams { resume: Some(ResumeRequest::Latest), ..StartParams::default() }),
         Request::Send(SendParams { pane: pane.clone(), text: "ls".into(), bytes: ByteBuf::from(&[3u8, 0, 255][..]), enter: true }),
@@ -111,6 +113,7 @@ fn every_server_message() -> Vec<ServerMessage> {
                 completion: "unobserved".into(),
                 login: "not_required".into(),
                 evidence: "this_repository".into(),
+                permission_profiles: vec!["read_only".into()],
             }],
         },
     ];

@@ -536,7 +536,11 @@ fn runtimes_lists_shell_and_the_fixture_with_their_limits() {
     let path = fixture["path"].as_str().expect("an available runtime has a path");
     assert_eq!(Path::new(path), bin_dir().join("panehost-fixture-agent"), "{fixture}");
     assert_eq!(strings(&fixture["resume_modes"]), ["REFERENCE", "PROVIDER_SELECTION"], "{fixture}");
-    assert!(strings(&fixture["limitations"]).is_empty(), "it observes completion and resumes exactly: {fixture}");
+    assert_eq!(
+        strings(&fixture["limitations"]),
+        ["PERMISSION_PROFILE_UNENFORCED"],
+        "it observes completion and resumes exactly, and enforces no permission profile: {fixture}"
+    );
     assert_eq!(fixture["completion"], "terminal_notification", "{fixture}");
 
     // The table says the same.

@@ -14,7 +14,7 @@ display_name = "Echoer"
 executable = ["echoer"]
 base_args = ["--quiet"]
 login = "not_required"
-limitations = ["COMPLETION_UNOBSERVED", "PROVIDER_SELECTION_ONLY"]
+limitations = ["COMPLETION_UNOBSERVED", "PROVIDER_SELECTION_ONLY", "PERMISSION_PROFILE_UNENFORCED"]
 
 [runtime.echoer.resume]
 latest = ["--again"]

@@ -57,7 +57,8 @@ fn runtimes_reports_identity_version_floor_and_readiness() {
     assert_eq!(fixture.floor_status.as_deref(), Some("at_or_above"));
     assert_eq!(fixture.sha256.as_ref().map(String::len), Some(64));
     assert_eq!(fixture.resume_modes, ["REFERENCE", "PROVIDER_SELECTION"]);
-    assert!(fixture.limitations.is_empty(), "{:?}", fixture.limitations);
+    assert_eq!(fixture.limitations, ["PERMISSION_PROFILE_UNENFORCED"], "it has no sandbox to map a profile on");
+    assert!(fixture.permission_profiles.is_empty(), "{fixture:?}");
     assert_eq!(fixture.completion, "terminal_notification");
     let shell = all.iter().find(|r| r.id == "shell").unwrap();
     assert!(shell.ready && shell.path.is_some());

@@ -1,9 +1,11 @@
 //! `claude`: Claude Code. Flags checked against `claude --help` and
 //! `claude auth --help` of 2.1.197 (`adapters/evidence/claude.json`).
 
-use super::{agent_cli, resume, strings, variables};
+use super::{agent_cli, profile, resume, strings, variables};
 use crate::completion::HookInjection;
-use crate::descriptor::{CompletionSignal, Descriptor, ReferenceCapture, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use crate::descriptor::{
+    CompletionSignal, Descriptor, ReferenceCapture, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
+};
 use crate::reference_pattern::{ReferencePattern, UUID};
 use panehost_ipc::limitation;
 
@@ -35,6 +37,16 @@ pub(super) fn descriptor() -> Descriptor {
         // and Notification report to the host.
         completion: CompletionSignal::Hook,
         hook_injection: Some(HookInjection::ClaudeSettings),
+        // `--permission-mode` for this run only. Read-only is plan mode, and
+        // the shell and file edits are denied as well (`--disallowedTools`;
+        // an `Edit` rule covers every file-editing tool), so leaving plan
+        // mode does not lift it and no allow rule of the user's overrides
+        // it. The value is attached with `=`: the option is variadic.
+        permission_profiles: vec![
+            profile(PermissionProfile::ReadOnly, &["--permission-mode", "plan", "--disallowedTools=Bash,Edit"]),
+            profile(PermissionProfile::WorkspaceWrite, &["--permission-mode", "acceptEdits"]),
+            profile(PermissionProfile::FullAccess, &["--permission-mode", "bypassPermissions"]),
+        ],
         limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF]),
         ..agent_cli("claude", "Claude Code", &["claude"], Evidence::CapturedHelp { file: "claude.json".into() })
     }

@@ -1,9 +1,9 @@
 //! `codex`: Codex. Flags checked against `codex --help`, `codex resume
 //! --help` and `codex login --help` of 0.171.0 (`adapters/evidence/codex.json`).
 
-use super::{agent_cli, resume_subcommand, strings};
+use super::{agent_cli, profile, resume_subcommand, strings};
 use crate::completion::HookInjection;
-use crate::descriptor::{CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use crate::descriptor::{CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
 use crate::reference_pattern::{ReferencePattern, UUID};
 use panehost_ipc::limitation;
 
@@ -34,6 +34,14 @@ pub(super) fn descriptor() -> Descriptor {
         // each turn (it reports no turn start).
         completion: CompletionSignal::NotifyProgram,
         hook_injection: Some(HookInjection::CodexNotify),
+        // `-s, --sandbox` and `-a, --ask-for-approval` for this run only;
+        // `codex resume --help` lists both, so they hold after a resume.
+        // Read-only never asks: nothing can lift its sandbox from inside.
+        permission_profiles: vec![
+            profile(PermissionProfile::ReadOnly, &["-s", "read-only", "-a", "never"]),
+            profile(PermissionProfile::WorkspaceWrite, &["-s", "workspace-write", "-a", "on-request"]),
+            profile(PermissionProfile::FullAccess, &["-s", "danger-full-access", "-a", "never"]),
+        ],
         limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF]),
         ..agent_cli("codex", "Codex", &["codex"], Evidence::CapturedHelp { file: "codex.json".into() })
     }

@@ -3,8 +3,8 @@
 //! (`adapters/evidence/copilot.json`). `--resume` takes an optional value,
 //! so the reference is attached with `=`.
 
-use super::{agent_cli, resume, strings, variables, UNOBSERVED};
-use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use super::{agent_cli, profile, resume, strings, variables, UNOBSERVED};
+use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
 use crate::reference_pattern::{ReferencePattern, UUID};
 use panehost_ipc::limitation;
 
@@ -38,6 +38,18 @@ pub(super) fn descriptor() -> Descriptor {
         },
         // Typing before its prompt is drawn has lost input.
         drops_early_input: true,
+        // Its tool and path permissions (`copilot help permissions`): file
+        // access stays inside the working directory unless approved; deny
+        // rules win over every allow rule. Read-only denies file writes and
+        // the shell; workspace-write approves file writes (inside the
+        // working directory, the temporary directory included only on
+        // approval); full access is `--allow-all`. Values attach with `=`:
+        // the options take lists.
+        permission_profiles: vec![
+            profile(PermissionProfile::ReadOnly, &["--deny-tool=write", "--deny-tool=shell"]),
+            profile(PermissionProfile::WorkspaceWrite, &["--allow-tool=write", "--disallow-temp-dir"]),
+            profile(PermissionProfile::FullAccess, &["--allow-all"]),
+        ],
         limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED]),
         ..agent_cli("copilot", "GitHub Copilot CLI", &["copilot"], Evidence::CapturedHelp { file: "copilot.json".into() })
     }

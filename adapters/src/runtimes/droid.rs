@@ -19,6 +19,7 @@ pub(super) fn descriptor() -> Descriptor {
             limitation::PROVIDER_SELECTION_UNSUPPORTED,
             UNOBSERVED,
             limitation::LOGIN_NOT_IN_TERMINAL,
+            limitation::PERMISSION_PROFILE_UNENFORCED,
         ]),
         ..agent_cli("droid", "Droid", &["droid"], Evidence::Documentation)
     }

@@ -5,6 +5,7 @@
 use super::{agent_cli, resume, strings};
 use crate::descriptor::{CompletionSignal, Descriptor, Evidence, LoginForm, ReferenceCapture, ResumeMode, VersionProbe};
 use crate::reference_pattern::ReferencePattern;
+use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
@@ -19,7 +20,8 @@ pub(super) fn descriptor() -> Descriptor {
         // It ends every turn with an OSC 9 notification.
         completion: CompletionSignal::TerminalNotification,
         login: LoginForm::NotRequired,
-        limitations: Vec::new(),
+        // It has no sandbox or approvals to map a permission profile on.
+        limitations: strings(&[limitation::PERMISSION_PROFILE_UNENFORCED]),
         ..agent_cli("fixture", "Fixture agent (tests)", &["panehost-fixture-agent"], Evidence::ThisRepository)
     }
 }

@@ -4,8 +4,8 @@
 //! session: there is no exact resume, so it declares provider selection
 //! only.
 
-use super::{agent_cli, resume, strings, UNOBSERVED};
-use crate::descriptor::{Descriptor, Evidence, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use super::{agent_cli, profile, resume, strings, UNOBSERVED};
+use crate::descriptor::{Descriptor, Evidence, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
 use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
@@ -27,6 +27,13 @@ pub(super) fn descriptor() -> Descriptor {
             note: Some("settings only: general.enableAutoUpdate=false".into()),
             ..SelfUpdateOff::default()
         },
+        // `--approval-mode`: plan is its read-only mode, auto_edit approves
+        // edit tools (commands still ask), yolo approves everything.
+        permission_profiles: vec![
+            profile(PermissionProfile::ReadOnly, &["--approval-mode", "plan"]),
+            profile(PermissionProfile::WorkspaceWrite, &["--approval-mode", "auto_edit"]),
+            profile(PermissionProfile::FullAccess, &["--approval-mode", "yolo"]),
+        ],
         limitations: strings(&[limitation::PROVIDER_SELECTION_ONLY, UNOBSERVED, limitation::LOGIN_NOT_IN_TERMINAL]),
         ..agent_cli("gemini", "Gemini CLI", &["gemini"], Evidence::CapturedHelp { file: "gemini.json".into() })
     }

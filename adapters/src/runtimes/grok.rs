@@ -17,6 +17,7 @@ pub(super) fn descriptor() -> Descriptor {
             limitation::HOST_LOSS_RESTARTS_FRESH,
             UNOBSERVED,
             limitation::LOGIN_NOT_IN_TERMINAL,
+            limitation::PERMISSION_PROFILE_UNENFORCED,
         ]),
         ..agent_cli("grok", "Grok CLI", &["grok"], Evidence::CapturedHelp { file: "grok.json".into() })
     }

@@ -28,8 +28,8 @@ mod qwen;
 mod shell;
 
 use crate::descriptor::{
-    CommandPolicy, CompletionSignal, ContextOwner, Descriptor, ReferenceCapture, Evidence, Executable, LoginForm, ModelForm, ResumeForm, ResumeMode,
-    SelfUpdateOff, VersionProbe,
+    CommandPolicy, CompletionSignal, ContextOwner, Descriptor, ReferenceCapture, Evidence, Executable, LoginForm, ModelForm, PermissionProfile,
+    ProfileForm, ResumeForm, ResumeMode, SelfUpdateOff, VersionProbe,
 };
 use panehost_ipc::limitation;
 
@@ -76,6 +76,11 @@ pub(crate) fn resume_subcommand(mode: ResumeMode, args: &[&str]) -> ResumeForm {
     ResumeForm { mode, args: strings(args), leads: true }
 }
 
+/// A permission profile enforced by adding these arguments to a launch.
+pub(crate) fn profile(profile: PermissionProfile, args: &[&str]) -> (PermissionProfile, ProfileForm) {
+    (profile, ProfileForm { args: strings(args), environment: Vec::new() })
+}
+
 /// Name and value pairs from literals.
 pub(crate) fn variables(items: &[(&str, &str)]) -> Vec<(String, String)> {
     items.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect()
@@ -84,8 +89,8 @@ pub(crate) fn variables(items: &[(&str, &str)]) -> Vec<(String, String)> {
 /// The defaults of an agent CLI that installs as `names`: found on PATH or
 /// in the usual per-user install directories, version from `--version`,
 /// supported, argv built by the host, Ctrl-C to interrupt, completion not
-/// observed, sign-in outside the terminal, no resume. Each runtime's file
-/// overrides what differs.
+/// observed, sign-in outside the terminal, no resume, no permission profile
+/// enforced. Each runtime's file overrides what differs.
 pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: Evidence) -> Descriptor {
     let known_paths = names
         .iter()
@@ -111,6 +116,7 @@ pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: 
         reads_environment: Vec::new(),
         environment: Vec::new(),
         self_update_off: SelfUpdateOff::default(),
+        permission_profiles: Vec::new(),
         limitations: Vec::new(),
         evidence,
         reference_capture: ReferenceCapture::None,
@@ -123,8 +129,8 @@ pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: 
 pub(crate) const UNOBSERVED: &str = limitation::COMPLETION_UNOBSERVED;
 
 /// A runtime that does not install here and whose flags nothing checks: it
-/// starts with no arguments, and declares no resume and no in-terminal
-/// sign-in until there is evidence of either.
+/// starts with no arguments, and declares no resume, no in-terminal sign-in
+/// and no permission profile until there is evidence of them.
 pub(crate) fn documented_only(id: &str, display_name: &str, executable: &str) -> Descriptor {
     Descriptor {
         limitations: strings(&[
@@ -132,6 +138,7 @@ pub(crate) fn documented_only(id: &str, display_name: &str, executable: &str) ->
             limitation::HOST_LOSS_RESTARTS_FRESH,
             UNOBSERVED,
             limitation::LOGIN_NOT_IN_TERMINAL,
+            limitation::PERMISSION_PROFILE_UNENFORCED,
         ]),
         ..agent_cli(id, display_name, &[executable], Evidence::Documentation)
     }

@@ -3,8 +3,8 @@
 //! exact session, `-c, --continue` the last one, `auth` manages providers
 //! and credentials in the terminal.
 
-use super::{agent_cli, resume, strings, variables, UNOBSERVED};
-use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use super::{agent_cli, profile, resume, strings, variables, UNOBSERVED};
+use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
 use crate::reference_pattern::ReferencePattern;
 use panehost_ipc::limitation;
 
@@ -22,7 +22,11 @@ pub(super) fn descriptor() -> Descriptor {
             environment: variables(&[("OPENCODE_DISABLE_AUTOUPDATE", "1")]),
             ..SelfUpdateOff::default()
         },
-        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED]),
+        // It has no sandbox, and its help offers only `--auto` ("auto-approve
+        // permissions that are not explicitly denied"): full access, and no
+        // narrower profile.
+        permission_profiles: vec![profile(PermissionProfile::FullAccess, &["--auto"])],
+        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED, limitation::PERMISSION_PROFILE_UNENFORCED]),
         ..agent_cli("opencode", "OpenCode", &["opencode"], Evidence::CapturedHelp { file: "opencode.json".into() })
     }
 }

@@ -1,8 +1,8 @@
 //! `qwen`: Qwen Code. Flags checked against `qwen --help` and `qwen auth
 //! --help` of 0.15.10 (`adapters/evidence/qwen.json`).
 
-use super::{agent_cli, resume, strings, UNOBSERVED};
-use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, SelfUpdateOff, VersionProbe};
+use super::{agent_cli, profile, resume, strings, UNOBSERVED};
+use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
 use crate::reference_pattern::{ReferencePattern, UUID};
 use panehost_ipc::limitation;
 
@@ -21,6 +21,13 @@ pub(super) fn descriptor() -> Descriptor {
         login: LoginForm::InTerminal { args: strings(&["auth"]) },
         reads_environment: strings(&["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "DASHSCOPE_API_KEY"]),
         self_update_off: SelfUpdateOff { note: Some("settings only".into()), ..SelfUpdateOff::default() },
+        // `--approval-mode`: plan only, auto-edit approves edit tools
+        // (commands still ask), yolo approves everything.
+        permission_profiles: vec![
+            profile(PermissionProfile::ReadOnly, &["--approval-mode", "plan"]),
+            profile(PermissionProfile::WorkspaceWrite, &["--approval-mode", "auto-edit"]),
+            profile(PermissionProfile::FullAccess, &["--approval-mode", "yolo"]),
+        ],
         limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED]),
         ..agent_cli("qwen", "Qwen Code", &["qwen"], Evidence::CapturedHelp { file: "qwen.json".into() })
     }

@@ -29,9 +29,12 @@ pub(super) fn descriptor() -> Descriptor {
         reads_environment: Vec::new(),
         environment: Vec::new(),
         self_update_off: SelfUpdateOff::default(),
+        // A shell has no sandbox or approvals of its own to map a profile on.
+        permission_profiles: Vec::new(),
         limitations: strings(&[
             limitation::NATIVE_RESUME_UNSUPPORTED,
             limitation::HOST_LOSS_RESTARTS_FRESH,
+            limitation::PERMISSION_PROFILE_UNENFORCED,
         ]),
         evidence: Evidence::ThisRepository,
         reference_capture: ReferenceCapture::None,

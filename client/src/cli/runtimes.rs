@@ -21,7 +21,7 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
         print_line(&serde_json::to_string(&runtimes)?)?;
     } else {
         let rows: Vec<Vec<String>> = runtimes.iter().map(row).collect();
-        let headers = ["ID", "SUPPORTED", "AVAILABLE", "READY", "VERSION", "FLOOR", "RESUME", "LIMITATIONS", "DETAIL"];
+        let headers = ["ID", "SUPPORTED", "AVAILABLE", "READY", "VERSION", "FLOOR", "RESUME", "PROFILES", "LIMITATIONS", "DETAIL"];
         write_stdout(table::render(&headers, &rows).as_bytes())?;
     }
     Ok(())
@@ -47,6 +47,7 @@ fn row(runtime: &RuntimeInfo) -> Vec<String> {
             (None, _) => "-".to_owned(),
         },
         list(&runtime.resume_modes),
+        list(&runtime.permission_profiles),
         list(&runtime.limitations),
         detail,
     ]

@@ -1,4 +1,4 @@
-//! `panehost start RUNTIME [--cwd DIR] [--size COLSxROWS] [--model M] [-- ARGS...]`
+//! `panehost start RUNTIME [--cwd DIR] [--size COLSxROWS] [--model M] [--profile NAME [--accept-weaker-boundary]] [-- ARGS...]`
 
 use super::context::Context;
 use super::output::print_line;
@@ -30,6 +30,14 @@ pub(crate) struct StartArgs {
     /// Close the pane once it has run this many seconds.
     #[arg(long, value_name = "SECS")]
     max_wall_secs: Option<u64>,
+    /// The permission profile the runtime must enforce: read_only,
+    /// workspace_write or full_access (see `panehost runtimes`). A runtime
+    /// that cannot enforce it refuses to start.
+    #[arg(long, value_name = "NAME")]
+    profile: Option<String>,
+    /// Start even when the runtime cannot enforce the profile.
+    #[arg(long, requires = "profile")]
+    accept_weaker_boundary: bool,
     /// Print the pane as JSON.
     #[arg(long)]
     json: bool,
@@ -64,6 +72,8 @@ pub(crate) async fn run(context: &Context, args: StartArgs) -> anyhow::Result<()
         model: args.model,
         resume,
         max_wall_ms: args.max_wall_secs.map(|secs| secs.saturating_mul(1000)),
+        permission_profile: args.profile,
+        accept_weaker_boundary: args.accept_weaker_boundary,
     };
     let client = context.connect().await?;
     let pane = client.start(params).await?;

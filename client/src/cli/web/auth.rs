@@ -128,7 +128,10 @@ async fn check(auth: &Auth, request: Request, next: Next) -> Response {
     let headers = request.headers();
     if needs_same_origin(request.method(), headers) && !is_same_origin(headers) {
         tracing::info!(origin = ?headers.get(header::ORIGIN), "refused a request from a foreign origin");
-        return refusal(StatusCode::FORBIDDEN, "403 Forbidden: this request must come from the web terminal's own page.");
+        return refusal(
+            StatusCode::FORBIDDEN,
+            "403 Forbidden: this request must come from the web terminal's own page.",
+        );
     }
     let query_token = query_param(request.uri().query(), "token");
     let token_ok = query_token.as_deref().is_some_and(|token| auth.is_token(token));

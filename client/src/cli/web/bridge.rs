@@ -61,9 +61,6 @@ pub(super) struct StreamRequest {
     pub(super) pane: PaneId,
     /// Where to begin.
     pub(super) resume: Resume,
-    /// The page's terminal size: the pane is resized to it before the
-    /// stream begins, so that a snapshot is drawn at that size.
-    pub(super) size: Option<Size>,
 }
 
 type Sink = SplitSink<WebSocket, Message>;
@@ -73,12 +70,6 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
     let (mut sink, mut incoming) = socket.split();
     let pane = request.pane.clone();
     tracing::debug!(%pane, resume = ?request.resume, "page connected");
-    if let Some(size) = request.size {
-        if let Err(error) = resize(&state, &pane, size).await {
-            // An exited pane cannot be resized; its stream still works.
-            tracing::debug!(%pane, %error, "cannot resize before subscribing");
-        }
-    }
     let mut follow = match Follow::open(state.host.connector().clone(), pane.clone(), request.resume).await {
         Ok(follow) => follow,
         Err(error) => {

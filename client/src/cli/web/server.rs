@@ -6,7 +6,7 @@
 //! | `GET /{file}.js`, `/{file}.css` | the page's own modules and styles |
 //! | `GET /vendor/{file}` | xterm.js and its addons, from node_modules |
 //! | `GET /api/panes` | the host's `list`, as JSON |
-//! | `GET /ws?pane=P[&generation=G][&offset=N][&cols=C&rows=R]` | the WebSocket bridge to one pane |
+//! | `GET /ws?pane=P[&generation=G][&offset=N]` | the WebSocket bridge to one pane |
 //!
 //! Every route sits behind [`super::auth::guard`].
 
@@ -89,12 +89,10 @@ async fn websocket(
         Ok(request) => request,
         Err(problem) => return (StatusCode::BAD_REQUEST, format!("{problem}\n")).into_response(),
     };
-    upgrade
-        .max_message_size(MAX_WEBSOCKET_MESSAGE)
-        .on_upgrade(move |socket| bridge::run(socket, state, request))
+    upgrade.max_message_size(MAX_WEBSOCKET_MESSAGE).on_upgrade(move |socket| bridge::run(socket, state, request))
 }
 
-/// Reads `pane`, `generation`, `offset`, `cols` and `rows`.
+/// Reads `pane`, `generation` and `offset`.
 fn stream_request(query: Option<&str>) -> Result<StreamRequest, String> {
     let pane = query_param(query, "pane").filter(|pane| !pane.is_empty()).ok_or("the query needs a pane")?;
     let number = |name: &str| -> Result<Option<u64>, String> {
@@ -108,12 +106,7 @@ fn stream_request(query: Option<&str>) -> Result<StreamRequest, String> {
         (None, None) => Resume::Screen,
         (Some(_), None) => return Err("generation needs an offset".to_owned()),
     };
-    let size = match (number("cols")?, number("rows")?) {
-        (Some(cols), Some(rows)) => Some(wire::size(cols, rows).ok_or("cols and rows must be 1 to 65535")?),
-        (None, None) => None,
-        _ => return Err("cols and rows go together".to_owned()),
-    };
-    Ok(StreamRequest { pane: PaneId(pane), resume, size })
+    Ok(StreamRequest { pane: PaneId(pane), resume })
 }
 
 fn json_response(status: StatusCode, value: &serde_json::Value) -> Response {
@@ -210,7 +203,6 @@ impl HostLink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use panehost_ipc::Size;
 
     #[test]
     fn query_parameters_are_found_and_decoded() {
@@ -226,16 +218,13 @@ mod tests {
     #[test]
     fn the_websocket_query_picks_how_to_resume() {
         let request = stream_request(Some("pane=p1")).unwrap();
-        assert_eq!((request.pane.as_str(), request.resume, request.size), ("p1", Resume::Screen, None));
+        assert_eq!((request.pane.as_str(), request.resume), ("p1", Resume::Screen));
         let request = stream_request(Some("pane=p1&offset=7")).unwrap();
         assert_eq!(request.resume, Resume::From(7));
-        let request = stream_request(Some("pane=p1&generation=2&offset=7&cols=100&rows=30")).unwrap();
+        let request = stream_request(Some("pane=p1&generation=2&offset=7")).unwrap();
         assert_eq!(request.resume, Resume::Exact { generation: 2, offset: 7 });
-        assert_eq!(request.size, Some(Size { cols: 100, rows: 30 }));
         assert!(stream_request(Some("offset=7")).is_err());
         assert!(stream_request(Some("pane=p1&generation=2")).is_err());
         assert!(stream_request(Some("pane=p1&offset=-1")).is_err());
-        assert!(stream_request(Some("pane=p1&cols=0&rows=10")).is_err());
-        assert!(stream_request(Some("pane=p1&cols=10")).is_err());
     }
 }

@@ -75,7 +75,7 @@ pub(super) fn parse_page_message(text: &str) -> Result<PageMessage, String> {
 }
 
 /// A size whose dimensions are both 1 to 65535.
-pub(super) fn size(cols: u64, rows: u64) -> Option<Size> {
+fn size(cols: u64, rows: u64) -> Option<Size> {
     let cols = u16::try_from(cols).ok().filter(|cols| *cols > 0)?;
     let rows = u16::try_from(rows).ok().filter(|rows| *rows > 0)?;
     Some(Size { cols, rows })

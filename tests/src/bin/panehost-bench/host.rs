@@ -77,8 +77,17 @@ impl PanehostHost {
 
     /// A new connection to the host (bincode, as a Rust client would use).
     pub async fn connect(&self) -> BenchResult<Client> {
-        let options =
-            ClientOptions { request_timeout: Some(Duration::from_secs(300)), ..ClientOptions::named("panehost-bench") };
+        self.connect_buffering(panehost_client::DEFAULT_EVENT_BUFFER).await
+    }
+
+    /// A new connection whose subscriptions buffer `events` events each
+    /// before the connection stops reading its socket.
+    pub async fn connect_buffering(&self, events: usize) -> BenchResult<Client> {
+        let options = ClientOptions {
+            request_timeout: Some(Duration::from_secs(300)),
+            event_buffer: events,
+            ..ClientOptions::named("panehost-bench")
+        };
         Ok(Client::connect(&self.socket, &options).await?)
     }
 

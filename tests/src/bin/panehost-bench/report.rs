@@ -166,10 +166,14 @@ pub fn number(value: f64) -> String {
 }
 
 fn ratio(value: f64) -> String {
-    if value.is_finite() {
+    if !value.is_finite() {
+        "n/a".to_owned()
+    } else if value.abs() >= 10.0 {
+        format!("{value:.1}")
+    } else if value.abs() >= 0.1 || value == 0.0 {
         format!("{value:.2}")
     } else {
-        "n/a".to_owned()
+        format!("{value:.3}")
     }
 }
 

@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 pub struct TmuxServer {
     name: String,
     pid: u32,
+    /// The server's socket, removed once the server is gone.
+    socket: Option<std::path::PathBuf>,
     alive: bool,
 }
 
@@ -24,13 +26,16 @@ impl TmuxServer {
     /// Starts a server on socket name `name` with `history-limit` lines of
     /// history per pane, `/bin/sh` as its shell, and 80x24 windows.
     pub fn start(name: &str, history_limit: u32) -> BenchResult<TmuxServer> {
-        let mut server = TmuxServer { name: name.to_owned(), pid: 0, alive: true };
+        let mut server = TmuxServer { name: name.to_owned(), pid: 0, socket: None, alive: true };
         let setup = format!(
             "new-session -d -s keep -x 80 -y 24 cat ; set -g default-shell /bin/sh ; \
              set -g history-limit {history_limit} ; set -g default-size 80x24 ; set -g remain-on-exit off"
         );
         server.cmd(&setup.split_whitespace().collect::<Vec<_>>())?;
-        server.pid = server.cmd(&["display-message", "-p", "#{pid}"])?.trim().parse()?;
+        let identity = server.cmd(&["display-message", "-p", "#{pid} #{socket_path}"])?;
+        let (pid, socket) = identity.trim().split_once(' ').ok_or("tmux did not say its pid and socket")?;
+        server.pid = pid.parse()?;
+        server.socket = Some(socket.into());
         Ok(server)
     }
 
@@ -104,6 +109,10 @@ impl TmuxServer {
             if let Some(pid) = rustix::process::Pid::from_raw(self.pid as i32) {
                 let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
             }
+        }
+        // tmux leaves its socket behind.
+        if let Some(socket) = self.socket.take() {
+            let _ = std::fs::remove_file(socket);
         }
     }
 }

@@ -1,0 +1,102 @@
+// The page: the pane list at `/`, one pane's terminal at `/?pane=ID`.
+//
+// For tests (and the curious), `window.panehost` holds the open view and its
+// xterm.js Terminal: `panehost.term`, `panehost.view.visibleRows()`, and
+// `panehost.view.renderedOffset`; every drawn output also fires a
+// `panehost:rendered` event on window with {pane, generation, offset}.
+
+import { PaneList } from '/pane-list.js';
+import { PaneView } from '/terminal-view.js';
+import { ResumeStore } from '/resume-store.js';
+
+const store = new ResumeStore();
+const elements = {
+  paneName: document.getElementById('pane-name'),
+  status: document.getElementById('status'),
+  interrupt: document.getElementById('interrupt'),
+  termView: document.getElementById('term-view'),
+  terminal: document.getElementById('terminal'),
+  notice: document.getElementById('notice'),
+};
+
+const panehost = { store, view: null, term: null, list: null };
+window.panehost = panehost;
+
+const list = new PaneList({
+  view: document.getElementById('list-view'),
+  onOpen: (pane) => {
+    history.pushState(null, '', `/?pane=${encodeURIComponent(pane)}`);
+    route();
+  },
+});
+panehost.list = list;
+
+let noticeTimer = null;
+
+function showNotice(text) {
+  elements.notice.textContent = text;
+  elements.notice.hidden = false;
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => {
+    elements.notice.hidden = true;
+  }, 15000);
+}
+
+function closeView() {
+  panehost.view?.dispose();
+  panehost.view = null;
+  panehost.term = null;
+  elements.terminal.replaceChildren();
+  elements.notice.hidden = true;
+  elements.interrupt.hidden = true;
+  elements.paneName.textContent = '';
+  elements.status.textContent = '';
+}
+
+function showPane(pane) {
+  if (panehost.view?.pane === pane) return;
+  closeView();
+  list.hide();
+  elements.termView.hidden = false;
+  elements.paneName.textContent = pane;
+  elements.interrupt.hidden = false;
+  document.title = `${pane} · panehost`;
+  const view = new PaneView({
+    pane,
+    container: elements.terminal,
+    store,
+    onStatus: (text) => {
+      elements.status.textContent = text;
+    },
+    onNotice: showNotice,
+    onTitle: (title) => {
+      document.title = title ? `${title} · ${pane}` : `${pane} · panehost`;
+    },
+  });
+  panehost.view = view;
+  view.open();
+  panehost.term = view.term;
+}
+
+function showList() {
+  closeView();
+  elements.termView.hidden = true;
+  document.title = 'panehost';
+  list.show();
+}
+
+function route() {
+  const pane = new URLSearchParams(location.search).get('pane');
+  if (pane) showPane(pane);
+  else showList();
+}
+
+elements.notice.addEventListener('click', () => {
+  elements.notice.hidden = true;
+});
+elements.interrupt.addEventListener('click', () => {
+  panehost.view?.interrupt();
+  panehost.term?.focus();
+});
+window.addEventListener('popstate', route);
+route();

@@ -1,0 +1,89 @@
+// The pane list: GET /api/panes, refreshed while it is shown.
+
+const REFRESH_MS = 2000;
+
+function cell(text) {
+  const td = document.createElement('td');
+  td.textContent = text;
+  return td;
+}
+
+function stateText(pane) {
+  if (pane.state === 'running') return 'running';
+  if (pane.signal) return `exited (${pane.signal})`;
+  return `exited (${pane.exit_code})`;
+}
+
+export class PaneList {
+  /** `onOpen(paneId)` is called when a pane is chosen. */
+  constructor({ view, onOpen }) {
+    this.view = view;
+    this.onOpen = onOpen;
+    this.table = view.querySelector('#panes');
+    this.body = this.table.querySelector('tbody');
+    this.error = view.querySelector('#list-error');
+    this.empty = view.querySelector('#list-empty');
+    this.timer = null;
+    this.panes = [];
+  }
+
+  show() {
+    this.view.hidden = false;
+    this.refresh();
+  }
+
+  hide() {
+    this.view.hidden = true;
+    clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  async refresh() {
+    clearTimeout(this.timer);
+    try {
+      const response = await fetch('/api/panes', { headers: { accept: 'application/json' } });
+      const body = await response.json().catch(() => ({}));
+      if (!response.ok) {
+        throw new Error(body.error ? `${body.error.code}: ${body.error.message}` : `HTTP ${response.status}`);
+      }
+      this.render(body.panes);
+      this.error.hidden = true;
+    } catch (error) {
+      this.error.textContent = `Cannot list the panes: ${error.message}`;
+      this.error.hidden = false;
+    }
+    if (!this.view.hidden) this.timer = setTimeout(() => this.refresh(), REFRESH_MS);
+  }
+
+  render(panes) {
+    this.panes = panes;
+    this.body.replaceChildren(
+      ...panes.map((pane) => {
+        const row = document.createElement('tr');
+        row.dataset.pane = pane.id;
+        const name = document.createElement('td');
+        const link = document.createElement('a');
+        link.href = `/?pane=${encodeURIComponent(pane.id)}`;
+        link.textContent = pane.id;
+        link.addEventListener('click', (event) => {
+          if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+          event.preventDefault();
+          this.onOpen(pane.id);
+        });
+        name.append(link);
+        row.append(
+          name,
+          cell(pane.runtime),
+          cell(stateText(pane)),
+          cell(pane.activity ?? ''),
+          cell(`${pane.size.cols}×${pane.size.rows}`),
+          cell(pane.title),
+          cell(pane.cwd),
+        );
+        return row;
+      }),
+    );
+    this.table.hidden = panes.length === 0;
+    this.empty.hidden = panes.length !== 0;
+  }
+}

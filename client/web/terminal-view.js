@@ -1,0 +1,468 @@
+// One pane in an xterm.js terminal: the WebSocket to the server, the order
+// in which things reach the screen, the size, and what is remembered for a
+// reload (see resume-store.js).
+//
+// Everything that changes the screen goes through one queue, in the order
+// the server sent it: output is handed to xterm at once (xterm keeps the
+// order), while a reset (a snapshot) or a size change waits until xterm has
+// drawn everything before it. The end offset of each output is noted only in
+// the callback xterm calls once that output is drawn: the position saved for
+// a reload never runs ahead of the screen.
+
+import { Terminal } from '/vendor/xterm.mjs';
+import { FitAddon } from '/vendor/addon-fit.mjs';
+import { SerializeAddon } from '/vendor/addon-serialize.mjs';
+import { fromBase64, latin1, toBase64, utf8 } from '/bytes.js';
+import { SequenceTail } from '/sequence-tail.js';
+
+/** Lines the terminal keeps above the screen. */
+const SCROLLBACK = 5000;
+/** Of those, lines saved with the screen for a reload. */
+const SAVED_SCROLLBACK = 2000;
+/** Reconnect backoff: first wait, longest wait. */
+const BACKOFF_FIRST_MS = 250;
+const BACKOFF_MAX_MS = 5000;
+/** Input typed while disconnected that is kept for the next connection. */
+const MAX_PENDING_INPUT = 64 * 1024;
+/** Largest input per message. */
+const INPUT_CHUNK = 256 * 1024;
+/** How long window size changes settle before the pane is resized. */
+const FIT_DELAY_MS = 60;
+
+function plural(n, one, many) {
+  return n === 1 ? one : many;
+}
+
+/** "N bytes were skipped". */
+export function skippedNotice(skipped) {
+  return `${skipped} ${plural(skipped, 'byte was', 'bytes were')} skipped`;
+}
+
+export class PaneView {
+  /**
+   * @param {object} options
+   * @param {string} options.pane the pane id
+   * @param {HTMLElement} options.container where the terminal goes
+   * @param {import('/resume-store.js').ResumeStore} options.store
+   * @param {(text: string) => void} options.onStatus connection state for people
+   * @param {(text: string) => void} options.onNotice a notice to show
+   * @param {(title: string) => void} options.onTitle the window title the process set
+   */
+  constructor({ pane, container, store, onStatus, onNotice, onTitle }) {
+    this.pane = pane;
+    this.container = container;
+    this.store = store;
+    this.onStatus = onStatus;
+    this.onNotice = onNotice;
+    this.onTitle = onTitle;
+
+    this.queue = [];
+    this.waiting = false;
+    // Position of what was queued (the next output's offset is `offset`).
+    this.generation = null;
+    this.offset = null;
+    // Position of what is drawn.
+    this.renderedGeneration = null;
+    this.renderedOffset = null;
+    // The unfinished escape sequence (or character) at the end of what is
+    // drawn, saved with the screen (see sequence-tail.js).
+    this.tail = new SequenceTail();
+    // The pane's size as last heard (a snapshot, a `resized`, our own
+    // resize), so that the pane is resized only when it differs.
+    this.paneSize = null;
+
+    this.socket = null;
+    this.ended = false;
+    this.disposed = false;
+    this.attempt = 0;
+    this.retryTimer = null;
+    this.fitTimer = null;
+    this.pendingInput = [];
+    this.pendingInputBytes = 0;
+    this.listeners = [];
+  }
+
+  /** Opens the terminal, restores what a reload kept, and connects. */
+  open() {
+    const term = new Terminal({
+      scrollback: SCROLLBACK,
+      cursorBlink: true,
+      fontFamily: '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace',
+      fontSize: 14,
+    });
+    this.term = term;
+    this.fit = new FitAddon();
+    this.serializer = new SerializeAddon();
+    term.loadAddon(this.fit);
+    term.loadAddon(this.serializer);
+    term.open(this.container);
+    this.fitToWindow(false);
+
+    const plan = this.store.plan(this.pane);
+    // How this view began, for tests and for people debugging a reload.
+    this.openedWith = plan.screen
+      ? { screen: true, generation: plan.generation, offset: plan.offset, lines: plan.screen.data.split('\n').length }
+      : { screen: false };
+    if (plan.screen) {
+      const { screen } = plan;
+      term.resize(screen.cols, screen.rows);
+      this.generation = plan.generation;
+      this.offset = plan.offset;
+      // The saved contents, then the start of the sequence the old page was
+      // in the middle of, so that the replay continues it.
+      this.enqueue({ kind: 'write', data: screen.data, generation: plan.generation, end: plan.offset, reset: true });
+      if (screen.pending) {
+        this.enqueue({ kind: 'write', data: fromBase64(screen.pending), generation: plan.generation, end: plan.offset });
+      }
+      this.enqueue({ kind: 'fit' });
+    }
+
+    term.onData((data) => this.sendInput(utf8(data)));
+    term.onBinary((data) => this.sendInput(latin1(data)));
+    term.onTitleChange((title) => this.onTitle(title));
+
+    this.listen(window, 'resize', () => this.scheduleFit());
+    this.listen(window, 'pagehide', () => this.saveScreen());
+    this.listen(document, 'visibilitychange', () => {
+      if (document.visibilityState === 'hidden') this.saveScreen();
+    });
+    this.listen(window, 'online', () => this.reconnectNow());
+    if (typeof ResizeObserver === 'function') {
+      this.resizeObserver = new ResizeObserver(() => this.scheduleFit());
+      this.resizeObserver.observe(this.container);
+    }
+    term.focus();
+    this.connect();
+  }
+
+  /** Closes the socket and the terminal; the saved position stays. */
+  dispose() {
+    if (this.disposed) return;
+    this.saveScreen();
+    this.disposed = true;
+    clearTimeout(this.retryTimer);
+    clearTimeout(this.fitTimer);
+    for (const [target, type, handler] of this.listeners) target.removeEventListener(type, handler);
+    this.resizeObserver?.disconnect();
+    const socket = this.socket;
+    this.socket = null;
+    socket?.close(1000, 'closed by the page');
+    this.term?.dispose();
+  }
+
+  listen(target, type, handler) {
+    target.addEventListener(type, handler);
+    this.listeners.push([target, type, handler]);
+  }
+
+  // --- the connection -------------------------------------------------
+
+  /** Opens the WebSocket once everything queued is drawn. */
+  async connect() {
+    if (this.disposed || this.ended || this.socket) return;
+    this.onStatus(this.attempt ? 'reconnecting…' : 'connecting…');
+    await this.drained();
+    if (this.disposed || this.ended || this.socket) return;
+    // Someone may have resized the pane meanwhile; a replay would not say.
+    this.paneSize = null;
+    const params = new URLSearchParams({ pane: this.pane });
+    if (this.renderedGeneration !== null && this.renderedOffset !== null) {
+      params.set('generation', String(this.renderedGeneration));
+      params.set('offset', String(this.renderedOffset));
+    }
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const socket = new WebSocket(`${scheme}://${location.host}/ws?${params}`);
+    this.socket = socket;
+    socket.onmessage = (event) => {
+      if (this.socket !== socket) return;
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      this.onMessage(message);
+    };
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.scheduleReconnect();
+    };
+  }
+
+  scheduleReconnect() {
+    if (this.disposed || this.ended) return;
+    this.attempt += 1;
+    const base = Math.min(BACKOFF_FIRST_MS * 2 ** (this.attempt - 1), BACKOFF_MAX_MS);
+    const delay = Math.round(base * (0.75 + Math.random() * 0.5));
+    this.onStatus(`disconnected; reconnecting in ${(delay / 1000).toFixed(1)} s`);
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  reconnectNow() {
+    if (this.socket || this.disposed || this.ended) return;
+    clearTimeout(this.retryTimer);
+    this.connect();
+  }
+
+  onMessage(message) {
+    switch (message.type) {
+      case 'start':
+        this.attempt = 0;
+        this.onStatus('live');
+        if (message.kind === 'replay') {
+          this.generation = message.generation;
+          this.offset = message.offset;
+        } else {
+          this.enqueueScreen(message);
+          if (message.kind === 'snapshot' && message.skipped_from !== null && message.skipped_from !== undefined) {
+            this.onNotice(skippedNotice(message.offset - message.skipped_from));
+          } else if (message.kind === 'generation_changed') {
+            this.onNotice("The pane's process was replaced; this is its new screen.");
+          }
+        }
+        // The pane takes this page's size (after a snapshot, once it is drawn).
+        this.enqueue({ kind: 'fit' });
+        this.flushInput();
+        break;
+      case 'output': {
+        const data = fromBase64(message.data);
+        const end = message.offset + data.length;
+        this.offset = end;
+        this.enqueue({ kind: 'write', data, generation: this.generation, end });
+        break;
+      }
+      case 'resync':
+        this.enqueueScreen({ ...message, generation: this.generation });
+        this.onNotice(skippedNotice(message.offset - message.skipped_from));
+        break;
+      case 'resized':
+        this.paneSize = { ...message.size };
+        this.enqueue({ kind: 'size', cols: message.size.cols, rows: message.size.rows });
+        break;
+      case 'exited':
+        this.onNotice(
+          message.signal ? `The process ended by ${message.signal}.` : `The process exited with code ${message.code}.`,
+        );
+        break;
+      case 'ended':
+        this.ended = true;
+        if (message.reason === 'closed') {
+          this.store.forget(this.pane);
+          this.onStatus('the pane was closed');
+        } else {
+          this.onStatus(`ended (${message.reason})`);
+        }
+        break;
+      case 'interrupted':
+        this.onNotice(`Interrupt: ${message.outcome.replaceAll('_', ' ')}`);
+        break;
+      case 'error':
+        this.onError(message);
+        break;
+      default:
+        // Turn events and anything newer: nothing to draw.
+        break;
+    }
+  }
+
+  onError(message) {
+    if (!message.fatal) {
+      this.onNotice(`${message.code}: ${message.message}`);
+      return;
+    }
+    if (message.code === 'UNKNOWN_PANE') {
+      this.ended = true;
+      this.store.forget(this.pane);
+      this.onStatus('this pane no longer exists');
+    } else if (message.code === 'OFFSET_OUT_OF_RANGE') {
+      // The host does not know the saved position: start as a new viewer.
+      this.store.forget(this.pane);
+      this.renderedGeneration = this.renderedOffset = this.generation = this.offset = null;
+      this.onNotice('The saved position was unknown to the host; showing the current screen.');
+    } else {
+      this.onNotice(`${message.code}: ${message.message}`);
+    }
+  }
+
+  // --- input ------------------------------------------------------------
+
+  sendInput(bytes) {
+    if (this.ended || bytes.length === 0) return;
+    if (!this.isOpen()) {
+      if (this.pendingInputBytes + bytes.length <= MAX_PENDING_INPUT) {
+        this.pendingInput.push(bytes);
+        this.pendingInputBytes += bytes.length;
+      }
+      return;
+    }
+    for (let i = 0; i < bytes.length; i += INPUT_CHUNK) {
+      this.socket.send(JSON.stringify({ input: toBase64(bytes.subarray(i, i + INPUT_CHUNK)) }));
+    }
+  }
+
+  flushInput() {
+    const pending = this.pendingInput;
+    this.pendingInput = [];
+    this.pendingInputBytes = 0;
+    for (const bytes of pending) this.sendInput(bytes);
+  }
+
+  /** Presses the runtime's interrupt (the protocol's `interrupt`). */
+  interrupt() {
+    if (this.isOpen()) {
+      this.socket.send(JSON.stringify({ interrupt: true }));
+      this.onNotice('Interrupting…');
+    } else {
+      this.onNotice('Not connected: nothing was sent.');
+    }
+  }
+
+  isOpen() {
+    return this.socket !== null && this.socket.readyState === WebSocket.OPEN;
+  }
+
+  // --- size -------------------------------------------------------------
+
+  scheduleFit() {
+    clearTimeout(this.fitTimer);
+    this.fitTimer = setTimeout(() => this.fitToWindow(true), FIT_DELAY_MS);
+  }
+
+  /** Fits the terminal to its box; with `tell`, resizes the pane to it too. */
+  fitToWindow(tell) {
+    if (this.disposed || !this.term) return;
+    const proposed = this.fit.proposeDimensions();
+    if (!proposed || !Number.isFinite(proposed.cols) || !Number.isFinite(proposed.rows)) return;
+    const cols = Math.max(2, proposed.cols);
+    const rows = Math.max(1, proposed.rows);
+    if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
+    const known = this.paneSize && this.paneSize.cols === cols && this.paneSize.rows === rows;
+    if (tell && !known && this.isOpen()) {
+      this.socket.send(JSON.stringify({ resize: { cols, rows } }));
+      this.paneSize = { cols, rows };
+    }
+  }
+
+  // --- the screen queue ---------------------------------------------------
+
+  /** A snapshot (start or resync): reset, draw it at its size, then fit. */
+  enqueueScreen(message) {
+    this.paneSize = { ...message.size };
+    this.generation = message.generation;
+    this.offset = message.offset;
+    this.enqueue({
+      kind: 'screen',
+      data: fromBase64(message.data),
+      cols: message.size.cols,
+      rows: message.size.rows,
+      generation: message.generation,
+      end: message.offset,
+      reset: true,
+    });
+  }
+
+  enqueue(op) {
+    this.queue.push(op);
+    this.pump();
+  }
+
+  pump() {
+    while (!this.waiting && this.queue.length > 0 && !this.disposed) {
+      const op = this.queue.shift();
+      if (op.kind === 'write') {
+        this.term.write(op.data, () => this.drawn(op));
+        continue;
+      }
+      // Everything else waits until what came before is drawn.
+      this.waiting = true;
+      this.term.write('', () => {
+        this.waiting = false;
+        if (!this.disposed) this.runBarrier(op);
+        this.pump();
+      });
+    }
+  }
+
+  runBarrier(op) {
+    switch (op.kind) {
+      case 'screen':
+        this.term.reset();
+        this.term.resize(op.cols, op.rows);
+        this.term.write(op.data, () => this.drawn(op));
+        break;
+      case 'size':
+        if (op.cols !== this.term.cols || op.rows !== this.term.rows) this.term.resize(op.cols, op.rows);
+        break;
+      case 'fit':
+        this.fitToWindow(true);
+        break;
+      case 'drained':
+        op.resolve();
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Resolves once everything queued so far is drawn. */
+  drained() {
+    return new Promise((resolve) => this.enqueue({ kind: 'drained', resolve }));
+  }
+
+  /** An output (or a snapshot, or the restored screen) is on the screen. */
+  drawn(op) {
+    if (this.disposed) return;
+    if (op.reset) this.tail.reset();
+    else this.tail.push(op.data);
+    this.renderedGeneration = op.generation;
+    this.renderedOffset = op.end;
+    this.store.savePosition(this.pane, op.generation, op.end);
+    window.dispatchEvent(
+      new CustomEvent('panehost:rendered', {
+        detail: { pane: this.pane, generation: op.generation, offset: op.end },
+      }),
+    );
+  }
+
+  /** Saves the screen with the position it shows, for a reload. */
+  saveScreen() {
+    if (this.disposed || !this.term || this.renderedGeneration === null || this.renderedOffset === null) return;
+    const pending = this.tail.pending();
+    // In the middle of a sequence too long to keep: an older saved screen
+    // (if any) stays, and a reload resumes after it.
+    if (pending === null) return;
+    const data = this.serializer.serialize({ scrollback: SAVED_SCROLLBACK });
+    this.store.saveScreen(this.pane, {
+      generation: this.renderedGeneration,
+      offset: this.renderedOffset,
+      cols: this.term.cols,
+      rows: this.term.rows,
+      data,
+      pending: toBase64(pending),
+    });
+  }
+
+  // --- for tests ---------------------------------------------------------
+
+  /** The visible rows as text, trailing blanks trimmed. */
+  visibleRows() {
+    const buffer = this.term.buffer.active;
+    const rows = [];
+    for (let y = 0; y < this.term.rows; y++) {
+      rows.push(buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? '');
+    }
+    return rows;
+  }
+
+  /** Every line the terminal holds, scrollback first. */
+  allLines() {
+    const buffer = this.term.buffer.active;
+    const lines = [];
+    for (let y = 0; y < buffer.length; y++) {
+      lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
+    }
+    return lines;
+  }
+}

@@ -1,0 +1,102 @@
+//! The command line.
+
+use std::path::PathBuf;
+
+/// The runtimes that install here, in the order they run.
+pub const LIVE_RUNTIMES: &[&str] = &["codex", "claude", "gemini", "qwen", "copilot", "opencode", "grok"];
+
+pub const USAGE: &str = "usage: panehost-live [--runtime ID]... [--cache DIR] [--records DIR] [--doc FILE]
+                     [--bin-dir DIR] [--keep] [--doc-only]
+
+  --runtime ID   run only this runtime (repeatable): codex, claude, gemini, qwen,
+                 copilot, opencode, grok (default: all seven)
+  --cache DIR    where the pinned CLIs are installed, one npm prefix each
+                 (default: $PANEHOST_CLI_CACHE, else ~/.cache/panehost/clis)
+  --records DIR  where the records go (default: tests/live-records)
+  --doc FILE     the page to generate (default: docs/COMPATIBILITY.md)
+  --bin-dir DIR  where panehost, panehost-keeper and panehost-model-endpoint are
+                 (default: the directory of this binary)
+  --keep         keep the scratch directory (HOME, logs) and print its path
+  --doc-only     only rewrite the page from the records; run nothing";
+
+/// What to do.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub runtimes: Vec<String>,
+    pub cache: PathBuf,
+    pub records: PathBuf,
+    pub doc: PathBuf,
+    pub bin_dir: PathBuf,
+    pub repo: PathBuf,
+    pub keep: bool,
+    pub doc_only: bool,
+}
+
+impl Options {
+    /// Parses the arguments; `Err("")` asks for the usage.
+    pub fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
+        let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().map(PathBuf::from).unwrap_or_default();
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
+        let cache = std::env::var_os("PANEHOST_CLI_CACHE")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".cache/panehost/clis"));
+        let bin_dir = std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.parent().map(PathBuf::from))
+            .ok_or("cannot find this binary's directory")?;
+        let mut options = Options {
+            runtimes: Vec::new(),
+            cache,
+            records: repo.join("tests/live-records"),
+            doc: repo.join("docs/COMPATIBILITY.md"),
+            bin_dir,
+            repo,
+            keep: false,
+            doc_only: false,
+        };
+        let mut args = args.peekable();
+        while let Some(arg) = args.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((flag, value)) if flag.starts_with("--") => (flag.to_owned(), Some(value.to_owned())),
+                _ => (arg.clone(), None),
+            };
+            let mut value = || inline.clone().or_else(|| args.next()).ok_or(format!("{flag} needs a value"));
+            match flag.as_str() {
+                "--runtime" => {
+                    let id = value()?;
+                    if !LIVE_RUNTIMES.contains(&id.as_str()) {
+                        return Err(format!("--runtime: {id:?} is not one of {}", LIVE_RUNTIMES.join(", ")));
+                    }
+                    if !options.runtimes.contains(&id) {
+                        options.runtimes.push(id);
+                    }
+                }
+                "--cache" => options.cache = absolute(value()?),
+                "--records" => options.records = absolute(value()?),
+                "--doc" => options.doc = absolute(value()?),
+                "--bin-dir" => options.bin_dir = absolute(value()?),
+                "--keep" => options.keep = true,
+                "--doc-only" => options.doc_only = true,
+                "--help" | "-h" => return Err(String::new()),
+                other => return Err(format!("unknown argument {other:?}")),
+            }
+        }
+        if options.runtimes.is_empty() {
+            options.runtimes = LIVE_RUNTIMES.iter().map(|id| (*id).to_owned()).collect();
+        } else {
+            // Always in the documented order.
+            options.runtimes.sort_by_key(|id| LIVE_RUNTIMES.iter().position(|known| known == id));
+        }
+        Ok(options)
+    }
+}
+
+fn absolute(path: String) -> PathBuf {
+    let path = PathBuf::from(path);
+    if path.is_absolute() {
+        path
+    } else {
+        std::env::current_dir().map(|dir| dir.join(&path)).unwrap_or(path)
+    }
+}

@@ -1,0 +1,143 @@
+//! What each CLI needs to talk to the fixture with no dialog in the way
+//! (docs/LIVE.md): its configuration files in the scratch HOME, the
+//! variables the host must hold for it, and the model to start it with.
+//!
+//! The host builds every pane's environment from scratch: a variable below
+//! reaches the CLI only when its descriptor lists it in `reads_environment`
+//! (or sets it itself). The `start` step says which did not.
+
+use std::path::Path;
+
+/// One CLI's needs.
+#[derive(Debug, Clone, Copy)]
+pub struct Profile {
+    pub id: &'static str,
+    /// `model` of the start request, for CLIs whose model is not set by
+    /// their configuration.
+    pub model: Option<&'static str>,
+    /// Variables the CLI needs from the host's environment.
+    pub variables: &'static [&'static str],
+}
+
+pub const PROFILES: &[Profile] = &[
+    // ~/.codex/config.toml names the fixture as its model provider and the
+    // key's variable (`env_key`).
+    Profile { id: "codex", model: None, variables: &["OPENAI_API_KEY"] },
+    Profile { id: "claude", model: Some("test-model"), variables: &["ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"] },
+    Profile { id: "gemini", model: Some("test-model"), variables: &["GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"] },
+    Profile { id: "qwen", model: Some("test-model"), variables: &["OPENAI_BASE_URL", "OPENAI_API_KEY"] },
+    Profile {
+        id: "copilot",
+        model: None,
+        variables: &["COPILOT_OFFLINE", "COPILOT_PROVIDER_BASE_URL", "COPILOT_MODEL"],
+    },
+    // ~/.config/opencode/opencode.json declares the provider and model.
+    Profile { id: "opencode", model: None, variables: &[] },
+    Profile { id: "grok", model: Some("test-model"), variables: &["GROK_BASE_URL", "GROK_API_KEY"] },
+];
+
+/// The profile of `id`.
+pub fn profile(id: &str) -> Option<&'static Profile> {
+    PROFILES.iter().find(|p| p.id == id)
+}
+
+/// The variables the host runs with, pointing every CLI at the fixture on
+/// `port`. The keys are placeholders: the fixture takes any.
+pub fn host_variables(port: u16) -> Vec<(String, String)> {
+    let base = format!("http://127.0.0.1:{port}");
+    let v1 = format!("{base}/v1");
+    [
+        ("ANTHROPIC_BASE_URL", base.as_str()),
+        ("ANTHROPIC_API_KEY", "x"),
+        ("OPENAI_BASE_URL", v1.as_str()),
+        ("OPENAI_API_KEY", "x"),
+        ("GEMINI_API_KEY", "x"),
+        ("GOOGLE_GEMINI_BASE_URL", base.as_str()),
+        ("COPILOT_OFFLINE", "true"),
+        ("COPILOT_PROVIDER_BASE_URL", v1.as_str()),
+        ("COPILOT_MODEL", "test-model"),
+        ("GROK_BASE_URL", v1.as_str()),
+        ("GROK_API_KEY", "x"),
+    ]
+    .iter()
+    .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+    .collect()
+}
+
+/// Writes every CLI's configuration into `home`, for the working directory
+/// `work`, against the fixture on `port`.
+pub fn write_configs(home: &Path, work: &Path, port: u16) -> std::io::Result<()> {
+    let work = work.display().to_string();
+    let json = |value: serde_json::Value| serde_json::to_string_pretty(&value).unwrap_or_default() + "\n";
+    let write = |relative: &str, text: String| -> std::io::Result<()> {
+        let path = home.join(relative);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, text)
+    };
+
+    // claude: onboarding done, the key approved ("x" is its last 20
+    // characters), the working directory trusted.
+    let mut projects = serde_json::Map::new();
+    projects.insert(work.clone(), serde_json::json!({"hasTrustDialogAccepted": true}));
+    write(
+        ".claude.json",
+        json(serde_json::json!({
+            "hasCompletedOnboarding": true,
+            "customApiKeyResponses": {"approved": ["x"], "rejected": []},
+            "projects": projects,
+        })),
+    )?;
+
+    // codex: the fixture as model provider (the responses API), no update
+    // check, the working directory trusted.
+    write(
+        ".codex/config.toml",
+        format!(
+            "model = \"test-model\"\nmodel_provider = \"fixture\"\ncheck_for_update_on_startup = false\n\n\
+             [model_providers.fixture]\nname = \"fixture\"\nbase_url = \"http://127.0.0.1:{port}/v1\"\n\
+             env_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n\n[projects.\"{work}\"]\ntrust_level = \"trusted\"\n"
+        ),
+    )?;
+
+    // gemini: API-key auth, no updates or statistics; the working directory
+    // trusted (else "Do you trust the files in this folder?").
+    write(
+        ".gemini/settings.json",
+        json(serde_json::json!({
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+            "privacy": {"usageStatisticsEnabled": false},
+        })),
+    )?;
+    let mut trusted = serde_json::Map::new();
+    trusted.insert(work.clone(), serde_json::json!("TRUST_FOLDER"));
+    write(".gemini/trustedFolders.json", json(serde_json::Value::Object(trusted)))?;
+
+    // qwen: the OpenAI-compatible auth (else the "Select Authentication
+    // Method" dialog; docs/LIVE.md's one-shot used `--auth-type openai`,
+    // which the adapter does not pass).
+    write(".qwen/settings.json", json(serde_json::json!({"security": {"auth": {"selectedType": "openai"}}})))?;
+
+    // copilot: the working directory trusted (else "Confirm folder trust").
+    write(".copilot/config.json", json(serde_json::json!({"trustedFolders": [work.clone()]})))?;
+
+    // opencode: the fixture as an OpenAI-compatible provider, and its model.
+    write(
+        ".config/opencode/opencode.json",
+        json(serde_json::json!({
+            "$schema": "https://opencode.ai/config.json",
+            "autoupdate": false,
+            "provider": {"fixture": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Fixture",
+                "options": {"baseURL": format!("http://127.0.0.1:{port}/v1"), "apiKey": "x"},
+                "models": {"test-model": {"name": "test-model"}},
+            }},
+            "model": "fixture/test-model",
+        })),
+    )?;
+    std::fs::create_dir_all(&work)?;
+    Ok(())
+}

@@ -1,0 +1,38 @@
+//! `start`: the CLI in a pane, at its prompt, no dialog in the way.
+
+use crate::outcome::Outcome;
+use crate::pane::{self, tail};
+use crate::run::{Ctx, State};
+use std::time::{Duration, SystemTime};
+
+/// How long a CLI may take to settle at its prompt.
+pub const SETTLE: Duration = Duration::from_secs(50);
+
+pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
+    let missing: Vec<&str> =
+        ctx.profile.variables.iter().copied().filter(|name| !ctx.descriptor.reads_environment.iter().any(|n| n == name)).collect();
+    let environment = if missing.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; not passed to the pane (absent from the descriptor's reads_environment): {}",
+            missing.join(", ")
+        )
+    };
+    state.started_at = Some(SystemTime::now());
+    let summary = match pane::start(ctx, None).await {
+        Ok(summary) => summary,
+        Err(error) => return Outcome::fail(format!("start: {error}{environment}")),
+    };
+    let described = format!("pane {} (pid {}, completion {})", summary.id, summary.pid, summary.completion);
+    let id = summary.id.clone();
+    state.pane = Some(summary);
+    match pane::wait_settled(&ctx.client, &id, SETTLE).await {
+        Ok(settled) => Outcome::pass(format!(
+            "{described}: the screen settled after {} ms with no dialog; it ends: {}{environment}",
+            settled.after_ms,
+            tail(&settled.text, 4)
+        )),
+        Err(error) => Outcome::fail(format!("{described}: {error}{environment}")),
+    }
+}
