@@ -5,30 +5,7 @@
 mod support;
 
 use panehost_ipc::{Encoding, Request, ResumeRequest, Response, RuntimeInfo, StartParams};
-use std::os::unix::fs::PermissionsExt;
 use support::*;
-
-/// A directory of stand-in executables, first on the host's PATH.
-struct FakeBin {
-    dir: tempfile::TempDir,
-}
-
-impl FakeBin {
-    fn new() -> FakeBin {
-        FakeBin { dir: tempfile::tempdir().unwrap() }
-    }
-
-    /// An executable script with this body.
-    fn script(&self, name: &str, body: &str) {
-        let path = self.dir.path().join(name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-
-    fn path_env(&self) -> String {
-        format!("{}:{}:/usr/local/bin:/usr/bin:/bin", self.dir.path().display(), bin_dir().display())
-    }
-}
 
 fn runtime(conn: &mut Connection, id: &str) -> RuntimeInfo {
     match conn.ok(Request::Runtimes {}) {

@@ -4,32 +4,8 @@
 mod support;
 
 use panehost_ipc::{Encoding, Request, ResumeRequest, Response, RuntimeInfo, StartParams};
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use support::*;
-
-/// A directory of stand-in executables, first on the host's PATH.
-struct FakeBin {
-    dir: tempfile::TempDir,
-}
-
-impl FakeBin {
-    fn new() -> FakeBin {
-        FakeBin { dir: tempfile::tempdir().unwrap() }
-    }
-
-    /// An executable script that prints its arguments, one per line, then
-    /// waits for input.
-    fn script(&self, name: &str, body: &str) {
-        let path = self.dir.path().join(name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-
-    fn path_env(&self) -> String {
-        format!("{}:{}:/usr/local/bin:/usr/bin:/bin", self.dir.path().display(), bin_dir().display())
-    }
-}
 
 fn runtimes(conn: &mut Connection) -> Vec<RuntimeInfo> {
     match conn.ok(Request::Runtimes {}) {
@@ -75,7 +51,7 @@ fn a_changed_executable_is_refused_until_it_is_identified_again() {
     let agent = std::fs::read(bin_dir().join("panehost-fixture-agent")).unwrap();
     let copy = fake.dir.path().join("panehost-fixture-agent");
     std::fs::write(&copy, &agent).unwrap();
-    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&copy, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
     let mut conn = host.connect(Encoding::Bincode);
 

@@ -5,29 +5,7 @@
 mod support;
 
 use panehost_ipc::{Encoding, Event, Request, Response, StartParams};
-use std::os::unix::fs::PermissionsExt;
 use support::*;
-
-/// A directory of stand-in executables, first on the host's PATH.
-struct FakeBin {
-    dir: tempfile::TempDir,
-}
-
-impl FakeBin {
-    fn new() -> FakeBin {
-        FakeBin { dir: tempfile::tempdir().unwrap() }
-    }
-
-    fn program(&self, name: &str, text: &str) {
-        let path = self.dir.path().join(name);
-        std::fs::write(&path, text).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-
-    fn path_env(&self) -> String {
-        format!("{}:{}:/usr/local/bin:/usr/bin:/bin", self.dir.path().display(), bin_dir().display())
-    }
-}
 
 /// A stand-in for Claude Code that runs the hooks it is given through
 /// `--settings`, as the real one does: UserPromptSubmit when a prompt

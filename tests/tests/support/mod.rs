@@ -365,3 +365,32 @@ pub fn process_exists(pid: u32) -> bool {
         Err(_) => false,
     }
 }
+
+/// A directory of stand-in executables, to put first on a host's PATH.
+pub struct FakeBin {
+    pub dir: tempfile::TempDir,
+}
+
+impl FakeBin {
+    pub fn new() -> FakeBin {
+        FakeBin { dir: tempfile::tempdir().unwrap() }
+    }
+
+    /// An executable with exactly this text (a `#!` line first).
+    pub fn program(&self, name: &str, text: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// A `/bin/sh` script with this body.
+    pub fn script(&self, name: &str, body: &str) {
+        self.program(name, &format!("#!/bin/sh\n{body}\n"));
+    }
+
+    /// A PATH with these programs first, then the workspace's binaries.
+    pub fn path_env(&self) -> String {
+        format!("{}:{}:/usr/local/bin:/usr/bin:/bin", self.dir.path().display(), bin_dir().display())
+    }
+}
