@@ -216,13 +216,18 @@ impl Connection {
         let mut buffer = [0_u8; 256];
         let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(2))];
         let mut control = RecvAncillaryBuffer::new(&mut space);
-        let received = rustix::net::recvmsg(
+        let received = match rustix::net::recvmsg(
             &self.stream,
             &mut [IoSliceMut::new(&mut buffer)],
             &mut control,
             RecvFlags::CMSG_CLOEXEC,
-        )
-        .expect("recvmsg");
+        ) {
+            Ok(received) => received,
+            // A peer that closes with our data unread resets the connection:
+            // for a reader, that is the end of the stream too.
+            Err(rustix::io::Errno::CONNRESET) => return false,
+            Err(err) => panic!("recvmsg: {err}"),
+        };
         for message in control.drain() {
             if let RecvAncillaryMessage::ScmRights(fds) = message {
                 self.fds.extend(fds);
