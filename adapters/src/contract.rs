@@ -15,8 +15,9 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// Runtimes whose resume by exact reference has been proven with the real
-/// program (for the fixture agent, by this repository's end-to-end tests).
-pub const LIVE_PROVEN_REFERENCES: &[&str] = &["fixture"];
+/// program: the fixture agent by this repository's end-to-end tests, the
+/// others by the live-proof runner (`tests/live-records/`).
+pub const LIVE_PROVEN_REFERENCES: &[&str] = &["fixture", "claude", "codex", "qwen", "copilot", "opencode"];
 
 /// A reference no pattern accepts: it only tells whether the launcher has a
 /// reference form at all (an `Unsupported` refusal) or checks references

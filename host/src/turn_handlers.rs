@@ -19,7 +19,12 @@ pub const INPUT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Between two presses of an interrupt key that must be pressed twice, so
 /// the CLI reads two presses rather than one escape sequence.
-const KEY_PRESS_GAP: Duration = Duration::from_millis(150);
+const KEY_PRESS_GAP: Duration = Duration::from_millis(400);
+
+/// Before the Enter that submits, the output must be quiet this long…
+const SUBMIT_SETTLE: Duration = Duration::from_millis(150);
+/// …or this much time must have passed.
+const SUBMIT_SETTLE_LIMIT: Duration = Duration::from_millis(1000);
 
 const PASTE_START: &[u8] = b"\x1b[200~";
 const PASTE_END: &[u8] = b"\x1b[201~";
@@ -65,6 +70,15 @@ async fn submit(pane: &Pane, params: &SendParams) -> Result<usize, ErrorBody> {
     }
     body.extend_from_slice(params.bytes.as_slice());
     pane.write_input(&body, INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
+    if !body.is_empty() {
+        // Several TUIs read text and an Enter that arrive together as one
+        // paste, and keep the Enter as text: let the echo of the input
+        // settle first (seen live with claude, gemini, qwen and grok).
+        let mut progress = pane.progress();
+        progress.borrow_and_update();
+        let settle = async { while let Ok(Ok(())) = tokio::time::timeout(SUBMIT_SETTLE, progress.changed()).await {} };
+        let _ = tokio::time::timeout(SUBMIT_SETTLE_LIMIT, settle).await;
+    }
     pane.write_input(b"\r", INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
     pane.input_submitted();
     Ok(body.len() + 1)

@@ -7,7 +7,6 @@ use crate::descriptor::{
     CompletionSignal, Descriptor, ReferenceCapture, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
-use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
@@ -47,7 +46,7 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::WorkspaceWrite, &["--permission-mode", "acceptEdits"]),
             profile(PermissionProfile::FullAccess, &["--permission-mode", "bypassPermissions"]),
         ],
-        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF]),
+        limitations: Vec::new(),
         ..agent_cli("claude", "Claude Code", &["claude"], Evidence::CapturedHelp { file: "claude.json".into() })
     }
 }

@@ -5,7 +5,6 @@ use super::{agent_cli, profile, resume_subcommand, strings};
 use crate::completion::HookInjection;
 use crate::descriptor::{CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
 use crate::reference_pattern::{ReferencePattern, UUID};
-use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
@@ -42,7 +41,7 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::WorkspaceWrite, &["-s", "workspace-write", "-a", "on-request"]),
             profile(PermissionProfile::FullAccess, &["-s", "danger-full-access", "-a", "never"]),
         ],
-        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF]),
+        limitations: Vec::new(),
         ..agent_cli("codex", "Codex", &["codex"], Evidence::CapturedHelp { file: "codex.json".into() })
     }
 }

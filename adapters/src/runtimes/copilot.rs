@@ -6,7 +6,6 @@
 use super::{agent_cli, profile, resume, strings, variables, UNOBSERVED};
 use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
 use crate::reference_pattern::{ReferencePattern, UUID};
-use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
@@ -50,7 +49,7 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::WorkspaceWrite, &["--allow-tool=write", "--disallow-temp-dir"]),
             profile(PermissionProfile::FullAccess, &["--allow-all"]),
         ],
-        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED]),
+        limitations: strings(&[UNOBSERVED]),
         ..agent_cli("copilot", "GitHub Copilot CLI", &["copilot"], Evidence::CapturedHelp { file: "copilot.json".into() })
     }
 }

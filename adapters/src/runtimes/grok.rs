@@ -9,6 +9,8 @@ use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
+        // Esc stops a running answer; Ctrl-C does not. (seen live; tests/live-records)
+        interrupt_keys: b"\x1b".to_vec(),
         version: VersionProbe { args: strings(&["--version"]), floor: Some("1.0.1".into()) },
         model: ModelForm::Optional { flag: "-m".into() },
         reads_environment: strings(&["GROK_API_KEY", "GROK_BASE_URL", "GROK_MODEL"]),

@@ -10,6 +10,9 @@ use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
+        // Esc, pressed twice as separate presses, stops a running turn; Ctrl-C quits it. (seen live; tests/live-records)
+        interrupt_keys: b"\x1b".to_vec(),
+        interrupt_presses: 2,
         version: VersionProbe { args: strings(&["--version"]), floor: Some("1.18.33".into()) },
         model: ModelForm::Optional { flag: "-m".into() },
         resume_forms: vec![
@@ -26,7 +29,7 @@ pub(super) fn descriptor() -> Descriptor {
         // permissions that are not explicitly denied"): full access, and no
         // narrower profile.
         permission_profiles: vec![profile(PermissionProfile::FullAccess, &["--auto"])],
-        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED, limitation::PERMISSION_PROFILE_UNENFORCED]),
+        limitations: strings(&[UNOBSERVED, limitation::PERMISSION_PROFILE_UNENFORCED]),
         ..agent_cli("opencode", "OpenCode", &["opencode"], Evidence::CapturedHelp { file: "opencode.json".into() })
     }
 }

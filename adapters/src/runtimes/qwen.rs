@@ -4,7 +4,6 @@
 use super::{agent_cli, profile, resume, strings, UNOBSERVED};
 use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
 use crate::reference_pattern::{ReferencePattern, UUID};
-use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
@@ -28,7 +27,7 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::WorkspaceWrite, &["--approval-mode", "auto-edit"]),
             profile(PermissionProfile::FullAccess, &["--approval-mode", "yolo"]),
         ],
-        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED]),
+        limitations: strings(&[UNOBSERVED]),
         ..agent_cli("qwen", "Qwen Code", &["qwen"], Evidence::CapturedHelp { file: "qwen.json".into() })
     }
 }

@@ -152,7 +152,7 @@ pub fn render(descriptors: &[Descriptor], records: &[Record]) -> String {
     let mut out = String::new();
     out.push_str(HEADER);
     out.push_str(&format!(
-        "\n## Regenerating it\n\n```sh\n{RUN_COMMAND}\n```\n\nruns every CLI that installs here (about five minutes; `--runtime ID` runs one, and\nleaves the other records alone) and rewrites this page. To rewrite the page from\nthe records in `tests/live-records/` and the descriptors without running\nanything:\n\n```sh\n{DOC_COMMAND}\n```\n\nThe runner's own documentation is at the top of\n`tests/src/bin/panehost-live/main.rs`.\n"
+        "\n## Regenerating it\n\n```sh\n{RUN_COMMAND}\n```\n\nruns every CLI that installs here (about eight minutes; `--runtime ID` runs one, and\nleaves the other records alone) and rewrites this page. To rewrite the page from\nthe records in `tests/live-records/` and the descriptors without running\nanything:\n\n```sh\n{DOC_COMMAND}\n```\n\nThe runner's own documentation is at the top of\n`tests/src/bin/panehost-live/main.rs`.\n"
     ));
     out.push_str(READING);
     out.push_str("\n## The table\n\n");
@@ -188,10 +188,11 @@ pub fn render(descriptors: &[Descriptor], records: &[Record]) -> String {
         for descriptor in descriptors {
             let Some(record) = records.iter().find(|r| r.runtime == descriptor.id) else { continue };
             out.push_str(&format!(
-                "\n### {} {}\n\n{}; executable SHA-256 `{}`.\n\n| step | result | ms | detail |\n|---|---|---|---|\n",
+                "\n### {} {}\n\n{}, {}; executable SHA-256 `{}`.\n\n| step | result | ms | detail |\n|---|---|---|---|\n",
                 record.runtime,
                 if record.cli_version.is_empty() { "(version unknown)" } else { &record.cli_version },
-                format!("{}, {}", record.date, record.host_version),
+                record.date,
+                record.host_version,
                 if record.binary_sha256.is_empty() { "-" } else { &record.binary_sha256 },
             ));
             for step in &record.steps {
@@ -245,16 +246,21 @@ Each cell lists its evidence, strongest first (`<br>` separates items):
 | `declared: CODE` | The adapter declares this limitation (section 10 of [PROTOCOL.md](PROTOCOL.md)): the host refuses the operation naming it (for `REFERENCE_PENDING_LIVE_PROOF`: the exact resume is offered but awaits a live proof). `(refusal seen live V)`: the live run asked anyway, the host refused naming it, and the step is recorded as `not_applicable`. |
 | `unverified` | Nothing here shows it. |
 
+A `live proof` next to `declared: REFERENCE_PENDING_LIVE_PROOF` means the
+live run showed the exact resume the adapter still calls unproven: the
+declaration is due for removal (through `LIVE_PROVEN_REFERENCES` in
+`adapters/src/contract.rs`, which the contract suite reads).
+
 The columns and the record steps behind them:
 
 | column | record steps | what the step checks |
 |---|---|---|
 | start | `start` | `start` through the host; the screen becomes non-empty and stable with no trust, sign-in or onboarding dialog in the way (each CLI's own configuration in the scratch HOME prevents them, as [LIVE.md](LIVE.md) describes). |
-| send | `send` | `PING` submitted by the host (`ask` where completion is observed, else `send` with Enter) reaches the model, and `PONG` appears on the screen. A prompt that only went through after the runner pressed Enter again is a failure. |
+| send | `send` | `PING` submitted by the host (`ask` where completion is observed, else `send` with Enter) reaches the model, and `PONG` appears on the screen. A prompt that only went through after the runner pressed Enter again (or typed it again) fails the step, and so does any later prompt of the run that needed it (`SLOW` in the interrupt and reconnect steps): the step answers for every submission the host made. |
 | interrupt | `interrupt` | While `SLOW` streams, `interrupt` with the adapter's keys: the fixture logs the client going away, the answer stops growing and the CLI keeps running. The record holds the host's report (outcome and steps). |
 | native resume | `resume_reference`, `resume_latest` | After `close`, `start` with `resume: Reference(id)` (the id found in the CLI's own session store in the scratch HOME) or `resume: Latest` redraws the earlier `PONG`. A runtime without that form must be refused with its declared limitation (`not_applicable`). |
 | reconnect | `reconnect` | A `PaneFollower` reads the pane through a socket proxy that is cut while `SLOW` streams; it reconnects, and the bytes it handed on equal the pane's output from the same start offset (`events` with `from`). |
-| completion | `completion` | Where the adapter observes completion (hook, notify program), `ask` answers with that source. Where it declares `COMPLETION_UNOBSERVED`, `ask` must be refused with it (`not_applicable`). |
+| completion | `completion` | Where the adapter observes completion (hook, notify program), `ask` answers with that source, and no second end of the same prompt follows within 3 s (a stray end would close the next turn as soon as it starts). Where it declares `COMPLETION_UNOBSERVED`, `ask` must be refused with it (`not_applicable`). |
 
 A record also has `install`, `detect` (the host's `runtimes` entry: version,
 SHA-256, floor), `close` (the pane's process and process group are gone

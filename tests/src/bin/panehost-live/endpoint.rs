@@ -23,6 +23,8 @@ pub struct Endpoint {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LoggedRequest {
     pub number: u64,
+    /// The prompt as the log quotes it (cut at 120 characters).
+    pub prompt: Option<String>,
     /// The rule that answered: `match "PING"`, `echo`, ….
     pub rule: Option<String>,
     /// How it ended: `stream complete (6 events)`, `client disconnected
@@ -102,6 +104,7 @@ impl Endpoint {
             let request = requests.entry(number).or_insert_with(|| LoggedRequest { number, ..LoggedRequest::default() });
             if text.starts_with("prompt ") {
                 if let Some(arrow) = text.rfind(" -> ") {
+                    request.prompt = Some(text["prompt ".len()..arrow].to_owned());
                     let rule = &text[arrow + 4..];
                     let rule = rule.rfind(" (").map(|cut| &rule[..cut]).unwrap_or(rule);
                     request.rule = Some(rule.to_owned());

@@ -98,8 +98,9 @@ pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
     let second = count(&screen, "slow");
     let alive = running(&summary);
     let mut detail = format!(
-        "keys {:?}: {}; fixture: {fixture}; answer on the screen: {first} \"slow\", {second} two seconds later; the CLI {}; screen ends: {}",
-        String::from_utf8_lossy(&ctx.descriptor.interrupt_keys),
+        "the adapter's keys {}{}: {}; fixture: {fixture}; answer on the screen: {first} \"slow\", {second} two seconds later; the CLI {}; screen ends: {}",
+        ctx.descriptor.interrupt_keys.escape_ascii(),
+        if ctx.descriptor.interrupt_presses > 1 { format!(" x{}", ctx.descriptor.interrupt_presses) } else { String::new() },
         report_text(&report),
         if alive { "still runs".to_owned() } else { state_text(&summary) },
         tail(&screen, 3)

@@ -29,7 +29,7 @@
 //! * `--doc-only`: rewrite the page from the records; run nothing.
 //!
 //! It needs node and npm (the CLIs are npm packages), and no network once
-//! the CLIs are in the cache. A run of all seven takes about five minutes.
+//! the CLIs are in the cache. A run of all seven takes about eight minutes.
 //! Progress goes to stderr, a summary to stdout; the exit status is 0 when
 //! every record was written, whatever the CLIs did.
 //!

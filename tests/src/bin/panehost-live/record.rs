@@ -123,7 +123,7 @@ impl Sanitizer {
                 self.pairs.push((form, placeholder.to_owned()));
             }
         }
-        self.pairs.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        self.pairs.sort_by_key(|pair| std::cmp::Reverse(pair.0.len()));
     }
 
     /// `text` with every known path replaced. The scratch HOME also shows

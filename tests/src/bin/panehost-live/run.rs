@@ -88,7 +88,7 @@ pub async fn run(ctx: &Ctx<'_>, install: StepRecord) -> (Vec<StepRecord>, State)
     }
 
     step!("detect", STEP_LIMIT, detect::run(ctx, &mut state));
-    if steps.last().is_some_and(|s| s.result != PASS) && state.info.as_ref().map_or(true, |info| !info.available) {
+    if steps.last().is_some_and(|s| s.result != PASS) && state.info.as_ref().is_none_or(|info| !info.available) {
         for name in ["start", "send", "completion", "interrupt", "close", "resume_reference", "resume_latest", "reconnect"] {
             steps.push(skipped(name, "the host did not find the CLI"));
         }

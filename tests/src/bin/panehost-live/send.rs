@@ -104,6 +104,13 @@ pub async fn completion(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
                     report.usage.kind,
                     tail(&report.added_text, 4)
                 );
+                // The end of the turn is observed either way; whether the
+                // report carries the answer is worth knowing too.
+                let answered = if report.added_text.contains("PONG") {
+                    answered
+                } else {
+                    format!("{answered}; note: added_text lacks the answer (PONG): the end of the turn was reported before the CLI drew it")
+                };
                 match strays(ctx, &pane.id, report.started_offset).await {
                     Ok(extra) if extra.is_empty() => Outcome::pass(format!("{answered}; no further turn signal within {} s", STRAY_WAIT.as_secs())),
                     Ok(extra) => Outcome::fail(format!(

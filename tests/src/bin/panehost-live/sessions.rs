@@ -3,11 +3,11 @@
 //!
 //! | runtime | store | reference |
 //! |---|---|---|
-//! | claude | `~/.claude/projects/<project>/<uuid>.jsonl` | the file's name |
-//! | codex | `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl` | the name's last 36 characters |
-//! | qwen | `~/.qwen/projects/<project>/chats/<uuid>.jsonl` | the file's name |
-//! | copilot | `~/.copilot/session-state/<uuid>/` | the directory's name |
-//! | opencode | `~/.local/share/opencode/log/*.log` (the sessions themselves are in an SQLite database) | the last `ses_…` id the newest log names |
+//! | claude | `<home>/.claude/projects/<project>/<uuid>.jsonl` | the file's name |
+//! | codex | `<home>/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl` | the name's last 36 characters |
+//! | qwen | `<home>/.qwen/projects/<project>/chats/<uuid>.jsonl` | the file's name |
+//! | copilot | `<home>/.copilot/session-state/<uuid>/` | the directory's name |
+//! | opencode | `<home>/.local/share/opencode/log/*.log` (the sessions themselves are in an SQLite database) | the last `ses_…` id the newest log names |
 //!
 //! The newest entry written since the runtime's first pane started wins,
 //! and the reference must pass the adapter's own pattern.
@@ -62,7 +62,7 @@ fn newest(candidates: Vec<(String, PathBuf, SystemTime)>, since: SystemTime) -> 
 
 /// Finds the session `descriptor`'s CLI recorded in `home` since `since`.
 pub fn find(descriptor: &Descriptor, home: &Path, since: SystemTime) -> Result<Found, String> {
-    let relative = |path: &Path| format!("~/{}", path.strip_prefix(home).unwrap_or(path).display());
+    let relative = |path: &Path| format!("<home>/{}", path.strip_prefix(home).unwrap_or(path).display());
     let (store, found) = match descriptor.id.as_str() {
         "claude" => {
             let store = home.join(".claude/projects");

@@ -24,7 +24,13 @@ pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
         Ok(summary) => summary,
         Err(error) => return Outcome::fail(format!("start: {error}{environment}")),
     };
-    let described = format!("pane {} (pid {}, completion {})", summary.id, summary.pid, summary.completion);
+    let described = format!(
+        "pane {} (pid {}, completion {}, argv {})",
+        summary.id,
+        summary.pid,
+        summary.completion,
+        argv(summary.pid)
+    );
     let id = summary.id.clone();
     state.pane = Some(summary);
     match pane::wait_settled(&ctx.client, &id, SETTLE).await {
@@ -34,5 +40,17 @@ pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
             tail(&settled.text, 4)
         )),
         Err(error) => Outcome::fail(format!("{described}: {error}{environment}")),
+    }
+}
+
+/// The process's command line, as the host built it, each argument quoted.
+fn argv(pid: u32) -> String {
+    match std::fs::read(format!("/proc/{pid}/cmdline")) {
+        Ok(bytes) => {
+            let args: Vec<String> =
+                bytes.split(|b| *b == 0).filter(|a| !a.is_empty()).map(|a| format!("{:?}", String::from_utf8_lossy(a))).collect();
+            format!("[{}]", args.join(" "))
+        }
+        Err(error) => format!("unreadable: {error}"),
     }
 }

@@ -60,6 +60,15 @@ pub async fn reached(ctx: &Ctx<'_>, mark: u64, word: &str, limit: Duration) -> b
     }
 }
 
+/// What the model received for `word` after `mark`, as the fixture logs it.
+fn received(ctx: &Ctx<'_>, mark: u64, word: &str) -> String {
+    let prompts: Vec<String> = ctx.endpoint.matching_since(mark, word).into_iter().filter_map(|r| r.prompt).collect();
+    match prompts.first() {
+        Some(prompt) => format!(" (the model received the prompt {prompt})"),
+        None => String::new(),
+    }
+}
+
 /// After the host wrote `word` and Enter (by `how_sent`), confirms that it
 /// reached the model; if it did not, presses Enter again, or types it
 /// again, and says which worked.
@@ -84,18 +93,18 @@ async fn get_through(ctx: &Ctx<'_>, pane: &PaneId, word: &str, mark: u64, how_se
         let lines: Vec<&str> = screen.lines().map(str::trim).filter(|l| l.contains(word)).collect();
         detail.push_str(&format!("; the screen still showed it, unsent: {:?}", lines.join(" / ")));
         if type_raw(ctx, pane, "\r").await.is_ok() && reached(ctx, mark, word, REACH).await {
-            detail.push_str("; a second Enter (a lone \\r written afterwards) sent it");
+            detail.push_str(&format!("; a second Enter (a lone \\r written afterwards) sent it{}", received(ctx, mark, word)));
             return Submission { how: How::SecondEnter, detail };
         }
         detail.push_str("; a second Enter did not send it either");
     } else {
-        detail.push_str(&format!("; the screen does not show it (input lost): {}", tail(&screen, 6)));
+        detail.push_str(&format!("; the screen does not show it: {}", tail(&screen, 6)));
     }
     let _ = type_raw(ctx, pane, word).await;
     pause(700).await;
     let _ = type_raw(ctx, pane, "\r").await;
     if reached(ctx, mark, word, REACH).await {
-        detail.push_str("; typing it again, then Enter 0.7 s later, sent it");
+        detail.push_str(&format!("; typing it again, then Enter 0.7 s later, sent it{}", received(ctx, mark, word)));
         return Submission { how: How::Retyped, detail };
     }
     let screen = look(&ctx.client, pane).await.map(|(_, text)| text).unwrap_or_default();
