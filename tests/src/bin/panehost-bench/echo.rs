@@ -5,21 +5,25 @@
 //! - raw PTY: the bench writes the byte to the master and reads the master;
 //! - tmux: a control-mode client sends `send-keys -H` and reads `%output`;
 //! - panehost: one connection sends a `send` request and reads the byte in
-//!   an `output` event of its subscription to the pane.
+//!   an `output` event of its subscription to the pane, through
+//!   `panehost-client`; and, to tell the host's share from the client
+//!   library's, the same through a plain blocking socket client (reported in
+//!   a note).
 //!
 //! The clock runs from just before the byte is written (or the request or
-//! command sent) until the byte has been read back. The three systems take
+//! command sent) until the byte has been read back. The systems take
 //! turns, one sample each, so that whatever else the machine does falls on
-//! all three alike. The first 50 samples of each are a warm-up and dropped.
+//! all of them alike. The first 50 samples of each are a warm-up and dropped.
 
 use crate::host::{shell_pane, PanehostHost};
+use crate::plain_client::PlainClient;
 use crate::raw_pty::{read_until, RawPty};
 use crate::report::{Better, Figure};
 use crate::stats::percentile;
 use crate::tmux::{ControlClient, TmuxServer};
 use crate::{progress, Bench, BenchResult};
 use panehost_client::{Client, EventStream};
-use panehost_ipc::{Event, PaneId, SendParams};
+use panehost_ipc::{Event, PaneId, Request, Response, SendParams, ServerMessage};
 use std::io::{BufRead, BufReader, Write};
 use std::process::ChildStdout;
 use std::time::Instant;
@@ -37,17 +41,20 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
     let mut tmux = TmuxEcho::start(&tmux_server)?;
     let host = bench.start_host(&[])?;
     let mut panehost = bench.runtime.block_on(PanehostEcho::start(&host))?;
+    let mut plain = PlainEcho::start(&host)?;
 
-    let (mut raw_us, mut tmux_us, mut panehost_us) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut raw_us, mut tmux_us, mut panehost_us, mut plain_us) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for i in 0..WARMUP + samples {
         let byte = b'a' + (i % 26) as u8;
         let r = raw.sample(byte)?;
         let t = tmux.sample(byte)?;
         let p = bench.runtime.block_on(panehost.sample(byte))?;
+        let q = plain.sample(byte)?;
         if i >= WARMUP {
             raw_us.push(r);
             tmux_us.push(t);
             panehost_us.push(p);
+            plain_us.push(q);
         }
     }
     progress(&format!(
@@ -57,6 +64,7 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
         percentile(&panehost_us, 50.0)
     ));
     bench.runtime.block_on(panehost.end())?;
+    plain.end()?;
     host.stop();
     drop(tmux);
     tmux_server.kill();
@@ -72,10 +80,17 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
             Some(percentile(&raw_us, p)),
         )
     };
+    let plain_note = |p: f64| {
+        format!(
+            "panehost through a plain blocking socket client instead of panehost-client: {:.0} us",
+            percentile(&plain_us, p)
+        )
+    };
     Ok(vec![
         figure(50.0)
-            .note(format!("{samples} samples each, taken in turns; tmux: control mode, send-keys then %output")),
-        figure(99.0),
+            .note(format!("{samples} samples each, taken in turns; tmux: control mode, send-keys then %output"))
+            .note(plain_note(50.0)),
+        figure(99.0).note(plain_note(99.0)),
     ])
 }
 
@@ -196,6 +211,69 @@ impl PanehostEcho {
     async fn end(self) -> BenchResult<()> {
         drop(self.events);
         self.client.close(&self.pane).await?;
+        Ok(())
+    }
+}
+
+struct PlainEcho {
+    client: PlainClient,
+    pane: PaneId,
+    subscription: u64,
+}
+
+impl PlainEcho {
+    fn start(host: &PanehostHost) -> BenchResult<PlainEcho> {
+        let mut client = PlainClient::connect(&host.socket)?;
+        let pane = match client.request(Request::Start(shell_pane(&["sh", "-c", ECHO])))? {
+            Response::Started(pane) => pane.id,
+            other => return Err(format!("start answered {other:?}").into()),
+        };
+        let subscription = match client.request(Request::Events { pane: pane.clone(), from: Some(0) })? {
+            Response::Subscribed(subscription) => subscription.subscription,
+            other => return Err(format!("events answered {other:?}").into()),
+        };
+        let mut echo = PlainEcho { client, pane, subscription };
+        let mut seen = Vec::new();
+        while !seen.windows(5).any(|w| w == b"READY") {
+            if let Some(data) = echo.output()? {
+                seen.extend_from_slice(&data);
+            }
+        }
+        Ok(echo)
+    }
+
+    /// The data of the next message when it is output of the subscription.
+    fn output(&mut self) -> BenchResult<Option<Vec<u8>>> {
+        Ok(match self.client.read()? {
+            ServerMessage::Event { subscription, event: Event::Output { data, .. } }
+                if subscription == self.subscription =>
+            {
+                Some(data.into_vec())
+            }
+            _ => None,
+        })
+    }
+
+    /// Sends the byte and reads until it comes back (the `sent` answer may
+    /// come before or after it).
+    fn sample(&mut self, byte: u8) -> BenchResult<f64> {
+        let started = Instant::now();
+        self.client.send(Request::Send(SendParams {
+            pane: self.pane.clone(),
+            bytes: vec![byte].into(),
+            ..Default::default()
+        }))?;
+        loop {
+            if let Some(data) = self.output()? {
+                if data.contains(&byte) {
+                    return Ok(micros_since(started));
+                }
+            }
+        }
+    }
+
+    fn end(mut self) -> BenchResult<()> {
+        self.client.request(Request::Close { pane: self.pane.clone() })?;
         Ok(())
     }
 }

@@ -25,6 +25,7 @@ mod host;
 mod many_panes;
 mod memory;
 mod payload;
+mod plain_client;
 mod procfs;
 mod raw_pty;
 mod reconnect;
