@@ -30,7 +30,8 @@ pub fn fd_kinds(pid: u32) -> String {
     let mut kinds = std::collections::BTreeMap::<String, usize>::new();
     if let Ok(entries) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
         for entry in entries.flatten() {
-            let target = std::fs::read_link(entry.path()).map(|t| t.display().to_string()).unwrap_or_default();
+            // An fd closed since the directory was read has no target.
+            let Ok(target) = std::fs::read_link(entry.path()).map(|t| t.display().to_string()) else { continue };
             let kind = match target.split_once(':') {
                 Some((kind, rest)) if !kind.starts_with('/') => {
                     if kind == "anon_inode" {
