@@ -19,6 +19,8 @@ pub struct PanehostHost {
     child: Option<Child>,
     /// The socket it listens on.
     pub socket: PathBuf,
+    /// Its directory: socket, state, HOME, log.
+    dir: PathBuf,
 }
 
 impl PanehostHost {
@@ -45,7 +47,7 @@ impl PanehostHost {
             .stderr(log)
             .spawn()
             .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
-        let host = PanehostHost { child: Some(child), socket };
+        let host = PanehostHost { child: Some(child), socket, dir: dir.to_path_buf() };
         let deadline = Instant::now() + HOST_WAIT;
         while UnixStream::connect(&host.socket).is_err() {
             if Instant::now() > deadline {
@@ -73,6 +75,28 @@ impl PanehostHost {
     /// The host's open file descriptors.
     pub fn fd_count(&self) -> usize {
         procfs::fd_count(self.pid()).unwrap_or(0)
+    }
+
+    /// The pane keeper processes of this host (`panehost-keeper`, one per
+    /// pane where the host keeps its PTYs in keepers), found by the state
+    /// directory on their command lines.
+    pub fn keepers(&self) -> Vec<u32> {
+        match self.dir.to_str() {
+            Some(dir) => procfs::processes("panehost-keeper", dir),
+            None => Vec::new(),
+        }
+    }
+
+    /// The keepers' memory, in KiB: the sum of their proportional set
+    /// sizes, so that the pages they share (the keeper binary, libc) count
+    /// once in all.
+    pub fn keepers_pss_kib(&self) -> u64 {
+        self.keepers().into_iter().filter_map(procfs::pss_kib).sum()
+    }
+
+    /// The keepers' open file descriptors, summed.
+    pub fn keepers_fd_count(&self) -> usize {
+        self.keepers().into_iter().filter_map(procfs::fd_count).sum()
     }
 
     /// A new connection to the host (bincode, as a Rust client would use).

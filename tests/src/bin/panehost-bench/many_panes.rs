@@ -7,7 +7,9 @@
 //!
 //! Figures: wall time from the first request to the last prompt, the host
 //! process's (tmux server's) resident memory and open file descriptors
-//! with every pane running.
+//! with every pane running. Where the host keeps each pane's PTY in a
+//! keeper process, the keepers' memory (Pss) is added to the host's, and
+//! their descriptors are counted in a note.
 
 use crate::host::{shell_pane, wait_for_panes, PanehostHost};
 use crate::memory::wait_for_tmux_panes;
@@ -24,6 +26,9 @@ struct ManyPanes {
     rss_mib: f64,
     fds: f64,
     fd_kinds: String,
+    /// panehost's pane keepers, where it has them: how many, their memory
+    /// (MiB of Pss) and their descriptors.
+    keepers: (usize, f64, usize),
 }
 
 pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
@@ -43,10 +48,27 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
     Ok(vec![
         Figure::single(&name("start"), "s", Better::Lower, ph.seconds, Some(tm.seconds), None)
             .note(format!("all {panes} shells running with a prompt; stopping the host (SIGTERM, which closes every pane) then took {ph_stop:.1} s")),
-        Figure::single(&name("rss"), "MiB", Better::Lower, ph.rss_mib, Some(tm.rss_mib), None),
+        Figure::single(&name("rss"), "MiB", Better::Lower, ph.rss_mib, Some(tm.rss_mib), None).note(keeper_memory(&ph)),
         Figure::single(&name("fds"), "fds", Better::Lower, ph.fds, Some(tm.fds), None)
-            .note(format!("panehost: {}; tmux: {}", ph.fd_kinds, tm.fd_kinds)),
+            .note(format!("the host's own; panehost: {}; tmux: {}", ph.fd_kinds, tm.fd_kinds))
+            .note(keeper_fds(&ph)),
     ])
+}
+
+fn keeper_memory(ph: &ManyPanes) -> String {
+    match ph.keepers {
+        (0, ..) => "panehost: the host process alone (it holds the PTYs itself; no keeper processes)".to_owned(),
+        (n, mib, _) => {
+            format!("panehost: host VmRSS {:.1} MiB + {n} pane keeper processes {mib:.1} MiB (Pss)", ph.rss_mib - mib)
+        }
+    }
+}
+
+fn keeper_fds(ph: &ManyPanes) -> String {
+    match ph.keepers {
+        (0, ..) => "panehost has no keeper processes".to_owned(),
+        (n, _, fds) => format!("panehost's {n} pane keeper processes hold {fds} more"),
+    }
 }
 
 async fn panehost(host: &PanehostHost, count: usize) -> BenchResult<ManyPanes> {
@@ -62,7 +84,14 @@ async fn panehost(host: &PanehostHost, count: usize) -> BenchResult<ManyPanes> {
     wait_for_panes(&client, &panes, Duration::from_secs(600), |p| p.offset > 0).await?;
     let seconds = started.elapsed().as_secs_f64();
     let fd_kinds = procfs::fd_kinds(host.pid());
-    Ok(ManyPanes { seconds, rss_mib: host.rss_kib() as f64 / 1024.0, fds: host.fd_count() as f64, fd_kinds })
+    let keepers = (host.keepers().len(), host.keepers_pss_kib() as f64 / 1024.0, host.keepers_fd_count());
+    Ok(ManyPanes {
+        seconds,
+        rss_mib: host.rss_kib() as f64 / 1024.0 + keepers.1,
+        fds: host.fd_count() as f64,
+        fd_kinds,
+        keepers,
+    })
 }
 
 fn tmux_windows(bench: &Bench, tmux: &TmuxServer, count: usize) -> BenchResult<ManyPanes> {
@@ -71,5 +100,11 @@ fn tmux_windows(bench: &Bench, tmux: &TmuxServer, count: usize) -> BenchResult<M
     wait_for_tmux_panes(tmux, "#{cursor_x}", &|x| x > 0, count)?;
     let seconds = started.elapsed().as_secs_f64();
     let fd_kinds = procfs::fd_kinds(tmux.pid());
-    Ok(ManyPanes { seconds, rss_mib: tmux.rss_kib() as f64 / 1024.0, fds: tmux.fd_count() as f64, fd_kinds })
+    Ok(ManyPanes {
+        seconds,
+        rss_mib: tmux.rss_kib() as f64 / 1024.0,
+        fds: tmux.fd_count() as f64,
+        fd_kinds,
+        keepers: (0, 0.0, 0),
+    })
 }

@@ -8,7 +8,10 @@
 //! panes start, the bench waits until every one has printed what it will
 //! print and (panehost) its screen model has parsed it, lets the process
 //! settle for a second, and divides the growth of its resident memory
-//! (VmRSS) by 100. Resident memory is what the process costs the machine;
+//! (VmRSS) by 100. Where the host keeps each pane's PTY in a keeper process
+//! of its own, the keepers' memory is added: the growth of the sum of
+//! their proportional set sizes (Pss), so that the pages they share count
+//! once. Resident memory is what the process costs the machine;
 //! allocator caching makes it coarse, hence 100 panes.
 
 use crate::host::{shell_pane, wait_for_panes, wait_for_screen, PanehostHost};
@@ -36,12 +39,12 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
     let host = bench.start_host(&[])?;
     let ph_idle = bench.runtime.block_on(panehost_per_pane(&host, &[], &|p| p.offset > 0))?;
     host.stop();
-    progress(&format!("memory: panehost idle pane {ph_idle:.0} KiB"));
+    progress(&format!("memory: panehost idle pane {:.0} KiB", ph_idle.total()));
     let host = bench.start_host(&[])?;
     let ph_full =
         bench.runtime.block_on(panehost_per_pane(&host, &["sh", &scrollback], &|p| p.offset >= SCROLLBACK_OUTPUT))?;
     host.stop();
-    progress(&format!("memory: panehost scrollback pane {ph_full:.0} KiB"));
+    progress(&format!("memory: panehost scrollback pane {:.0} KiB", ph_full.total()));
 
     let tmux = bench.start_tmux(2000)?;
     let tm_idle = tmux_per_pane(bench, &tmux, None, "#{cursor_x}", &|v| v > 0)?;
@@ -54,32 +57,66 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
     progress(&format!("memory: tmux scrollback pane {tm_full:.0} KiB"));
 
     Ok(vec![
-        Figure::single("memory/idle-pane", "KiB", Better::Lower, ph_idle, Some(tm_idle), None)
-            .note(format!("host VmRSS growth / {PANES} interactive sh panes at 80x24; tmux: server VmRSS growth / {PANES} windows")),
-        Figure::single("memory/scrollback-pane", "KiB", Better::Lower, ph_full, Some(tm_full), None).note(format!(
-            "each pane printed {LINES} lines of 80 columns (panehost: default ring and model scrollback; tmux: history-limit 2000)"
-        )),
+        Figure::single("memory/idle-pane", "KiB", Better::Lower, ph_idle.total(), Some(tm_idle), None)
+            .note(format!("host VmRSS growth / {PANES} interactive sh panes at 80x24; tmux: server VmRSS growth / {PANES} windows"))
+            .note(ph_idle.split()),
+        Figure::single("memory/scrollback-pane", "KiB", Better::Lower, ph_full.total(), Some(tm_full), None)
+            .note(format!(
+                "each pane printed {LINES} lines of 80 columns (panehost: default ring and model scrollback; tmux: history-limit 2000)"
+            ))
+            .note(ph_full.split()),
     ])
+}
+
+/// panehost's memory per pane: the host process's, and its pane keepers'
+/// where it has them.
+#[derive(Debug, Clone, Copy)]
+struct PerPane {
+    host_kib: f64,
+    keepers_kib: f64,
+    keepers: usize,
+}
+
+impl PerPane {
+    fn total(&self) -> f64 {
+        self.host_kib + self.keepers_kib
+    }
+
+    fn split(&self) -> String {
+        if self.keepers == 0 {
+            "panehost: the host process alone (it holds the PTYs itself; no keeper processes)".to_owned()
+        } else {
+            format!(
+                "panehost: host process {:.1} KiB + its pane keeper processes {:.1} KiB (Pss, {} keepers)",
+                self.host_kib, self.keepers_kib, self.keepers
+            )
+        }
+    }
 }
 
 async fn panehost_per_pane(
     host: &PanehostHost,
     command: &[&str],
     ready: &dyn Fn(&PaneSummary) -> bool,
-) -> BenchResult<f64> {
+) -> BenchResult<PerPane> {
     let client = host.connect().await?;
     let warmup = client.start(shell_pane(command)).await?.id;
     settle_panehost(&client, &[warmup], ready).await?;
     tokio::time::sleep(SETTLE).await;
-    let before = host.rss_kib();
+    let (host_before, keepers_before) = (host.rss_kib(), host.keepers_pss_kib());
     let mut panes = Vec::new();
     for _ in 0..PANES {
         panes.push(client.start(shell_pane(command)).await?.id);
     }
     settle_panehost(&client, &panes, ready).await?;
     tokio::time::sleep(SETTLE).await;
-    let after = host.rss_kib();
-    Ok(after.saturating_sub(before) as f64 / PANES as f64)
+    let (host_after, keepers_after) = (host.rss_kib(), host.keepers_pss_kib());
+    let per_pane = |after: u64, before: u64| after.saturating_sub(before) as f64 / PANES as f64;
+    Ok(PerPane {
+        host_kib: per_pane(host_after, host_before),
+        keepers_kib: per_pane(keepers_after, keepers_before),
+        keepers: host.keepers().len(),
+    })
 }
 
 /// Waits until every pane is ready and its screen model has parsed all of

@@ -50,3 +50,29 @@ pub fn fd_kinds(pid: u32) -> String {
     kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     kinds.iter().take(5).map(|(kind, n)| format!("{kind} x{n}")).collect::<Vec<_>>().join(", ")
 }
+
+/// Proportional set size (`Pss` in `/proc/PID/smaps_rollup`) of a process,
+/// in KiB: its private memory plus its share of pages it shares with other
+/// processes (a binary's text, for one). `None` once it is gone.
+pub fn pss_kib(pid: u32) -> Option<u64> {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+    let line = rollup.lines().find(|line| line.starts_with("Pss:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Processes running `program` (the file name of their argv[0]) whose
+/// command line mentions `needle`.
+pub fn processes(program: &str, needle: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else { return false };
+            let mut args = cmdline.split(|&b| b == 0).map(String::from_utf8_lossy);
+            let runs_program =
+                args.next().is_some_and(|argv0| Path::new(argv0.as_ref()).file_name().is_some_and(|f| f == program));
+            runs_program && args.any(|arg| arg.contains(needle))
+        })
+        .collect()
+}

@@ -1,7 +1,8 @@
-//! One stalled client while another drains. Each round starts a fresh host
-//! and runs the payload drain on it twice: first with one reading
-//! subscriber (solo), then with the reader plus a second connection
-//! subscribed from offset 0 that never reads its events. That connection
+//! One stalled client while another drains. Each round starts a fresh host,
+//! drains the payload on it once unmeasured, then twice measured: with one
+//! reading subscriber (solo), and with the reader plus a second connection
+//! subscribed from offset 0 that never reads its events (stalled); solo
+//! first in odd rounds, stalled first in even ones. That connection
 //! buffers one event and then stops reading its socket, so the host sees a
 //! peer that has stopped reading once the socket's buffer is full.
 //!
@@ -14,9 +15,9 @@
 //! screen model grow the same way in both runs, so what remains is the
 //! stalled client's share.
 //!
-//! tmux, the same way: a reading control-mode client, alone and then with
-//! a second control client whose stdout is never read, on a fresh server
-//! each round. If tmux held the pane back for the stalled client the run
+//! tmux, the same way (without the unmeasured drain): a reading
+//! control-mode client, alone and with a second control client whose
+//! stdout is never read, on a fresh server each round. If tmux held the pane back for the stalled client the run
 //! would end after a timeout and the figure would say so.
 
 use crate::follow::follow_to_exit;
@@ -81,16 +82,24 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
     let (mut panehost_rounds, mut tmux_rounds) = (Vec::new(), Vec::new());
     let mut tmux_held = 0;
     for round in 1..=rounds {
+        // Odd rounds measure the solo drain first, even rounds the stalled
+        // one, so that neither always runs on memory the other freed.
+        let stalled_first = round % 2 == 0;
         let host = bench.start_host(&[])?;
         let p = bench.runtime.block_on(async {
-            let solo = panehost(bench, &host, false).await?;
-            let stalled = panehost(bench, &host, true).await?;
+            // Unmeasured: brings the ring, the model and the allocator to
+            // their working size before either measured run.
+            panehost(bench, &host, false).await?;
+            let first = panehost(bench, &host, stalled_first).await?;
+            let second = panehost(bench, &host, !stalled_first).await?;
+            let (solo, stalled) = if stalled_first { (second, first) } else { (first, second) };
             BenchResult::Ok(Round { solo, stalled })
         })?;
         host.stop();
         let tmux = bench.start_tmux(2000)?;
-        let solo = tmux_run(bench, &tmux, round, false)?;
-        let stalled = tmux_run(bench, &tmux, round, true)?;
+        let first = tmux_run(bench, &tmux, round, stalled_first)?;
+        let second = tmux_run(bench, &tmux, round, !stalled_first)?;
+        let (solo, stalled) = if stalled_first { (second, first) } else { (first, second) };
         tmux.kill();
         tmux_held += [solo, stalled].iter().filter(|r| r.mb_per_s.is_nan()).count();
         let t = Round { solo, stalled };
