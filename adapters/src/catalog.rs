@@ -64,7 +64,9 @@ impl Catalog {
     pub fn not_found_reason(descriptor: &Descriptor) -> String {
         match &descriptor.executable {
             Executable::Named { names, .. } => format!("none of {names:?} was found on PATH or at a known path"),
-            Executable::FromVariable { variable, fallback } => format!("neither ${variable} nor {fallback} is executable"),
+            Executable::FromVariable { variable, fallback } => {
+                format!("neither ${variable} nor {fallback} is executable")
+            }
         }
     }
 
@@ -91,7 +93,8 @@ impl Catalog {
                 let program = resolve_executable(command, self.environment.get("PATH"), &[]).ok_or_else(|| {
                     AdmissionError::InvalidArgument(format!("command {command:?} was not found on PATH"))
                 })?;
-                let mut plan = launcher::plan_start(descriptor, program, cwd, &StartRequest::default(), &self.environment)?;
+                let mut plan =
+                    launcher::plan_start(descriptor, program, cwd, &StartRequest::default(), &self.environment)?;
                 plan.args = command_args.to_vec();
                 plan.purpose = LaunchPurpose::Start;
                 plan.unenforced_profile = permission_profile;
@@ -139,10 +142,16 @@ impl Catalog {
     fn working_directory(&self, requested: Option<&str>) -> Result<PathBuf, AdmissionError> {
         let cwd = requested.map(PathBuf::from).unwrap_or_else(|| self.environment.home());
         if !cwd.is_absolute() {
-            return Err(AdmissionError::InvalidArgument(format!("working directory {} is not absolute", cwd.display())));
+            return Err(AdmissionError::InvalidArgument(format!(
+                "working directory {} is not absolute",
+                cwd.display()
+            )));
         }
         if !Path::new(&cwd).is_dir() {
-            return Err(AdmissionError::InvalidArgument(format!("working directory {} is not a directory", cwd.display())));
+            return Err(AdmissionError::InvalidArgument(format!(
+                "working directory {} is not a directory",
+                cwd.display()
+            )));
         }
         Ok(cwd)
     }
@@ -154,7 +163,10 @@ fn permission_profile(name: Option<&str>) -> Result<Option<PermissionProfile>, A
     PermissionProfile::parse(name).map(Some).ok_or_else(|| {
         let known: Vec<&str> = PermissionProfile::ALL.iter().map(|profile| profile.as_str()).collect();
         let shown: String = name.chars().take(64).collect();
-        AdmissionError::InvalidArgument(format!("{shown:?} is not a permission profile; the profiles are {}", known.join(", ")))
+        AdmissionError::InvalidArgument(format!(
+            "{shown:?} is not a permission profile; the profiles are {}",
+            known.join(", ")
+        ))
     })
 }
 

@@ -23,9 +23,7 @@ pub fn injection_args(injection: HookInjection, notify_command: &Path) -> Vec<St
     let program = notify_command.display().to_string();
     match injection {
         HookInjection::ClaudeSettings => {
-            let hook = |event: &str| {
-                serde_json::json!([{ "hooks": [{ "type": "command", "command": format!("{} notify --event {event}", shell_quote(&program)) }] }])
-            };
+            let hook = |event: &str| serde_json::json!([{ "hooks": [{ "type": "command", "command": format!("{} notify --event {event}", shell_quote(&program)) }] }]);
             let settings = serde_json::json!({
                 "hooks": {
                     "UserPromptSubmit": hook("turn_started"),

@@ -49,7 +49,8 @@ impl LaunchFacts {
         let environment = &environment;
         let program = PathBuf::from("/nonexistent/program");
         let cwd = PathBuf::from("/");
-        let start = launcher::plan_start(descriptor, program.clone(), cwd.clone(), &StartRequest::default(), environment);
+        let start =
+            launcher::plan_start(descriptor, program.clone(), cwd.clone(), &StartRequest::default(), environment);
         // A runtime that needs a model is asked about resume with one, so
         // that one limitation does not hide the others.
         let model = matches!(
@@ -58,7 +59,8 @@ impl LaunchFacts {
         )
         .then(|| "model".to_owned());
         let start_with = |resume, permission_profile| {
-            let request = StartRequest { model: model.clone(), resume, permission_profile, accept_weaker_boundary: false };
+            let request =
+                StartRequest { model: model.clone(), resume, permission_profile, accept_weaker_boundary: false };
             launcher::plan_start(descriptor, program.clone(), cwd.clone(), &request, environment)
         };
         LaunchFacts {
@@ -66,7 +68,10 @@ impl LaunchFacts {
             resume_reference: start_with(Some(ResumeRequest::Reference(PROBE_REFERENCE.into())), None),
             resume_latest: start_with(Some(ResumeRequest::Latest), None),
             login: launcher::plan_login(descriptor, program.clone(), cwd.clone(), environment),
-            profiles: PermissionProfile::ALL.into_iter().map(|profile| (profile, start_with(None, Some(profile)))).collect(),
+            profiles: PermissionProfile::ALL
+                .into_iter()
+                .map(|profile| (profile, start_with(None, Some(profile))))
+                .collect(),
         }
     }
 

@@ -74,7 +74,8 @@ pub enum ResumeMode {
 
 impl ResumeMode {
     /// Every mode, in the order they are reported.
-    pub const ALL: [ResumeMode; 3] = [ResumeMode::Reference, ResumeMode::ProviderSelection, ResumeMode::InteractivePicker];
+    pub const ALL: [ResumeMode; 3] =
+        [ResumeMode::Reference, ResumeMode::ProviderSelection, ResumeMode::InteractivePicker];
 
     /// The mode's name on the wire.
     pub fn as_str(self) -> &'static str {

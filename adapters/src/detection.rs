@@ -35,7 +35,13 @@ pub fn detect(catalog: &Catalog, descriptor: &Descriptor) -> Result<Detection, S
         (None, None)
     } else {
         let environment = descriptor.self_update_off.environment.clone();
-        match run_probe(&identity.path, &descriptor.version.args, catalog.environment().get("PATH"), &environment, PROBE_TIMEOUT) {
+        match run_probe(
+            &identity.path,
+            &descriptor.version.args,
+            catalog.environment().get("PATH"),
+            &environment,
+            PROBE_TIMEOUT,
+        ) {
             ProbeOutcome::Printed(text) => (Some(text.lines().next().unwrap_or("").trim().to_owned()), None),
             ProbeOutcome::Failed(reason) => (None, Some(reason)),
         }
@@ -50,7 +56,11 @@ pub fn detect(catalog: &Catalog, descriptor: &Descriptor) -> Result<Detection, S
 
 /// Whether a runtime can be started now, and if not, the first gate that
 /// stops it.
-pub fn readiness(descriptor: &Descriptor, detection: Option<&Detection>, not_found: Option<&str>) -> Result<(), String> {
+pub fn readiness(
+    descriptor: &Descriptor,
+    detection: Option<&Detection>,
+    not_found: Option<&str>,
+) -> Result<(), String> {
     if let Some(reason) = not_found {
         return Err(format!("not available: {reason}"));
     }

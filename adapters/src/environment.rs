@@ -6,7 +6,8 @@ use std::path::PathBuf;
 /// Variables copied from the host's environment into every child, when set.
 /// Everything else a child sees is set explicitly by its descriptor or by
 /// the host (`TERM`, `COLORTERM`, the pane's own variables).
-pub const INHERITED_VARIABLES: &[&str] = &["HOME", "USER", "LOGNAME", "SHELL", "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"];
+pub const INHERITED_VARIABLES: &[&str] =
+    &["HOME", "USER", "LOGNAME", "SHELL", "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"];
 
 /// The terminal type every pane advertises.
 pub const TERM: &str = "xterm-256color";

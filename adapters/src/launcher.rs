@@ -3,7 +3,10 @@
 
 use crate::admission::AdmissionError;
 use crate::completion::injection_args;
-use crate::descriptor::{CompletionSignal, Descriptor, LoginForm, ModelForm, PermissionProfile, ProfileForm, ResumeMode, REFERENCE_PLACEHOLDER};
+use crate::descriptor::{
+    CompletionSignal, Descriptor, LoginForm, ModelForm, PermissionProfile, ProfileForm, ResumeMode,
+    REFERENCE_PLACEHOLDER,
+};
 use crate::environment::HostEnvironment;
 use crate::launch_plan::{LaunchPlan, LaunchPurpose};
 use crate::reference_pattern::MAX_REFERENCE_LEN;
@@ -183,7 +186,10 @@ fn model_args(descriptor: &Descriptor, model: Option<&str>) -> Result<Vec<String
         }
         (ModelForm::Optional { flag } | ModelForm::Required { flag }, Some(model)) => {
             if !is_plain_value(model) {
-                return Err(AdmissionError::InvalidArgument(format!("model {:?} is not a plain value", truncate(model))));
+                return Err(AdmissionError::InvalidArgument(format!(
+                    "model {:?} is not a plain value",
+                    truncate(model)
+                )));
             }
             Ok(vec![flag.clone(), model.to_owned()])
         }
@@ -191,7 +197,10 @@ fn model_args(descriptor: &Descriptor, model: Option<&str>) -> Result<Vec<String
 }
 
 /// The arguments, mode and placement of a resume.
-fn resume_args(descriptor: &Descriptor, resume: &ResumeRequest) -> Result<(ResumeMode, Vec<String>, bool), AdmissionError> {
+fn resume_args(
+    descriptor: &Descriptor,
+    resume: &ResumeRequest,
+) -> Result<(ResumeMode, Vec<String>, bool), AdmissionError> {
     match resume {
         ResumeRequest::Reference(reference) => {
             let form = descriptor
@@ -213,7 +222,10 @@ fn resume_args(descriptor: &Descriptor, resume: &ResumeRequest) -> Result<(Resum
                 if descriptor.resume_form(ResumeMode::Reference).is_some() {
                     AdmissionError::Unsupported {
                         limitation: limitation::PROVIDER_SELECTION_UNSUPPORTED,
-                        message: format!("runtime {} resumes exact references only, not its latest session", descriptor.id),
+                        message: format!(
+                            "runtime {} resumes exact references only, not its latest session",
+                            descriptor.id
+                        ),
                     }
                 } else {
                     refusal(descriptor, "its latest session")

@@ -29,6 +29,9 @@ pub mod version;
 
 pub use admission::AdmissionError;
 pub use catalog::Catalog;
-pub use descriptor::{CommandPolicy, CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ProfileForm, ResumeForm, ResumeMode};
+pub use descriptor::{
+    CommandPolicy, CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ProfileForm,
+    ResumeForm, ResumeMode,
+};
 pub use environment::HostEnvironment;
 pub use launch_plan::{LaunchPlan, LaunchPurpose};

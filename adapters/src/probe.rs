@@ -28,7 +28,13 @@ pub enum ProbeOutcome {
 /// scratch `HOME`, `LANG=C.UTF-8`, `TERM=dumb` and `extra_env`, with no
 /// input, in its own process group, which is killed when the probe ends or
 /// times out.
-pub fn run_probe(program: &Path, args: &[String], search_path: Option<&str>, extra_env: &[(String, String)], timeout: Duration) -> ProbeOutcome {
+pub fn run_probe(
+    program: &Path,
+    args: &[String],
+    search_path: Option<&str>,
+    extra_env: &[(String, String)],
+    timeout: Duration,
+) -> ProbeOutcome {
     let scratch = match scratch_home() {
         Ok(dir) => dir,
         Err(err) => return ProbeOutcome::Failed(format!("cannot make a scratch home: {err}")),
@@ -38,7 +44,14 @@ pub fn run_probe(program: &Path, args: &[String], search_path: Option<&str>, ext
     outcome
 }
 
-fn run_in(program: &Path, args: &[String], search_path: Option<&str>, extra_env: &[(String, String)], timeout: Duration, home: &Path) -> ProbeOutcome {
+fn run_in(
+    program: &Path,
+    args: &[String],
+    search_path: Option<&str>,
+    extra_env: &[(String, String)],
+    timeout: Duration,
+    home: &Path,
+) -> ProbeOutcome {
     let mut command = Command::new(program);
     command
         .args(args)
@@ -96,7 +109,8 @@ fn run_in(program: &Path, args: &[String], search_path: Option<&str>, extra_env:
 fn scratch_home() -> std::io::Result<std::path::PathBuf> {
     let base = std::env::temp_dir();
     for attempt in 0..100u32 {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().subsec_nanos();
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().subsec_nanos();
         let dir = base.join(format!("panehost-probe-{}-{nanos}-{attempt}", std::process::id()));
         match std::fs::DirBuilder::new().mode_private().create(&dir) {
             Ok(()) => return Ok(dir),
@@ -124,7 +138,8 @@ mod tests {
     #[test]
     fn a_probe_reads_output_in_a_scrubbed_environment() {
         std::env::set_var("PANEHOST_PROBE_TEST_SECRET", "leak");
-        let args = vec!["-c".to_owned(), "echo 1.2.3; echo HOME=$HOME; echo SECRET=$PANEHOST_PROBE_TEST_SECRET".to_owned()];
+        let args =
+            vec!["-c".to_owned(), "echo 1.2.3; echo HOME=$HOME; echo SECRET=$PANEHOST_PROBE_TEST_SECRET".to_owned()];
         match run_probe(Path::new("/bin/sh"), &args, None, &[], Duration::from_secs(10)) {
             ProbeOutcome::Printed(text) => {
                 assert!(text.starts_with("1.2.3"));

@@ -33,7 +33,8 @@ pub fn parse_version(text: &str) -> Option<Vec<u64>> {
         if bytes[index].is_ascii_digit() && starts {
             let rest = &text[index..];
             let candidate: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
-            let parts: Vec<u64> = candidate.split('.').filter(|part| !part.is_empty()).map_while(|part| part.parse().ok()).collect();
+            let parts: Vec<u64> =
+                candidate.split('.').filter(|part| !part.is_empty()).map_while(|part| part.parse().ok()).collect();
             if parts.len() >= 2 {
                 return Some(parts);
             }

@@ -6,22 +6,28 @@ use panehost_adapters::descriptor::{Evidence, LoginForm, ResumeMode};
 use panehost_adapters::runtimes;
 use std::path::PathBuf;
 
-const START: &str = "<!-- descriptor table: generated from the code, kept in step by adapters/tests/adapters_doc.rs -->";
+const START: &str =
+    "<!-- descriptor table: generated from the code, kept in step by adapters/tests/adapters_doc.rs -->";
 const END: &str = "<!-- end of descriptor table -->";
 
 fn table() -> String {
     let mut rows = vec![
-        "| id | name | executable | resume modes | profiles | limitations | completion | login | evidence | floor |".to_owned(),
+        "| id | name | executable | resume modes | profiles | limitations | completion | login | evidence | floor |"
+            .to_owned(),
         "|---|---|---|---|---|---|---|---|---|---|".to_owned(),
     ];
     for descriptor in runtimes::built_in() {
         let executable = match &descriptor.executable {
             panehost_adapters::descriptor::Executable::Named { names, .. } => names.join(", "),
-            panehost_adapters::descriptor::Executable::FromVariable { variable, fallback } => format!("${variable} or {fallback}"),
+            panehost_adapters::descriptor::Executable::FromVariable { variable, fallback } => {
+                format!("${variable} or {fallback}")
+            }
         };
         let modes: Vec<String> = ResumeMode::ALL
             .iter()
-            .filter_map(|mode| descriptor.resume_form(*mode).map(|form| format!("{} `{}`", mode.as_str(), form.args.join(" "))))
+            .filter_map(|mode| {
+                descriptor.resume_form(*mode).map(|form| format!("{} `{}`", mode.as_str(), form.args.join(" ")))
+            })
             .collect();
         let profiles: Vec<String> = descriptor
             .permission_profiles

@@ -36,7 +36,10 @@ fn shell_takes_a_command() {
 
 #[test]
 fn unknown_runtime_is_refused() {
-    assert_eq!(Catalog::built_in(environment()).admit(&start("nope")), Err(AdmissionError::UnknownRuntime("nope".into())));
+    assert_eq!(
+        Catalog::built_in(environment()).admit(&start("nope")),
+        Err(AdmissionError::UnknownRuntime("nope".into()))
+    );
 }
 
 #[test]
@@ -83,7 +86,8 @@ fn shell_enforces_no_permission_profile_with_or_without_a_command() {
 #[test]
 fn an_unknown_permission_profile_is_an_invalid_argument() {
     for name in ["", "readonly", "READ_ONLY", "yolo", "full_access "] {
-        let params = StartParams { permission_profile: Some(name.into()), accept_weaker_boundary: true, ..start("shell") };
+        let params =
+            StartParams { permission_profile: Some(name.into()), accept_weaker_boundary: true, ..start("shell") };
         let err = Catalog::built_in(environment()).admit(&params).unwrap_err();
         assert!(matches!(err, AdmissionError::InvalidArgument(_)), "{name:?}: {err:?}");
     }

@@ -311,7 +311,13 @@ fn a_declaration_that_differs_from_what_the_launcher_implies_is_refused() {
     assert_refused(
         weaker,
         "bad",
-        &["missing", "LOGIN_NOT_IN_TERMINAL", "NATIVE_RESUME_UNSUPPORTED", "HOST_LOSS_RESTARTS_FRESH", "PERMISSION_PROFILE_UNENFORCED"],
+        &[
+            "missing",
+            "LOGIN_NOT_IN_TERMINAL",
+            "NATIVE_RESUME_UNSUPPORTED",
+            "HOST_LOSS_RESTARTS_FRESH",
+            "PERMISSION_PROFILE_UNENFORCED",
+        ],
     );
     // Declaring more.
     let stronger = "\n[runtime.bad]\ndisplay_name = \"Bad\"\nexecutable = [\"bad\"]\nlogin = \"in_terminal\"\nlimitations = [\"NATIVE_RESUME_UNSUPPORTED\", \"HOST_LOSS_RESTARTS_FRESH\", \"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PERMISSION_PROFILE_UNENFORCED\"]  # <-\n";

@@ -26,7 +26,10 @@ fn environment() -> HostEnvironment {
     env
 }
 
-fn start(descriptor: &Descriptor, resume: Option<ResumeRequest>) -> Result<panehost_adapters::LaunchPlan, AdmissionError> {
+fn start(
+    descriptor: &Descriptor,
+    resume: Option<ResumeRequest>,
+) -> Result<panehost_adapters::LaunchPlan, AdmissionError> {
     let request = StartRequest { model: None, resume, ..StartRequest::default() };
     plan_start(descriptor, PathBuf::from("/opt/cli"), PathBuf::from("/"), &request, &environment())
 }
@@ -43,7 +46,8 @@ fn start_with_profile(
 
 /// True when `needle` occurs in `args` as consecutive arguments.
 fn contains_run(args: &[String], needle: &[&str]) -> bool {
-    needle.is_empty() || args.windows(needle.len()).any(|window| window.iter().zip(needle).all(|(arg, want)| arg == want))
+    needle.is_empty()
+        || args.windows(needle.len()).any(|window| window.iter().zip(needle).all(|(arg, want)| arg == want))
 }
 
 /// A reference each built-in pattern should accept.
@@ -162,7 +166,12 @@ fn a_valid_reference_reaches_argv_as_one_argument() {
             .unwrap_or_else(|err| panic!("{} refused {reference:?}: {err}", descriptor.id));
         let carrying: Vec<&String> = plan.args.iter().filter(|arg| arg.contains(&reference)).collect();
         assert_eq!(carrying.len(), 1, "{}: {:?}", descriptor.id, plan.args);
-        assert!(carrying[0] == &reference || carrying[0].ends_with(&format!("={reference}")), "{}: {:?}", descriptor.id, plan.args);
+        assert!(
+            carrying[0] == &reference || carrying[0].ends_with(&format!("={reference}")),
+            "{}: {:?}",
+            descriptor.id,
+            plan.args
+        );
     }
 }
 
@@ -176,7 +185,10 @@ fn the_environment_is_the_allow_list_plus_what_the_descriptor_names() {
                 || descriptor.reads_environment.contains(name)
                 || descriptor.environment.iter().any(|(declared, _)| declared == name)
                 || descriptor.self_update_off.environment.iter().any(|(declared, _)| declared == name)
-                || descriptor.permission_profiles.iter().any(|(_, form)| form.environment.iter().any(|(declared, _)| declared == name))
+                || descriptor
+                    .permission_profiles
+                    .iter()
+                    .any(|(_, form)| form.environment.iter().any(|(declared, _)| declared == name))
                 || name == "TERM"
                 || name == "COLORTERM";
             assert!(named, "{} leaks {name}={value}", descriptor.id);
@@ -238,10 +250,8 @@ fn each_profile_reaches_the_launchers_argv_as_mapped() {
     // Exactly these: a runtime enforces no profile the table does not list.
     let mapped: BTreeSet<(String, PermissionProfile)> =
         PROFILE_ARGV.iter().map(|(id, profile, _)| ((*id).to_owned(), *profile)).collect();
-    let declared: BTreeSet<(String, PermissionProfile)> = all
-        .iter()
-        .flat_map(|d| d.enforced_profiles().into_iter().map(|profile| (d.id.clone(), profile)))
-        .collect();
+    let declared: BTreeSet<(String, PermissionProfile)> =
+        all.iter().flat_map(|d| d.enforced_profiles().into_iter().map(|profile| (d.id.clone(), profile))).collect();
     assert_eq!(mapped, declared);
 }
 
@@ -256,7 +266,8 @@ fn every_enforced_profile_adds_its_form_and_nothing_else_changes() {
             assert!(contains_run(&plan.args, &form_args), "{} {}: {:?}", descriptor.id, profile.as_str(), plan.args);
             // The plain argv with the form's arguments taken out: nothing
             // else moved, and a start without a profile passes none of them.
-            let position = plan.args.windows(form_args.len().max(1)).position(|w| w.iter().zip(&form_args).all(|(a, b)| a == b));
+            let position =
+                plan.args.windows(form_args.len().max(1)).position(|w| w.iter().zip(&form_args).all(|(a, b)| a == b));
             let mut rest = plan.args.clone();
             if !form_args.is_empty() {
                 rest.drain(position.unwrap()..position.unwrap() + form_args.len());
@@ -293,12 +304,24 @@ fn a_profile_the_runtime_cannot_enforce_is_refused_unless_a_weaker_boundary_is_a
                 profile.as_str()
             );
             let body = refused.to_error_body();
-            assert_eq!((body.code.as_str(), body.limitation.as_deref()), ("OPERATION_UNSUPPORTED", Some(limitation::PERMISSION_PROFILE_UNENFORCED)));
-            assert!(descriptor.limitations.iter().any(|code| code == limitation::PERMISSION_PROFILE_UNENFORCED), "{}", descriptor.id);
+            assert_eq!(
+                (body.code.as_str(), body.limitation.as_deref()),
+                ("OPERATION_UNSUPPORTED", Some(limitation::PERMISSION_PROFILE_UNENFORCED))
+            );
+            assert!(
+                descriptor.limitations.iter().any(|code| code == limitation::PERMISSION_PROFILE_UNENFORCED),
+                "{}",
+                descriptor.id
+            );
 
             let accepted = start_with_profile(&descriptor, None, profile, true).unwrap();
             assert_eq!(accepted.args, plain.args, "{}: an unenforced profile adds nothing", descriptor.id);
-            assert_eq!((accepted.permission_profile, accepted.unenforced_profile), (None, Some(profile)), "{}", descriptor.id);
+            assert_eq!(
+                (accepted.permission_profile, accepted.unenforced_profile),
+                (None, Some(profile)),
+                "{}",
+                descriptor.id
+            );
             refusals += 1;
         }
     }
@@ -330,7 +353,8 @@ fn a_profile_holds_after_a_resume_subcommand() {
     assert_eq!(plan.args[..2], ["resume", "--last"]);
     assert!(contains_run(&plan.args[2..], &["-s", "read-only", "-a", "never"]), "{:?}", plan.args);
     let claude = runtimes::built_in().into_iter().find(|d| d.id == "claude").unwrap();
-    let plan = start_with_profile(&claude, Some(ResumeRequest::Latest), PermissionProfile::WorkspaceWrite, false).unwrap();
+    let plan =
+        start_with_profile(&claude, Some(ResumeRequest::Latest), PermissionProfile::WorkspaceWrite, false).unwrap();
     assert!(contains_run(&plan.args, &["--permission-mode", "acceptEdits"]), "{:?}", plan.args);
     assert_eq!(plan.args.last().unwrap(), "--continue");
 }

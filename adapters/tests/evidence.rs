@@ -119,7 +119,11 @@ fn every_permission_profile_value_appears_in_the_recorded_help() {
         let record = record(file);
         let help = help_text(&record);
         for value in profile_values(&descriptor) {
-            assert!(appears_as_value(&help, &value), "{}: profile value {value:?} is not in the recorded help ({file})", descriptor.id);
+            assert!(
+                appears_as_value(&help, &value),
+                "{}: profile value {value:?} is not in the recorded help ({file})",
+                descriptor.id
+            );
             checked += 1;
         }
         // A resume that is a subcommand takes the profile's flags too.

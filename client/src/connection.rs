@@ -155,11 +155,19 @@ impl Client {
         self.exchange_within(request, self.inner.request_timeout).await
     }
 
-    async fn request_with_timeout(&self, request: Request, limit: Option<std::time::Duration>) -> Result<Response, ClientError> {
+    async fn request_with_timeout(
+        &self,
+        request: Request,
+        limit: Option<std::time::Duration>,
+    ) -> Result<Response, ClientError> {
         Ok(self.exchange_within(request, limit).await?.body)
     }
 
-    async fn exchange_within(&self, request: Request, limit: Option<std::time::Duration>) -> Result<Reply, ClientError> {
+    async fn exchange_within(
+        &self,
+        request: Request,
+        limit: Option<std::time::Duration>,
+    ) -> Result<Reply, ClientError> {
         let shared = &*self.inner.shared;
         let id = shared.next_id();
         let frame = shared.encode_request(id, request)?;
@@ -211,7 +219,8 @@ impl Client {
         // when the program enabled bracketed paste.
         if enter && input.len() <= INPUT_CHUNK_LEN {
             if let Ok(text) = std::str::from_utf8(input) {
-                let params = SendParams { pane: pane.clone(), text: text.to_owned(), enter: true, ..Default::default() };
+                let params =
+                    SendParams { pane: pane.clone(), text: text.to_owned(), enter: true, ..Default::default() };
                 return self.send(params).await;
             }
         }
@@ -315,8 +324,17 @@ impl Client {
     /// As [`Client::request`]; `TURN_TIMEOUT` when the turn did not end in
     /// time. The request waits on the host, so this call overrides the
     /// client's request timeout with the turn's.
-    pub async fn ask(&self, pane: &PaneId, text: &str, timeout: Option<std::time::Duration>) -> Result<TurnReport, ClientError> {
-        let request = Request::Ask { pane: pane.clone(), text: text.to_owned(), timeout_ms: timeout.map(|t| t.as_millis() as u64) };
+    pub async fn ask(
+        &self,
+        pane: &PaneId,
+        text: &str,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<TurnReport, ClientError> {
+        let request = Request::Ask {
+            pane: pane.clone(),
+            text: text.to_owned(),
+            timeout_ms: timeout.map(|t| t.as_millis() as u64),
+        };
         let wait = timeout.unwrap_or(std::time::Duration::from_secs(600)) + std::time::Duration::from_secs(30);
         match self.request_with_timeout(request, Some(wait)).await? {
             Response::Answered(report) => Ok(report),
@@ -330,7 +348,12 @@ impl Client {
     /// As [`Client::request`]; a runtime that signs in elsewhere answers
     /// `OPERATION_UNSUPPORTED` with `LOGIN_NOT_IN_TERMINAL`, one that needs
     /// no sign-in `LOGIN_NOT_REQUIRED`.
-    pub async fn login(&self, runtime: &str, cwd: Option<String>, size: Option<Size>) -> Result<PaneSummary, ClientError> {
+    pub async fn login(
+        &self,
+        runtime: &str,
+        cwd: Option<String>,
+        size: Option<Size>,
+    ) -> Result<PaneSummary, ClientError> {
         match self.request(Request::Login { runtime: runtime.to_owned(), cwd, size }).await? {
             Response::Started(summary) => Ok(summary),
             other => Err(unexpected("started", &other)),

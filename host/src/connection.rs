@@ -45,7 +45,9 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
 
     let hello = match tokio::time::timeout(HANDSHAKE_TIMEOUT, reader.next()).await {
         Err(_) => {
-            let _ = writer.send(refused(ErrorCode::HandshakeRequired, "no hello within the handshake timeout".into())).await;
+            let _ = writer
+                .send(refused(ErrorCode::HandshakeRequired, "no hello within the handshake timeout".into()))
+                .await;
             return;
         }
         Ok(None) => return,
@@ -63,7 +65,9 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
     let hello: Hello = match serde_json::from_slice(&hello) {
         Ok(hello) => hello,
         Err(err) => {
-            let _ = writer.send(refused(ErrorCode::HandshakeRequired, format!("the first frame must be a JSON hello: {err}"))).await;
+            let _ = writer
+                .send(refused(ErrorCode::HandshakeRequired, format!("the first frame must be a JSON hello: {err}")))
+                .await;
             return;
         }
     };
@@ -72,7 +76,11 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
         let _ = writer.send(refused(ErrorCode::ProtocolMismatch, message)).await;
         return;
     }
-    let welcome = HandshakeReply::Welcome(Welcome { protocol: PROTOCOL_VERSION, host: HOST_NAME.into(), encoding: hello.encoding });
+    let welcome = HandshakeReply::Welcome(Welcome {
+        protocol: PROTOCOL_VERSION,
+        host: HOST_NAME.into(),
+        encoding: hello.encoding,
+    });
     if writer.send(json_frame(&welcome)).await.is_err() {
         return;
     }
@@ -132,7 +140,10 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
                     outbox.response(request.id, Response::Unsubscribed { subscription }).await
                 }
                 None => {
-                    let error = ErrorBody::new(ErrorCode::UnknownSubscription, format!("no subscription {subscription} on this connection"));
+                    let error = ErrorBody::new(
+                        ErrorCode::UnknownSubscription,
+                        format!("no subscription {subscription} on this connection"),
+                    );
                     outbox.error(Some(request.id), error).await
                 }
             };

@@ -42,13 +42,15 @@ pub struct HostConfig {
 /// Fails when the socket directory is unsafe, another host already
 /// listens, or the socket cannot be created.
 pub fn run(config: HostConfig) -> anyhow::Result<()> {
-    let filter = config.log_filter.clone().or_else(|| std::env::var("PANEHOST_LOG").ok()).unwrap_or_else(|| "info".into());
+    let filter =
+        config.log_filter.clone().or_else(|| std::env::var("PANEHOST_LOG").ok()).unwrap_or_else(|| "info".into());
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_new(&filter).unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .with_ansi(rustix::termios::isatty(std::io::stderr()))
         .try_init();
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
     runtime.block_on(serve(config))
 }
 

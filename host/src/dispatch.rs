@@ -9,12 +9,10 @@ use crate::subscription::SubscriptionTask;
 use crate::turn_handlers;
 use panehost_adapters::LaunchPlan;
 use panehost_ipc::{
-    ErrorBody, ErrorCode, PaneDetail, PaneId, Request, Response, Size,
-    StartParams, StreamStart, Subscription,
+    ErrorBody, ErrorCode, PaneDetail, PaneId, Request, Response, Size, StartParams, StreamStart, Subscription,
 };
 use std::sync::Arc;
 use std::time::Duration;
-
 
 /// What a handler produced.
 #[derive(Debug)]
@@ -47,7 +45,9 @@ pub async fn handle(host: &HostState, context: &mut ConnectionContext, request: 
         Request::Start(params) => handle_start(host, params).await.into(),
         Request::Send(params) => turn_handlers::handle_send(host, params).await.into(),
         Request::Interrupt { pane, terminate } => turn_handlers::handle_interrupt(host, &pane, terminate).await.into(),
-        Request::Ask { pane, text, timeout_ms } => turn_handlers::handle_ask(host, &pane, text, timeout_ms).await.into(),
+        Request::Ask { pane, text, timeout_ms } => {
+            turn_handlers::handle_ask(host, &pane, text, timeout_ms).await.into()
+        }
         Request::Notify { pane, token, event, payload } => {
             turn_handlers::handle_notify(host, &pane, &token, &event, &payload).into()
         }
@@ -59,9 +59,13 @@ pub async fn handle(host: &HostState, context: &mut ConnectionContext, request: 
             Err(ErrorBody::new(ErrorCode::UnknownSubscription, format!("no subscription {subscription}"))).into()
         }
         Request::Resize { pane, size } => handle_resize(host, &pane, size).into(),
-        Request::List {} => Ok(Response::Panes { panes: host.registry.all().iter().map(|pane| pane.summary()).collect() }).into(),
+        Request::List {} => {
+            Ok(Response::Panes { panes: host.registry.all().iter().map(|pane| pane.summary()).collect() }).into()
+        }
         Request::Close { pane } => handle_close(host, &pane).await.into(),
-        Request::Runtimes {} => Ok(Response::Runtimes { runtimes: host.runtime_gate.runtime_infos(&host.catalog).await }).into(),
+        Request::Runtimes {} => {
+            Ok(Response::Runtimes { runtimes: host.runtime_gate.runtime_infos(&host.catalog).await }).into()
+        }
         Request::Login { runtime, cwd, size } => handle_login(host, &runtime, cwd.as_deref(), size).await.into(),
     }
 }
@@ -119,10 +123,20 @@ async fn handle_start(host: &HostState, params: StartParams) -> Result<Response,
     Ok(response)
 }
 
-async fn handle_login(host: &HostState, runtime: &str, cwd: Option<&str>, size: Option<Size>) -> Result<Response, ErrorBody> {
+async fn handle_login(
+    host: &HostState,
+    runtime: &str,
+    cwd: Option<&str>,
+    size: Option<Size>,
+) -> Result<Response, ErrorBody> {
     let size = check_size(size.unwrap_or(Size::DEFAULT))?;
     let plan = host.catalog.admit_login(runtime, cwd).map_err(|err| err.to_error_body())?;
-    let start = StartParams { runtime: runtime.to_owned(), cwd: cwd.map(str::to_owned), size: Some(size), ..StartParams::default() };
+    let start = StartParams {
+        runtime: runtime.to_owned(),
+        cwd: cwd.map(str::to_owned),
+        size: Some(size),
+        ..StartParams::default()
+    };
     spawn_pane(host, plan, start, size).await
 }
 
@@ -139,8 +153,6 @@ async fn spawn_pane(host: &HostState, plan: LaunchPlan, start: StartParams, size
     host.registry.insert(Arc::clone(&pane));
     Ok(Response::Started(pane.summary()))
 }
-
-
 
 fn handle_inspect(host: &HostState, id: &PaneId) -> Result<Response, ErrorBody> {
     let pane = find(host, id)?;
@@ -181,7 +193,13 @@ fn handle_events(host: &HostState, context: &mut ConnectionContext, id: &PaneId,
     subscribe(context, pane, start)
 }
 
-fn handle_reconnect(host: &HostState, context: &mut ConnectionContext, id: &PaneId, generation: u64, offset: u64) -> Reply {
+fn handle_reconnect(
+    host: &HostState,
+    context: &mut ConnectionContext,
+    id: &PaneId,
+    generation: u64,
+    offset: u64,
+) -> Reply {
     let pane = match find(host, id) {
         Ok(pane) => pane,
         Err(err) => return Err(err).into(),

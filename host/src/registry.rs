@@ -25,7 +25,9 @@ impl Registry {
     pub fn new_id(&self) -> PaneId {
         loop {
             let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-            hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+            hasher.write_u128(
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos(),
+            );
             let id = PaneId(format!("p{:08x}", hasher.finish() as u32));
             if !self.panes.contains_key(&id) {
                 return id;

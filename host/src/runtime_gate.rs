@@ -145,6 +145,10 @@ fn runtime_info(descriptor: &Descriptor, outcome: Option<Result<Detection, Strin
         }
         .to_owned(),
         evidence: descriptor.evidence.kind().to_owned(),
-        permission_profiles: descriptor.enforced_profiles().into_iter().map(|profile| profile.as_str().to_owned()).collect(),
+        permission_profiles: descriptor
+            .enforced_profiles()
+            .into_iter()
+            .map(|profile| profile.as_str().to_owned())
+            .collect(),
     }
 }

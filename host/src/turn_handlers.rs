@@ -45,7 +45,9 @@ pub async fn handle_send(host: &HostState, params: SendParams) -> Result<Respons
     if pane.current_progress().exit.is_some() {
         return Err(ErrorBody::new(ErrorCode::PaneExited, format!("pane {} has exited", params.pane)));
     }
-    let written = if params.enter { submit(&pane, &params).await? } else {
+    let written = if params.enter {
+        submit(&pane, &params).await?
+    } else {
         let input = params.input_bytes();
         pane.write_input(&input, INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
         input.len()
@@ -98,7 +100,12 @@ async fn wait_until_ready(pane: &Pane) {
 }
 
 /// `ask`: submit, then wait for the end of the turn.
-pub async fn handle_ask(host: &HostState, id: &PaneId, text: String, timeout_ms: Option<u64>) -> Result<Response, ErrorBody> {
+pub async fn handle_ask(
+    host: &HostState,
+    id: &PaneId,
+    text: String,
+    timeout_ms: Option<u64>,
+) -> Result<Response, ErrorBody> {
     let pane = find(host, id)?;
     if pane.completion() == CompletionSignal::Unobserved {
         return Err(ErrorBody::unsupported(
@@ -124,9 +131,10 @@ pub async fn handle_ask(host: &HostState, id: &PaneId, text: String, timeout_ms:
 
     let mut progress = pane.progress();
     // (`wait_for` answers with a read guard; keep only whether it timed out.)
-    let timed_out = tokio::time::timeout(timeout, progress.wait_for(|state| {
-        state.exit.is_some() || completed_since(&pane, first_seq).is_some()
-    }))
+    let timed_out = tokio::time::timeout(
+        timeout,
+        progress.wait_for(|state| state.exit.is_some() || completed_since(&pane, first_seq).is_some()),
+    )
     .await
     .is_err();
     let completed = completed_since(&pane, first_seq);
@@ -221,7 +229,9 @@ pub async fn handle_interrupt(host: &HostState, id: &PaneId, terminate: bool) ->
     let presses = if pane.interrupt_presses() > 1 { format!(" x{}", pane.interrupt_presses()) } else { String::new() };
     step("keys", format!("{}{presses}", keys.escape_ascii()), &mut steps);
 
-    match confirm(&pane, first_seq, INTERRUPT_CONFIRM_WAIT.max(HEURISTIC_QUIET + Duration::from_millis(500)), was_busy).await {
+    match confirm(&pane, first_seq, INTERRUPT_CONFIRM_WAIT.max(HEURISTIC_QUIET + Duration::from_millis(500)), was_busy)
+        .await
+    {
         Confirmation::Exited => {
             step("observed", "the process exited".into(), &mut steps);
             return report("process_ended", steps);
@@ -293,7 +303,10 @@ async fn confirm(pane: &Pane, first_seq: u64, limit: Duration, turn_running: boo
         progress.borrow_and_update();
         match tokio::time::timeout(left.min(HEURISTIC_QUIET), progress.changed()).await {
             Err(_) if turn_running && left >= HEURISTIC_QUIET => {
-                return Confirmation::TurnEnded(format!("output quiet for {} ms (heuristic)", HEURISTIC_QUIET.as_millis()))
+                return Confirmation::TurnEnded(format!(
+                    "output quiet for {} ms (heuristic)",
+                    HEURISTIC_QUIET.as_millis()
+                ))
             }
             Err(_) => return Confirmation::None,
             Ok(Err(_)) => return Confirmation::Exited,
@@ -303,7 +316,13 @@ async fn confirm(pane: &Pane, first_seq: u64, limit: Duration, turn_running: boo
 }
 
 /// `notify`: a hook's report from inside the pane.
-pub fn handle_notify(host: &HostState, id: &PaneId, token: &str, event: &str, payload: &str) -> Result<Response, ErrorBody> {
+pub fn handle_notify(
+    host: &HostState,
+    id: &PaneId,
+    token: &str,
+    event: &str,
+    payload: &str,
+) -> Result<Response, ErrorBody> {
     let pane = find(host, id)?;
     if !pane.report(token, event, payload) {
         return Err(ErrorBody::new(ErrorCode::NotifyRefused, format!("the notify token is not pane {id}'s")));
@@ -315,9 +334,8 @@ pub fn handle_notify(host: &HostState, id: &PaneId, token: &str, event: &str, pa
 pub fn enforce_wall_time(pane: Arc<Pane>, limit: Duration) {
     tokio::spawn(async move {
         let mut progress = pane.progress();
-        let reached = tokio::time::timeout(limit, progress.wait_for(|state| state.exit.is_some() || state.closed))
-            .await
-            .is_err();
+        let reached =
+            tokio::time::timeout(limit, progress.wait_for(|state| state.exit.is_some() || state.closed)).await.is_err();
         if reached {
             tracing::info!(pane = %pane.info().id, limit_ms = limit.as_millis() as u64, "wall-time limit reached; closing");
             pane.close().await;

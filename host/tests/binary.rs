@@ -12,9 +12,20 @@ fn help_lists_every_subcommand() {
     let output = panehost().arg("--help").output().unwrap();
     assert!(output.status.success());
     let help = String::from_utf8(output.stdout).unwrap();
-    for subcommand in
-        ["host", "start", "ls", "send", "interrupt", "inspect", "events", "attach", "resize", "close", "runtimes", "control"]
-    {
+    for subcommand in [
+        "host",
+        "start",
+        "ls",
+        "send",
+        "interrupt",
+        "inspect",
+        "events",
+        "attach",
+        "resize",
+        "close",
+        "runtimes",
+        "control",
+    ] {
         assert!(help.contains(subcommand), "--help does not mention {subcommand}:\n{help}");
     }
 }

@@ -66,8 +66,7 @@ pub fn decode<T: DeserializeOwned>(encoding: Encoding, payload: &[u8]) -> Result
     match encoding {
         Encoding::Json => Ok(serde_json::from_slice(payload)?),
         Encoding::Bincode => {
-            let (message, used) =
-                bincode::serde::decode_from_slice(payload, bincode::config::standard())?;
+            let (message, used) = bincode::serde::decode_from_slice(payload, bincode::config::standard())?;
             if used != payload.len() {
                 return Err(WireError::TrailingBytes(payload.len() - used));
             }
@@ -94,10 +93,8 @@ pub struct RequestDecodeError {
 /// # Errors
 /// Returns a [`RequestDecodeError`] for any malformed frame.
 pub fn decode_request(encoding: Encoding, payload: &[u8]) -> Result<RequestFrame, RequestDecodeError> {
-    decode::<RequestFrame>(encoding, payload).map_err(|error| RequestDecodeError {
-        id: peek_request_id(encoding, payload),
-        error,
-    })
+    decode::<RequestFrame>(encoding, payload)
+        .map_err(|error| RequestDecodeError { id: peek_request_id(encoding, payload), error })
 }
 
 fn peek_request_id(encoding: Encoding, payload: &[u8]) -> Option<u64> {
@@ -110,8 +107,8 @@ fn peek_request_id(encoding: Encoding, payload: &[u8]) -> Option<u64> {
             serde_json::from_slice::<IdOnly>(payload).ok().map(|frame| frame.id)
         }
         // The id is the first field of a request frame.
-        Encoding::Bincode => bincode::serde::decode_from_slice::<u64, _>(payload, bincode::config::standard())
-            .ok()
-            .map(|(id, _)| id),
+        Encoding::Bincode => {
+            bincode::serde::decode_from_slice::<u64, _>(payload, bincode::config::standard()).ok().map(|(id, _)| id)
+        }
     }
 }

@@ -33,11 +33,7 @@ impl FrameCodecs {
     /// A codec that frames with a 4-byte big-endian length and refuses
     /// frames over `max_frame_len` bytes.
     pub fn with_max(max_frame_len: usize) -> LengthDelimitedCodec {
-        LengthDelimitedCodec::builder()
-            .length_field_length(4)
-            .big_endian()
-            .max_frame_length(max_frame_len)
-            .new_codec()
+        LengthDelimitedCodec::builder().length_field_length(4).big_endian().max_frame_length(max_frame_len).new_codec()
     }
 
     /// The codec a client uses on its socket: it writes requests and reads

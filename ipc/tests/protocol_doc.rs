@@ -6,8 +6,8 @@
 //! stream start; and the document must name every error and limitation code.
 
 use panehost_ipc::{
-    decode, limitation, Encoding, ErrorCode, Event, HandshakeReply, Hello, PaneState, Request,
-    RequestFrame, Response, ResumeRequest, ServerMessage, StreamStart,
+    decode, limitation, Encoding, ErrorCode, Event, HandshakeReply, Hello, PaneState, Request, RequestFrame, Response,
+    ResumeRequest, ServerMessage, StreamStart,
 };
 use serde::de::{DeserializeOwned, Error as _, Visitor};
 use serde_json::Value;
@@ -60,20 +60,13 @@ fn fenced_blocks(doc: &str) -> Vec<Block> {
         match &mut open {
             None => {
                 if ticks >= 3 {
-                    let info = trimmed[ticks..]
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" ");
+                    let info = trimmed[ticks..].split_whitespace().collect::<Vec<_>>().join(" ");
                     open = Some((index + 1, ticks, info, Vec::new()));
                 }
             }
             Some((start, fence, info, lines)) => {
                 if ticks >= *fence && trimmed[ticks..].trim().is_empty() {
-                    blocks.push(Block {
-                        line: *start,
-                        info: std::mem::take(info),
-                        text: lines.join("\n"),
-                    });
+                    blocks.push(Block { line: *start, info: std::mem::take(info), text: lines.join("\n") });
                     open = None;
                 } else {
                     lines.push(line);
@@ -137,11 +130,7 @@ fn variant_names<T: DeserializeOwned>() -> BTreeSet<&'static str> {
 
     let mut names = Vec::new();
     let _ = T::deserialize(Probe(&mut names));
-    assert!(
-        !names.is_empty(),
-        "{} is not an enum",
-        std::any::type_name::<T>()
-    );
+    assert!(!names.is_empty(), "{} is not an enum", std::any::type_name::<T>());
     names.into_iter().collect()
 }
 
@@ -166,9 +155,7 @@ fn values_under<'v>(value: &'v Value, key: &str, found: &mut Vec<&'v Value>) {
                 values_under(inner, key, found);
             }
         }
-        Value::Array(items) => items
-            .iter()
-            .for_each(|inner| values_under(inner, key, found)),
+        Value::Array(items) => items.iter().for_each(|inner| values_under(inner, key, found)),
         _ => {}
     }
 }
@@ -190,28 +177,17 @@ struct Seen {
 
 fn check_examples(doc: &str) -> Seen {
     let examples = examples(doc);
-    assert!(
-        !examples.is_empty(),
-        "PROTOCOL.md has no tagged JSON examples"
-    );
+    assert!(!examples.is_empty(), "PROTOCOL.md has no tagged JSON examples");
     let mut seen = Seen::default();
     let mut failures = Vec::new();
 
     for (kind, block) in &examples {
         let bytes = block.text.as_bytes();
         let decoded = match kind {
-            Kind::Hello => serde_json::from_slice::<Hello>(bytes)
-                .map(|_| ())
-                .map_err(|e| e.to_string()),
-            Kind::Handshake => serde_json::from_slice::<HandshakeReply>(bytes)
-                .map(|_| ())
-                .map_err(|e| e.to_string()),
-            Kind::Request => decode::<RequestFrame>(Encoding::Json, bytes)
-                .map(|_| ())
-                .map_err(|e| e.to_string()),
-            Kind::Server => decode::<ServerMessage>(Encoding::Json, bytes)
-                .map(|_| ())
-                .map_err(|e| e.to_string()),
+            Kind::Hello => serde_json::from_slice::<Hello>(bytes).map(|_| ()).map_err(|e| e.to_string()),
+            Kind::Handshake => serde_json::from_slice::<HandshakeReply>(bytes).map(|_| ()).map_err(|e| e.to_string()),
+            Kind::Request => decode::<RequestFrame>(Encoding::Json, bytes).map(|_| ()).map_err(|e| e.to_string()),
+            Kind::Server => decode::<ServerMessage>(Encoding::Json, bytes).map(|_| ()).map_err(|e| e.to_string()),
         };
         if let Err(error) = decoded {
             failures.push(format!("line {} (`{}`): {error}", block.line, block.info));
@@ -232,8 +208,7 @@ fn check_examples(doc: &str) -> Seen {
                 seen.requests.extend(variant_of(&value["request"]));
                 let mut resumes = Vec::new();
                 values_under(&value["request"], "resume", &mut resumes);
-                seen.resume_requests
-                    .extend(resumes.into_iter().filter_map(variant_of));
+                seen.resume_requests.extend(resumes.into_iter().filter_map(variant_of));
             }
             Kind::Server => {
                 seen.server_messages.extend(variant_of(&value));
@@ -256,30 +231,18 @@ fn check_examples(doc: &str) -> Seen {
                 }
                 let mut states = Vec::new();
                 values_under(&value, "state", &mut states);
-                seen.pane_states
-                    .extend(states.into_iter().filter_map(variant_of));
+                seen.pane_states.extend(states.into_iter().filter_map(variant_of));
             }
         }
     }
 
-    assert!(
-        failures.is_empty(),
-        "PROTOCOL.md examples that do not decode:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "PROTOCOL.md examples that do not decode:\n{}", failures.join("\n"));
     seen
 }
 
 fn assert_all_shown(what: &str, expected: BTreeSet<&'static str>, seen: &BTreeSet<String>) {
-    let missing: Vec<&str> = expected
-        .iter()
-        .copied()
-        .filter(|name| !seen.contains(*name))
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "PROTOCOL.md shows no example of these {what} variants: {missing:?}"
-    );
+    let missing: Vec<&str> = expected.iter().copied().filter(|name| !seen.contains(*name)).collect();
+    assert!(missing.is_empty(), "PROTOCOL.md shows no example of these {what} variants: {missing:?}");
 }
 
 #[test]
@@ -291,81 +254,43 @@ fn every_tagged_example_decodes() {
 fn examples_show_every_variant() {
     let seen = check_examples(&read_doc());
     assert_all_shown("Request", variant_names::<Request>(), &seen.requests);
-    assert_all_shown(
-        "ServerMessage",
-        variant_names::<ServerMessage>(),
-        &seen.server_messages,
-    );
+    assert_all_shown("ServerMessage", variant_names::<ServerMessage>(), &seen.server_messages);
     assert_all_shown("Response", variant_names::<Response>(), &seen.responses);
     assert_all_shown("Event", variant_names::<Event>(), &seen.events);
-    assert_all_shown(
-        "StreamStart",
-        variant_names::<StreamStart>(),
-        &seen.stream_starts,
-    );
-    assert_all_shown(
-        "HandshakeReply",
-        variant_names::<HandshakeReply>(),
-        &seen.handshake_replies,
-    );
+    assert_all_shown("StreamStart", variant_names::<StreamStart>(), &seen.stream_starts);
+    assert_all_shown("HandshakeReply", variant_names::<HandshakeReply>(), &seen.handshake_replies);
     assert_all_shown("PaneState", variant_names::<PaneState>(), &seen.pane_states);
-    assert_all_shown(
-        "ResumeRequest",
-        variant_names::<ResumeRequest>(),
-        &seen.resume_requests,
-    );
+    assert_all_shown("ResumeRequest", variant_names::<ResumeRequest>(), &seen.resume_requests);
 }
 
 #[test]
 fn examples_use_only_known_codes() {
     let seen = check_examples(&read_doc());
     for (line, code) in &seen.error_codes {
-        assert!(
-            ErrorCode::parse(code).is_some(),
-            "PROTOCOL.md line {line}: unknown error code {code}"
-        );
+        assert!(ErrorCode::parse(code).is_some(), "PROTOCOL.md line {line}: unknown error code {code}");
     }
     for (line, code) in &seen.limitations {
-        assert!(
-            limitation::ALL.contains(&code.as_str()),
-            "PROTOCOL.md line {line}: unknown limitation code {code}"
-        );
+        assert!(limitation::ALL.contains(&code.as_str()), "PROTOCOL.md line {line}: unknown limitation code {code}");
     }
 }
 
 #[test]
 fn every_error_and_limitation_code_is_documented() {
     let doc = read_doc();
-    let missing: Vec<&str> = ErrorCode::ALL
-        .iter()
-        .map(|code| code.as_str())
-        .filter(|code| !doc.contains(&format!("`{code}`")))
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "PROTOCOL.md does not name these error codes: {missing:?}"
-    );
-    let missing: Vec<&str> = limitation::ALL
-        .iter()
-        .copied()
-        .filter(|code| !doc.contains(&format!("`{code}`")))
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "PROTOCOL.md does not name these limitation codes: {missing:?}"
-    );
+    let missing: Vec<&str> =
+        ErrorCode::ALL.iter().map(|code| code.as_str()).filter(|code| !doc.contains(&format!("`{code}`"))).collect();
+    assert!(missing.is_empty(), "PROTOCOL.md does not name these error codes: {missing:?}");
+    let missing: Vec<&str> =
+        limitation::ALL.iter().copied().filter(|code| !doc.contains(&format!("`{code}`"))).collect();
+    assert!(missing.is_empty(), "PROTOCOL.md does not name these limitation codes: {missing:?}");
 }
 
 #[test]
 fn the_fence_parser_sees_tags_and_line_numbers() {
-    let doc =
-        "text\n```json request\n{\"id\":1,\"request\":{\"list\":{}}}\n```\n\n```text\nx\n```\n";
+    let doc = "text\n```json request\n{\"id\":1,\"request\":{\"list\":{}}}\n```\n\n```text\nx\n```\n";
     let blocks = fenced_blocks(doc);
     assert_eq!(blocks.len(), 2);
-    assert_eq!(
-        (blocks[0].line, blocks[0].info.as_str()),
-        (2, "json request")
-    );
+    assert_eq!((blocks[0].line, blocks[0].info.as_str()), (2, "json request"));
     assert_eq!(blocks[0].text, "{\"id\":1,\"request\":{\"list\":{}}}");
     assert_eq!(examples(doc).len(), 1);
     assert!(variant_names::<Request>().contains("list"));

@@ -49,7 +49,12 @@ fn every_request() -> Vec<Request> {
             accept_weaker_boundary: true,
         }),
         Request::Start(StartParams { resume: Some(ResumeRequest::Latest), ..StartParams::default() }),
-        Request::Send(SendParams { pane: pane.clone(), text: "ls".into(), bytes: ByteBuf::from(&[3u8, 0, 255][..]), enter: true }),
+        Request::Send(SendParams {
+            pane: pane.clone(),
+            text: "ls".into(),
+            bytes: ByteBuf::from(&[3u8, 0, 255][..]),
+            enter: true,
+        }),
         Request::Interrupt { pane: pane.clone(), terminate: true },
         Request::Ask { pane: pane.clone(), text: "hi".into(), timeout_ms: Some(5) },
         Request::Notify { pane: pane.clone(), token: "t".into(), event: "turn_completed".into(), payload: "{}".into() },
@@ -77,7 +82,12 @@ fn every_server_message() -> Vec<ServerMessage> {
             steps: vec![InterruptStep { action: "keys".into(), detail: "\\x03".into(), at_ms: 0 }],
         }),
         Response::Inspected(PaneDetail { pane: summary(), screen: snapshot() }),
-        Response::Subscribed(Subscription { subscription: 1, pane: pane.clone(), generation: 1, start: StreamStart::Replay { from: 5 } }),
+        Response::Subscribed(Subscription {
+            subscription: 1,
+            pane: pane.clone(),
+            generation: 1,
+            start: StreamStart::Replay { from: 5 },
+        }),
         Response::Subscribed(Subscription {
             subscription: 2,
             pane: pane.clone(),
@@ -142,7 +152,10 @@ fn every_server_message() -> Vec<ServerMessage> {
         bodies.into_iter().enumerate().map(|(i, body)| ServerMessage::Response { id: i as u64, body }).collect();
     messages.extend(events.into_iter().map(|event| ServerMessage::Event { subscription: 9, event }));
     messages.push(ServerMessage::Error { id: Some(4), error: ErrorBody::new(ErrorCode::UnknownPane, "no pane p9") });
-    messages.push(ServerMessage::Error { id: None, error: ErrorBody::unsupported(limitation::NATIVE_RESUME_UNSUPPORTED, "x") });
+    messages.push(ServerMessage::Error {
+        id: None,
+        error: ErrorBody::unsupported(limitation::NATIVE_RESUME_UNSUPPORTED, "x"),
+    });
     messages
 }
 
@@ -170,7 +183,10 @@ fn server_messages_round_trip_in_both_encodings() {
 #[test]
 fn json_shapes_are_the_documented_ones() {
     let frame = RequestFrame { id: 7, request: Request::Inspect { pane: PaneId::from("p1") } };
-    assert_eq!(String::from_utf8(encode(Encoding::Json, &frame).unwrap()).unwrap(), r#"{"id":7,"request":{"inspect":{"pane":"p1"}}}"#);
+    assert_eq!(
+        String::from_utf8(encode(Encoding::Json, &frame).unwrap()).unwrap(),
+        r#"{"id":7,"request":{"inspect":{"pane":"p1"}}}"#
+    );
     let event = ServerMessage::Event { subscription: 2, event: Event::Output { offset: 5, data: ByteBuf::from("hi") } };
     assert_eq!(
         String::from_utf8(encode(Encoding::Json, &event).unwrap()).unwrap(),
@@ -180,10 +196,10 @@ fn json_shapes_are_the_documented_ones() {
 
 #[test]
 fn json_optional_fields_may_be_left_out() {
-    let frame: RequestFrame =
-        decode(Encoding::Json, br#"{"id":1,"request":{"start":{"runtime":"shell"}}}"#).unwrap();
+    let frame: RequestFrame = decode(Encoding::Json, br#"{"id":1,"request":{"start":{"runtime":"shell"}}}"#).unwrap();
     assert_eq!(frame.request, Request::Start(StartParams { runtime: "shell".into(), ..StartParams::default() }));
-    let frame: RequestFrame = decode(Encoding::Json, br#"{"id":2,"request":{"send":{"pane":"p1","text":"ls","enter":true}}}"#).unwrap();
+    let frame: RequestFrame =
+        decode(Encoding::Json, br#"{"id":2,"request":{"send":{"pane":"p1","text":"ls","enter":true}}}"#).unwrap();
     match frame.request {
         Request::Send(params) => assert_eq!(params.input_bytes(), b"ls\r"),
         other => panic!("unexpected {other:?}"),
@@ -218,7 +234,10 @@ fn hello_is_plain_json() {
     let hello: Hello = serde_json::from_str(r#"{"protocol":1,"encoding":"bincode"}"#).unwrap();
     assert_eq!(hello.encoding, Encoding::Bincode);
     let refused = HandshakeReply::Refused { code: "PROTOCOL_MISMATCH".into(), message: "m".into(), protocol: 1 };
-    assert_eq!(serde_json::to_string(&refused).unwrap(), r#"{"refused":{"code":"PROTOCOL_MISMATCH","message":"m","protocol":1}}"#);
+    assert_eq!(
+        serde_json::to_string(&refused).unwrap(),
+        r#"{"refused":{"code":"PROTOCOL_MISMATCH","message":"m","protocol":1}}"#
+    );
 }
 
 #[test]

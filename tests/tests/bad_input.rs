@@ -64,7 +64,10 @@ fn unknown_pane_and_runtime_and_zero_size_are_structured_errors() {
     zero.size = Some(panehost_ipc::Size { cols: 80, rows: 0 });
     assert_eq!(conn.call(Request::Start(zero)).unwrap_err().code, "INVALID_ARGUMENT");
     assert_eq!(conn.call(Request::Unsubscribe { subscription: 99 }).unwrap_err().code, "UNKNOWN_SUBSCRIPTION");
-    assert_eq!(conn.call(Request::Start(start_params("fixture", &["rm", "-rf", "/"]))).unwrap_err().code, "INVALID_ARGUMENT");
+    assert_eq!(
+        conn.call(Request::Start(start_params("fixture", &["rm", "-rf", "/"]))).unwrap_err().code,
+        "INVALID_ARGUMENT"
+    );
     witness.assert_serving();
     witness.host.stop();
 }
@@ -115,7 +118,8 @@ fn an_oversized_frame_is_refused_without_reading_it() {
 fn requests_before_the_handshake_and_wrong_versions_are_refused() {
     let witness = Witness::new();
     let mut raw = witness.raw();
-    let request = panehost_ipc::encode(Encoding::Json, &panehost_ipc::RequestFrame { id: 1, request: Request::List {} }).unwrap();
+    let request =
+        panehost_ipc::encode(Encoding::Json, &panehost_ipc::RequestFrame { id: 1, request: Request::List {} }).unwrap();
     write_frame(&mut raw, &request);
     assert_eq!(refused_code(handshake_reply(&mut raw)), "HANDSHAKE_REQUIRED");
     assert!(read_frame(&mut raw).is_none());

@@ -140,7 +140,8 @@ fn run_to_end(mut command: Command, input: Option<&[u8]>) -> Outcome {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let description = format!("{command:?}");
-    let mut guard = ChildGuard(Some(command.spawn().unwrap_or_else(|error| panic!("cannot run {description}: {error}"))));
+    let mut guard =
+        ChildGuard(Some(command.spawn().unwrap_or_else(|error| panic!("cannot run {description}: {error}"))));
     let writer = input.map(|input| {
         let mut stdin = guard.child().stdin.take().unwrap();
         let input = input.to_vec();
@@ -415,7 +416,11 @@ fn send_reads_standard_input_when_no_text_is_given() {
     wait_for("both lines on the screen", || {
         let text = cli.json(&["inspect", &pane, "--json"])["screen"]["text"].as_str().unwrap_or_default().to_owned();
         let has = |wanted: &str| text.lines().any(|line| line.trim_end() == wanted);
-        if has("from-stdin-42") && has("dash-25") { Ok(()) } else { Err(text) }
+        if has("from-stdin-42") && has("dash-25") {
+            Ok(())
+        } else {
+            Err(text)
+        }
     });
 
     cli.ok(&["close", &pane]);
@@ -598,7 +603,9 @@ impl Control {
     /// The next line, parsed; None when standard output has closed.
     fn next_line(&self) -> Option<Value> {
         match self.lines.recv_timeout(WAIT) {
-            Ok(line) => Some(serde_json::from_str(&line).unwrap_or_else(|error| panic!("not JSON ({error}): {line:?}"))),
+            Ok(line) => {
+                Some(serde_json::from_str(&line).unwrap_or_else(|error| panic!("not JSON ({error}): {line:?}")))
+            }
             Err(mpsc::RecvTimeoutError::Disconnected) => None,
             Err(mpsc::RecvTimeoutError::Timeout) => panic!("control printed nothing within {WAIT:?}"),
         }
@@ -800,9 +807,16 @@ fn a_client_command_starts_a_host_in_the_background() {
     // SIGTERM ends the host, which closes its panes and removes its socket.
     let status = Command::new("kill").arg("-TERM").arg(pid.to_string()).status().unwrap();
     assert!(status.success());
-    wait_for("the host to exit after SIGTERM", || if process_exists(pid) { Err(format!("{pid} runs")) } else { Ok(()) });
+    wait_for(
+        "the host to exit after SIGTERM",
+        || if process_exists(pid) { Err(format!("{pid} runs")) } else { Ok(()) },
+    );
     wait_for("the pane's shell to end", || {
-        if process_exists(shell_pid) { Err(format!("{shell_pid} runs")) } else { Ok(()) }
+        if process_exists(shell_pid) {
+            Err(format!("{shell_pid} runs"))
+        } else {
+            Ok(())
+        }
     });
     assert!(!cli.socket.exists(), "the host removed its socket");
     let log_text = std::fs::read_to_string(&log).unwrap();

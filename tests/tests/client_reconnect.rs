@@ -64,7 +64,10 @@ async fn a_follower_resumes_exactly_after_its_connection_drops() {
 
     // A small buffer, so the flood cannot all be waiting client-side when
     // the connection drops.
-    let options = FollowOptions { client: ClientOptions { event_buffer: 4, ..ClientOptions::default() }, ..FollowOptions::default() };
+    let options = FollowOptions {
+        client: ClientOptions { event_buffer: 4, ..ClientOptions::default() },
+        ..FollowOptions::default()
+    };
     let mut follower = PaneFollower::connect(&proxy.path, &options, pane.clone(), Some(0)).await.unwrap();
     let mut received = Vec::new();
     let mut starts = Vec::new();
@@ -84,7 +87,8 @@ async fn a_follower_resumes_exactly_after_its_connection_drops() {
         let text = String::from_utf8_lossy(&received);
         if !typed && text.contains("fixture> ") {
             typed = true;
-            let flood = SendParams { pane: pane.clone(), text: "/flood 3000000".into(), enter: true, ..Default::default() };
+            let flood =
+                SendParams { pane: pane.clone(), text: "/flood 3000000".into(), enter: true, ..Default::default() };
             direct.send(flood).await.unwrap();
         }
         if typed && !severed && received.len() > 100_000 {

@@ -92,7 +92,11 @@ fn backed(runtime: &str, item: &str, column: &Column, records: &[Record]) -> Res
 #[test]
 fn every_live_proof_cell_has_a_passing_step_in_a_record() {
     let problems = check(&page(), &records());
-    assert!(problems.is_empty(), "docs/COMPATIBILITY.md claims more than tests/live-records/ shows:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "docs/COMPATIBILITY.md claims more than tests/live-records/ shows:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]
@@ -107,7 +111,12 @@ fn the_page_is_generated_from_the_records_and_the_declarations() {
 #[test]
 fn a_live_cell_without_a_record_or_a_passing_step_is_caught() {
     let descriptors = panehost_adapters::runtimes::built_in();
-    let step = |name: &str, result: &str| StepRecord { name: name.into(), result: result.into(), detail: String::new(), ms: 1 };
+    let step = |name: &str, result: &str| StepRecord {
+        name: name.into(),
+        result: result.into(),
+        detail: String::new(),
+        ms: 1,
+    };
     let record = Record {
         runtime: "claude".into(),
         cli_version: "9.9.9".into(),
@@ -137,7 +146,8 @@ fn a_live_cell_without_a_record_or_a_passing_step_is_caught() {
 fn end_to_end_cells_name_tests_that_drive_that_runtime() {
     for (runtime, column, file) in compatibility::END_TO_END_TESTS {
         let path = repo().join("tests/tests").join(file);
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{runtime} {column}: {}: {e}", path.display()));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{runtime} {column}: {}: {e}", path.display()));
         assert!(text.contains(&format!("\"{runtime}\"")), "{} does not start {runtime}", path.display());
     }
 }

@@ -4,7 +4,7 @@
 
 mod support;
 
-use panehost_ipc::{Encoding, Request, ResumeRequest, Response, StartParams};
+use panehost_ipc::{Encoding, Request, Response, ResumeRequest, StartParams};
 use std::os::unix::fs::PermissionsExt;
 use support::*;
 
@@ -42,12 +42,17 @@ fn custom_runtimes_load_launch_and_report_their_problems() {
     assert!(echoer.ready && echoer.evidence == "operator", "{echoer:?}");
     assert!(runtimes.iter().all(|r| r.id != "broken"), "a runtime with a problem is left out");
 
-    let params = StartParams { runtime: "echoer".into(), resume: Some(ResumeRequest::Latest), ..StartParams::default() };
+    let params =
+        StartParams { runtime: "echoer".into(), resume: Some(ResumeRequest::Latest), ..StartParams::default() };
     let pane = conn.start(params).id;
     let sub = conn.subscribe(&pane, Some(0)).subscription;
     conn.follow_until_text(sub, &mut Transcript::from(0), "echoer argv: --quiet --again");
     conn.ok(Request::Close { pane });
-    let params = StartParams { runtime: "echoer".into(), resume: Some(ResumeRequest::Reference("x".into())), ..StartParams::default() };
+    let params = StartParams {
+        runtime: "echoer".into(),
+        resume: Some(ResumeRequest::Reference("x".into())),
+        ..StartParams::default()
+    };
     let refused = conn.call(Request::Start(params)).unwrap_err();
     assert_eq!(refused.limitation.as_deref(), Some("PROVIDER_SELECTION_ONLY"));
 

@@ -66,7 +66,9 @@ fn panes_survive_a_killed_host_with_the_same_id_generation_and_pid() {
     // The fixture client comes back with the offset it had processed: the
     // host lost its ring with the crash, and says so.
     let subscription = reconnect(&mut conn, &fixture.id, 1, seen.end());
-    let StreamStart::Snapshot { snapshot, skipped_from } = subscription.start else { panic!("{:?}", subscription.start) };
+    let StreamStart::Snapshot { snapshot, skipped_from } = subscription.start else {
+        panic!("{:?}", subscription.start)
+    };
     assert_eq!(skipped_from, Some(seen.end()));
     assert!(snapshot.offset > seen.end(), "offsets continue past everything a client saw");
     assert!(snapshot.text.contains("answer: hsarc eht erofeb"), "the saved screen is restored: {}", snapshot.text);
@@ -132,11 +134,17 @@ fn a_pane_whose_keeper_is_gone_comes_back_through_native_resume() {
     // so it resumes exactly that session.
     assert_eq!(restored.restored_by, "native_reference", "{restored:?}");
     let shell_back = listed.iter().find(|pane| pane.id == shell.id).expect("the shell pane is back");
-    assert_eq!((shell_back.generation, shell_back.restored_by.as_str()), (2, "fresh"), "shell declares HOST_LOSS_RESTARTS_FRESH");
+    assert_eq!(
+        (shell_back.generation, shell_back.restored_by.as_str()),
+        (2, "fresh"),
+        "shell declares HOST_LOSS_RESTARTS_FRESH"
+    );
 
     // A client of the first generation is told the process was replaced.
     let subscription = reconnect(&mut conn, &fixture.id, 1, seen.end());
-    let StreamStart::GenerationChanged { previous, snapshot } = subscription.start else { panic!("{:?}", subscription.start) };
+    let StreamStart::GenerationChanged { previous, snapshot } = subscription.start else {
+        panic!("{:?}", subscription.start)
+    };
     assert_eq!(previous, 1);
     assert!(snapshot.offset > seen.end(), "offsets continue across generations");
     // The resumed session redraws the earlier conversation.

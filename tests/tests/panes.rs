@@ -65,7 +65,9 @@ fn the_fixture_agent_is_interrupted_mid_turn() {
     conn.follow_until_text(sub, &mut transcript, "delay: 60000");
     conn.type_line(&pane, "think hard");
     conn.follow_until_text(sub, &mut transcript, "working: think hard");
-    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: false }) else { panic!() };
+    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: false }) else {
+        panic!()
+    };
     // The keys end the turn; the output going quiet confirms it.
     assert_eq!(report.outcome, "turn_cancelled", "{report:?}");
     assert_eq!(report.steps[0].detail, "\\x03");
@@ -112,10 +114,13 @@ fn resize_reaches_the_process_and_the_screen() {
     conn.ok(Request::Resize { pane: pane.clone(), size });
     conn.type_line(&pane, "echo size=$(stty size)");
     conn.follow_until_text(sub, &mut transcript, "size=30 100");
-    conn.follow_until(sub, &mut transcript, |t| t.events.iter().any(|e| matches!(e, Event::Resized { size: s } if *s == size)));
+    conn.follow_until(sub, &mut transcript, |t| {
+        t.events.iter().any(|e| matches!(e, Event::Resized { size: s } if *s == size))
+    });
     let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
     assert_eq!(detail.screen.size, size);
-    let err = conn.call(Request::Resize { pane: pane.clone(), size: panehost_ipc::Size { cols: 0, rows: 10 } }).unwrap_err();
+    let err =
+        conn.call(Request::Resize { pane: pane.clone(), size: panehost_ipc::Size { cols: 0, rows: 10 } }).unwrap_err();
     assert_eq!(err.code, "INVALID_ARGUMENT");
     conn.ok(Request::Close { pane });
     host.stop();
@@ -128,7 +133,13 @@ fn closed_panes_and_connections_leave_no_fd_and_no_zombie_behind() {
     let children = || {
         let tasks = std::fs::read_dir(format!("/proc/{}/task", host.pid())).unwrap();
         tasks
-            .flat_map(|task| std::fs::read_to_string(task.unwrap().path().join("children")).unwrap_or_default().split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+            .flat_map(|task| {
+                std::fs::read_to_string(task.unwrap().path().join("children"))
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
             .count()
     };
     {

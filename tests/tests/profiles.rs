@@ -4,12 +4,14 @@
 
 mod support;
 
-use panehost_ipc::{Encoding, Request, ResumeRequest, Response, RuntimeInfo, StartParams};
+use panehost_ipc::{Encoding, Request, Response, ResumeRequest, RuntimeInfo, StartParams};
 use support::*;
 
 fn runtime(conn: &mut Connection, id: &str) -> RuntimeInfo {
     match conn.ok(Request::Runtimes {}) {
-        Response::Runtimes { runtimes } => runtimes.into_iter().find(|r| r.id == id).unwrap_or_else(|| panic!("no {id}")),
+        Response::Runtimes { runtimes } => {
+            runtimes.into_iter().find(|r| r.id == id).unwrap_or_else(|| panic!("no {id}"))
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -50,7 +52,11 @@ fn a_profile_reaches_codex_argv_through_the_host() {
     assert!(!codex.limitations.iter().any(|code| code == "PERMISSION_PROFILE_UNENFORCED"), "{codex:?}");
 
     // Without a profile the CLI keeps its own defaults: no sandbox flag.
-    start_and_see(&mut conn, StartParams { runtime: "codex".into(), ..StartParams::default() }, "argv: --no-daemon -c check_for_update_on_startup=false -c notify=[");
+    start_and_see(
+        &mut conn,
+        StartParams { runtime: "codex".into(), ..StartParams::default() },
+        "argv: --no-daemon -c check_for_update_on_startup=false -c notify=[",
+    );
     for (profile, flags) in [
         ("read_only", "-s read-only -a never"),
         ("workspace_write", "-s workspace-write -a on-request"),
@@ -61,7 +67,11 @@ fn a_profile_reaches_codex_argv_through_the_host() {
     }
     // The profile holds after the resume subcommand that leads the argv.
     let params = StartParams { resume: Some(ResumeRequest::Latest), ..with_profile("codex", "read_only", false) };
-    start_and_see(&mut conn, params, "argv: resume --last --no-daemon -c check_for_update_on_startup=false -s read-only -a never -c notify=[");
+    start_and_see(
+        &mut conn,
+        params,
+        "argv: resume --last --no-daemon -c check_for_update_on_startup=false -s read-only -a never -c notify=[",
+    );
 
     let refused = conn.call(Request::Start(with_profile("codex", "root", true))).unwrap_err();
     assert_eq!(refused.code, "INVALID_ARGUMENT", "an unknown profile is never accepted: {refused}");
@@ -84,7 +94,10 @@ fn grok_and_shell_refuse_a_profile_unless_a_weaker_boundary_is_accepted() {
     }
 
     let before = pane_count(&mut conn);
-    let shell_command = StartParams { command: vec!["sh".into(), "-c".into(), "echo shell ran; read line".into()], ..with_profile("shell", "read_only", false) };
+    let shell_command = StartParams {
+        command: vec!["sh".into(), "-c".into(), "echo shell ran; read line".into()],
+        ..with_profile("shell", "read_only", false)
+    };
     for params in [
         with_profile("grok", "read_only", false),
         with_profile("grok", "workspace_write", false),

@@ -32,7 +32,9 @@ fn reconnect_inside_the_ring_replays_exactly_the_missing_bytes() {
     let processed = 123_457u64;
     drop(first);
     let mut second = host.connect(Encoding::Json);
-    let Response::Subscribed(subscription) = second.ok(Request::Reconnect { pane: pane.clone(), generation: 1, offset: processed }) else {
+    let Response::Subscribed(subscription) =
+        second.ok(Request::Reconnect { pane: pane.clone(), generation: 1, offset: processed })
+    else {
         panic!()
     };
     assert_eq!(subscription.start, StreamStart::Replay { from: processed });
@@ -52,10 +54,14 @@ fn reconnect_older_than_the_ring_gets_a_snapshot_and_an_explicit_gap() {
     let host = TestHost::start_with_env(&[("PANEHOST_RING_BYTES", "65536")]);
     let mut conn = host.connect(Encoding::Bincode);
     let (pane, full) = pane_with_output(&mut conn, 300_000);
-    let Response::Subscribed(subscription) = conn.ok(Request::Reconnect { pane: pane.clone(), generation: 1, offset: 10 }) else {
+    let Response::Subscribed(subscription) =
+        conn.ok(Request::Reconnect { pane: pane.clone(), generation: 1, offset: 10 })
+    else {
         panic!()
     };
-    let StreamStart::Snapshot { snapshot, skipped_from } = subscription.start else { panic!("{:?}", subscription.start) };
+    let StreamStart::Snapshot { snapshot, skipped_from } = subscription.start else {
+        panic!("{:?}", subscription.start)
+    };
     assert_eq!(skipped_from, Some(10));
     // With so small a ring even the first subscriber may have been resynced:
     // `full` holds the output from `full.start` on.
@@ -75,11 +81,17 @@ fn reconnect_to_another_generation_is_told_so() {
     let host = TestHost::start();
     let mut conn = host.connect(Encoding::Json);
     let pane = conn.start(start_params("shell", &[])).id;
-    let Response::Subscribed(subscription) = conn.ok(Request::Reconnect { pane: pane.clone(), generation: 7, offset: 0 }) else {
+    let Response::Subscribed(subscription) =
+        conn.ok(Request::Reconnect { pane: pane.clone(), generation: 7, offset: 0 })
+    else {
         panic!()
     };
     assert_eq!(subscription.generation, 1);
-    assert!(matches!(subscription.start, StreamStart::GenerationChanged { previous: 7, .. }), "{:?}", subscription.start);
+    assert!(
+        matches!(subscription.start, StreamStart::GenerationChanged { previous: 7, .. }),
+        "{:?}",
+        subscription.start
+    );
     let err = conn.call(Request::Events { pane: pane.clone(), from: Some(1 << 40) }).unwrap_err();
     assert_eq!(err.code, "OFFSET_OUT_OF_RANGE");
     conn.ok(Request::Close { pane });
@@ -111,7 +123,8 @@ fn json_and_bincode_clients_see_identical_event_sequences() {
     let host = TestHost::start();
     let mut json = host.connect(Encoding::Json);
     let mut bincode = host.connect(Encoding::Bincode);
-    let pane = json.start(start_params("shell", &["sh", "-c", "printf 'caf\\303\\251 \\033[31mred\\033[0m\\n'; exit 3"])).id;
+    let pane =
+        json.start(start_params("shell", &["sh", "-c", "printf 'caf\\303\\251 \\033[31mred\\033[0m\\n'; exit 3"])).id;
     let sub_json = json.subscribe(&pane, Some(0)).subscription;
     let sub_bincode = bincode.subscribe(&pane, Some(0)).subscription;
     let (mut seen_json, mut seen_bincode) = (Transcript::from(0), Transcript::from(0));
@@ -119,7 +132,9 @@ fn json_and_bincode_clients_see_identical_event_sequences() {
     bincode.follow_to_end(sub_bincode, &mut seen_bincode);
     assert!(seen_json.text().contains("café"));
     // Output may be split into events differently; everything else is identical.
-    let shape = |t: &Transcript| -> Vec<Event> { t.events.iter().filter(|e| !matches!(e, Event::Output { .. })).cloned().collect() };
+    let shape = |t: &Transcript| -> Vec<Event> {
+        t.events.iter().filter(|e| !matches!(e, Event::Output { .. })).cloned().collect()
+    };
     assert_eq!(seen_json.bytes, seen_bincode.bytes);
     assert_eq!(shape(&seen_json), shape(&seen_bincode));
     json.ok(Request::Close { pane });

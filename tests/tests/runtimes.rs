@@ -3,7 +3,7 @@
 
 mod support;
 
-use panehost_ipc::{Encoding, Request, ResumeRequest, Response, RuntimeInfo, StartParams};
+use panehost_ipc::{Encoding, Request, Response, ResumeRequest, RuntimeInfo, StartParams};
 use std::path::Path;
 use support::*;
 
@@ -75,7 +75,10 @@ fn a_changed_executable_is_refused_until_it_is_identified_again() {
 }
 
 /// Starts the fixture agent and returns the pane and its session id.
-fn start_fixture(conn: &mut Connection, resume: Option<ResumeRequest>) -> (panehost_ipc::PaneId, String, Transcript, u64) {
+fn start_fixture(
+    conn: &mut Connection,
+    resume: Option<ResumeRequest>,
+) -> (panehost_ipc::PaneId, String, Transcript, u64) {
     let params = StartParams { runtime: "fixture".into(), resume, ..StartParams::default() };
     let pane = conn.start(params).id;
     let sub = conn.subscribe(&pane, Some(0)).subscription;
@@ -110,12 +113,20 @@ fn the_fixture_resumes_an_exact_session_and_the_latest_one() {
     conn.ok(Request::Close { pane });
 
     for hostile in ["fx-0123; rm -rf ~", "--resume", "fx-0123456789abcdef --continue"] {
-        let params = StartParams { runtime: "fixture".into(), resume: Some(ResumeRequest::Reference(hostile.into())), ..StartParams::default() };
+        let params = StartParams {
+            runtime: "fixture".into(),
+            resume: Some(ResumeRequest::Reference(hostile.into())),
+            ..StartParams::default()
+        };
         assert_eq!(conn.call(Request::Start(params)).unwrap_err().code, "INVALID_ARGUMENT");
     }
-    let shell_resume = StartParams { runtime: "shell".into(), resume: Some(ResumeRequest::Latest), ..StartParams::default() };
+    let shell_resume =
+        StartParams { runtime: "shell".into(), resume: Some(ResumeRequest::Latest), ..StartParams::default() };
     let refused = conn.call(Request::Start(shell_resume)).unwrap_err();
-    assert_eq!((refused.code.as_str(), refused.limitation.as_deref()), ("OPERATION_UNSUPPORTED", Some("NATIVE_RESUME_UNSUPPORTED")));
+    assert_eq!(
+        (refused.code.as_str(), refused.limitation.as_deref()),
+        ("OPERATION_UNSUPPORTED", Some("NATIVE_RESUME_UNSUPPORTED"))
+    );
     host.stop();
 }
 
@@ -128,14 +139,19 @@ fn login_runs_in_a_pane_or_says_why_it_cannot() {
     let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
     let mut conn = host.connect(Encoding::Json);
 
-    let Response::Started(pane) = conn.ok(Request::Login { runtime: "codex".into(), cwd: None, size: None }) else { panic!() };
+    let Response::Started(pane) = conn.ok(Request::Login { runtime: "codex".into(), cwd: None, size: None }) else {
+        panic!()
+    };
     let sub = conn.subscribe(&pane.id, Some(0)).subscription;
     let mut transcript = Transcript::from(0);
     conn.follow_until_text(sub, &mut transcript, "argv: login -c check_for_update_on_startup=false");
     conn.ok(Request::Close { pane: pane.id });
 
     let refused = conn.call(Request::Login { runtime: "gemini".into(), cwd: None, size: None }).unwrap_err();
-    assert_eq!((refused.code.as_str(), refused.limitation.as_deref()), ("OPERATION_UNSUPPORTED", Some("LOGIN_NOT_IN_TERMINAL")));
+    assert_eq!(
+        (refused.code.as_str(), refused.limitation.as_deref()),
+        ("OPERATION_UNSUPPORTED", Some("LOGIN_NOT_IN_TERMINAL"))
+    );
     let refused = conn.call(Request::Login { runtime: "shell".into(), cwd: None, size: None }).unwrap_err();
     assert_eq!(refused.code, "LOGIN_NOT_REQUIRED");
     let refused = conn.call(Request::Login { runtime: "droid".into(), cwd: None, size: None }).unwrap_err();
@@ -148,16 +164,30 @@ fn login_runs_in_a_pane_or_says_why_it_cannot() {
 fn the_host_builds_codex_argv_from_its_descriptor() {
     let fake = FakeBin::new();
     fake.script("codex", "echo \"argv: $*\"; read line");
-    let host = TestHost::start_with_env(&[("PATH", &fake.path_env()), ("OPENAI_API_KEY", "sk-test"), ("UNRELATED_SECRET", "x")]);
+    let host = TestHost::start_with_env(&[
+        ("PATH", &fake.path_env()),
+        ("OPENAI_API_KEY", "sk-test"),
+        ("UNRELATED_SECRET", "x"),
+    ]);
     let mut conn = host.connect(Encoding::Json);
-    let params = StartParams { runtime: "codex".into(), model: Some("gpt-5".into()), resume: Some(ResumeRequest::Latest), ..StartParams::default() };
+    let params = StartParams {
+        runtime: "codex".into(),
+        model: Some("gpt-5".into()),
+        resume: Some(ResumeRequest::Latest),
+        ..StartParams::default()
+    };
     let pane = conn.start(params).id;
     let sub = conn.subscribe(&pane, Some(0)).subscription;
     let mut transcript = Transcript::from(0);
-    conn.follow_until_text(sub, &mut transcript, "argv: resume --last --no-daemon -c check_for_update_on_startup=false -c notify=[");
+    conn.follow_until_text(
+        sub,
+        &mut transcript,
+        "argv: resume --last --no-daemon -c check_for_update_on_startup=false -c notify=[",
+    );
     conn.follow_until_text(sub, &mut transcript, "\",\"notify\",\"--event\",\"turn_completed\"] -m gpt-5");
     conn.ok(Request::Close { pane });
-    let refused = conn.call(Request::Start(start_params("codex", &["--dangerously-bypass-approvals-and-sandbox"]))).unwrap_err();
+    let refused =
+        conn.call(Request::Start(start_params("codex", &["--dangerously-bypass-approvals-and-sandbox"]))).unwrap_err();
     assert_eq!(refused.code, "INVALID_ARGUMENT", "clients never supply argv for an agent runtime");
     host.stop();
 }

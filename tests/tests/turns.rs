@@ -130,7 +130,12 @@ fn claude_hooks_injected_per_launch_report_turns_and_approvals() {
 
     // Only the pane's own processes know its token.
     let refused = conn
-        .call(Request::Notify { pane: pane.clone(), token: "guess".into(), event: "turn_completed".into(), payload: String::new() })
+        .call(Request::Notify {
+            pane: pane.clone(),
+            token: "guess".into(),
+            event: "turn_completed".into(),
+            payload: String::new(),
+        })
         .unwrap_err();
     assert_eq!(refused.code, "NOTIFY_REFUSED");
     conn.ok(Request::Close { pane });
@@ -161,7 +166,10 @@ fn ask_is_refused_where_completion_is_unobserved_and_times_out_saying_what_it_sa
     let mut conn = host.connect(Encoding::Json);
     let gemini = conn.start(start_params("gemini", &[])).id;
     let refused = conn.call(Request::Ask { pane: gemini.clone(), text: "x".into(), timeout_ms: None }).unwrap_err();
-    assert_eq!((refused.code.as_str(), refused.limitation.as_deref()), ("OPERATION_UNSUPPORTED", Some("COMPLETION_UNOBSERVED")));
+    assert_eq!(
+        (refused.code.as_str(), refused.limitation.as_deref()),
+        ("OPERATION_UNSUPPORTED", Some("COMPLETION_UNOBSERVED"))
+    );
     conn.ok(Request::Close { pane: gemini });
 
     let pane = conn.start(start_params("fixture", &[])).id;
@@ -171,13 +179,20 @@ fn ask_is_refused_where_completion_is_unobserved_and_times_out_saying_what_it_sa
     // A slash command is no agent turn: typed raw, not submitted as one.
     conn.type_raw(&pane, "/delay 60000\r");
     conn.follow_until_text(sub, &mut transcript, "delay: 60000");
-    let timeout = conn.call(Request::Ask { pane: pane.clone(), text: "slow".into(), timeout_ms: Some(800) }).unwrap_err();
+    let timeout =
+        conn.call(Request::Ask { pane: pane.clone(), text: "slow".into(), timeout_ms: Some(800) }).unwrap_err();
     assert_eq!(timeout.code, "TURN_TIMEOUT");
-    assert!(timeout.message.contains("activity: busy") && timeout.message.contains("terminal_notification"), "{}", timeout.message);
+    assert!(
+        timeout.message.contains("activity: busy") && timeout.message.contains("terminal_notification"),
+        "{}",
+        timeout.message
+    );
 
     // The turn is still running: interrupt it; the keys stop it, and the
     // output going quiet confirms that.
-    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: false }) else { panic!() };
+    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: false }) else {
+        panic!()
+    };
     assert_eq!(report.outcome, "turn_cancelled", "{report:?}");
     assert_eq!(report.steps[0].action, "keys");
     assert!(report.steps.iter().any(|step| step.action == "observed"));
@@ -197,7 +212,9 @@ fn an_interrupt_the_program_ignores_escalates_to_signals() {
     let sub = conn.subscribe(&pane, Some(0)).subscription;
     conn.follow_until_text(sub, &mut Transcript::from(0), "tick");
     conn.ok(Request::Send(panehost_ipc::SendParams { pane: pane.clone(), enter: true, ..Default::default() }));
-    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: true }) else { panic!() };
+    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: true }) else {
+        panic!()
+    };
     let actions: Vec<&str> = report.steps.iter().map(|step| step.action.as_str()).collect();
     assert_eq!(report.outcome, "process_ended", "{report:?}");
     assert_eq!(actions, ["keys", "sigint", "sigterm", "observed"], "{report:?}");

@@ -13,9 +13,15 @@ pub(super) fn descriptor() -> Descriptor {
             resume_subcommand(ResumeMode::Reference, &["threads", "continue", "{reference}"]),
             resume_subcommand(ResumeMode::ProviderSelection, &["threads", "continue"]),
         ],
-        reference_pattern: Some(ReferencePattern::constant("T-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")),
+        reference_pattern: Some(ReferencePattern::constant(
+            "T-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+        )),
         login: LoginForm::InTerminal { args: strings(&["login"]) },
-        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED, limitation::PERMISSION_PROFILE_UNENFORCED]),
+        limitations: strings(&[
+            limitation::REFERENCE_PENDING_LIVE_PROOF,
+            UNOBSERVED,
+            limitation::PERMISSION_PROFILE_UNENFORCED,
+        ]),
         ..agent_cli("amp", "Amp", &["amp"], Evidence::Documentation)
     }
 }

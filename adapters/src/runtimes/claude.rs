@@ -4,7 +4,8 @@
 use super::{agent_cli, profile, resume, strings, variables};
 use crate::completion::HookInjection;
 use crate::descriptor::{
-    CompletionSignal, Descriptor, ReferenceCapture, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
+    CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReferenceCapture, ResumeMode,
+    SelfUpdateOff, VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
 
@@ -25,7 +26,13 @@ pub(super) fn descriptor() -> Descriptor {
         // Every hook payload carries the session's id.
         reference_capture: ReferenceCapture::HookField("session_id".into()),
         login: LoginForm::InTerminal { args: strings(&["auth", "login"]) },
-        reads_environment: strings(&["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CONFIG_DIR"]),
+        reads_environment: strings(&[
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "ANTHROPIC_BASE_URL",
+            "ANTHROPIC_MODEL",
+            "CLAUDE_CONFIG_DIR",
+        ]),
         // Its updater rewrites the global npm tree and the binary under a
         // running host; both variables keep it quiet.
         self_update_off: SelfUpdateOff {

@@ -3,7 +3,10 @@
 
 use super::{agent_cli, profile, resume_subcommand, strings};
 use crate::completion::HookInjection;
-use crate::descriptor::{CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
+use crate::descriptor::{
+    CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff,
+    VersionProbe,
+};
 use crate::reference_pattern::{ReferencePattern, UUID};
 
 pub(super) fn descriptor() -> Descriptor {

@@ -4,7 +4,9 @@
 //! so the reference is attached with `=`.
 
 use super::{agent_cli, profile, resume, strings, variables, UNOBSERVED};
-use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
+use crate::descriptor::{
+    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
+};
 use crate::reference_pattern::{ReferencePattern, UUID};
 
 pub(super) fn descriptor() -> Descriptor {
@@ -50,6 +52,11 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::FullAccess, &["--allow-all"]),
         ],
         limitations: strings(&[UNOBSERVED]),
-        ..agent_cli("copilot", "GitHub Copilot CLI", &["copilot"], Evidence::CapturedHelp { file: "copilot.json".into() })
+        ..agent_cli(
+            "copilot",
+            "GitHub Copilot CLI",
+            &["copilot"],
+            Evidence::CapturedHelp { file: "copilot.json".into() },
+        )
     }
 }

@@ -16,7 +16,11 @@ pub(super) fn descriptor() -> Descriptor {
         ],
         reference_pattern: Some(ReferencePattern::constant(UUID)),
         login: LoginForm::InTerminal { args: strings(&["login"]) },
-        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED, limitation::PERMISSION_PROFILE_UNENFORCED]),
+        limitations: strings(&[
+            limitation::REFERENCE_PENDING_LIVE_PROOF,
+            UNOBSERVED,
+            limitation::PERMISSION_PROFILE_UNENFORCED,
+        ]),
         ..agent_cli("cursor", "Cursor agent", &["cursor-agent"], Evidence::Documentation)
     }
 }

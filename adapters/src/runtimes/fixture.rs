@@ -3,7 +3,9 @@
 //! session store with ids to resume).
 
 use super::{agent_cli, resume, strings};
-use crate::descriptor::{CompletionSignal, Descriptor, Evidence, LoginForm, ReferenceCapture, ResumeMode, VersionProbe};
+use crate::descriptor::{
+    CompletionSignal, Descriptor, Evidence, LoginForm, ReferenceCapture, ResumeMode, VersionProbe,
+};
 use crate::reference_pattern::ReferencePattern;
 use panehost_ipc::limitation;
 

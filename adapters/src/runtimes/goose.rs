@@ -17,7 +17,11 @@ pub(super) fn descriptor() -> Descriptor {
         ],
         reference_pattern: Some(ReferencePattern::constant("[0-9A-Za-z][0-9A-Za-z_]{0,63}")),
         login: LoginForm::InTerminal { args: strings(&["configure"]) },
-        limitations: strings(&[limitation::REFERENCE_PENDING_LIVE_PROOF, UNOBSERVED, limitation::PERMISSION_PROFILE_UNENFORCED]),
+        limitations: strings(&[
+            limitation::REFERENCE_PENDING_LIVE_PROOF,
+            UNOBSERVED,
+            limitation::PERMISSION_PROFILE_UNENFORCED,
+        ]),
         ..agent_cli("goose", "Goose", &["goose"], Evidence::Documentation)
     }
 }

@@ -15,7 +15,11 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::InteractivePicker, &["--session"]),
         ],
         login: LoginForm::InTerminal { args: Vec::new() },
-        limitations: strings(&[limitation::PROVIDER_SELECTION_ONLY, UNOBSERVED, limitation::PERMISSION_PROFILE_UNENFORCED]),
+        limitations: strings(&[
+            limitation::PROVIDER_SELECTION_ONLY,
+            UNOBSERVED,
+            limitation::PERMISSION_PROFILE_UNENFORCED,
+        ]),
         ..agent_cli("kimi", "Kimi Code", &["kimi"], Evidence::Documentation)
     }
 }

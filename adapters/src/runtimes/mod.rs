@@ -28,8 +28,8 @@ mod qwen;
 mod shell;
 
 use crate::descriptor::{
-    CommandPolicy, CompletionSignal, ContextOwner, Descriptor, ReferenceCapture, Evidence, Executable, LoginForm, ModelForm, PermissionProfile,
-    ProfileForm, ResumeForm, ResumeMode, SelfUpdateOff, VersionProbe,
+    CommandPolicy, CompletionSignal, ContextOwner, Descriptor, Evidence, Executable, LoginForm, ModelForm,
+    PermissionProfile, ProfileForm, ReferenceCapture, ResumeForm, ResumeMode, SelfUpdateOff, VersionProbe,
 };
 use panehost_ipc::limitation;
 
@@ -94,7 +94,9 @@ pub(crate) fn variables(items: &[(&str, &str)]) -> Vec<(String, String)> {
 pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: Evidence) -> Descriptor {
     let known_paths = names
         .iter()
-        .flat_map(|name| [format!("~/.local/bin/{name}"), format!("~/.npm-global/bin/{name}"), format!("/usr/local/bin/{name}")])
+        .flat_map(|name| {
+            [format!("~/.local/bin/{name}"), format!("~/.npm-global/bin/{name}"), format!("/usr/local/bin/{name}")]
+        })
         .collect();
     Descriptor {
         id: id.to_owned(),

@@ -4,7 +4,9 @@
 //! and credentials in the terminal.
 
 use super::{agent_cli, profile, resume, strings, variables, UNOBSERVED};
-use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
+use crate::descriptor::{
+    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
+};
 use crate::reference_pattern::ReferencePattern;
 use panehost_ipc::limitation;
 

@@ -2,7 +2,9 @@
 //! --help` of 0.15.10 (`adapters/evidence/qwen.json`).
 
 use super::{agent_cli, profile, resume, strings, UNOBSERVED};
-use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
+use crate::descriptor::{
+    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
+};
 use crate::reference_pattern::{ReferencePattern, UUID};
 
 pub(super) fn descriptor() -> Descriptor {

@@ -2,7 +2,8 @@
 
 use super::strings;
 use crate::descriptor::{
-    CommandPolicy, CompletionSignal, ContextOwner, Descriptor, ReferenceCapture, Evidence, Executable, LoginForm, ModelForm, SelfUpdateOff, VersionProbe,
+    CommandPolicy, CompletionSignal, ContextOwner, Descriptor, Evidence, Executable, LoginForm, ModelForm,
+    ReferenceCapture, SelfUpdateOff, VersionProbe,
 };
 use panehost_ipc::limitation;
 

@@ -31,7 +31,10 @@ impl Default for NewArgs {
 /// Starts the pane, then attaches as `attach` does.
 pub(crate) async fn run(context: &Context, args: NewArgs) -> anyhow::Result<()> {
     if !terminal::stdin_is_terminal() {
-        return Err(UsageError("new needs a terminal on standard input; use `start` to start a pane without attaching".to_owned()).into());
+        return Err(UsageError(
+            "new needs a terminal on standard input; use `start` to start a pane without attaching".to_owned(),
+        )
+        .into());
     }
     let cwd = match args.cwd {
         Some(cwd) => std::path::absolute(cwd)?,

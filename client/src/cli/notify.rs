@@ -32,14 +32,18 @@ pub(crate) struct NotifyArgs {
 
 /// Reports the signal; failures are printed, never returned.
 pub(crate) async fn run(context: &Context, args: NotifyArgs) -> anyhow::Result<()> {
-    if let Err(err) = tokio::time::timeout(NOTIFY_TIMEOUT, report(context, args)).await.unwrap_or_else(|_| Err(anyhow::anyhow!("timed out"))) {
+    if let Err(err) = tokio::time::timeout(NOTIFY_TIMEOUT, report(context, args))
+        .await
+        .unwrap_or_else(|_| Err(anyhow::anyhow!("timed out")))
+    {
         eprintln!("panehost notify: {err:#}");
     }
     Ok(())
 }
 
 async fn report(context: &Context, args: NotifyArgs) -> anyhow::Result<()> {
-    let pane = std::env::var("PANEHOST_PANE").map_err(|_| anyhow::anyhow!("PANEHOST_PANE is not set: not inside a pane"))?;
+    let pane =
+        std::env::var("PANEHOST_PANE").map_err(|_| anyhow::anyhow!("PANEHOST_PANE is not set: not inside a pane"))?;
     let token = std::env::var("PANEHOST_NOTIFY_TOKEN").unwrap_or_default();
     let payload = match args.payload {
         Some(payload) => payload,

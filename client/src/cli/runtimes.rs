@@ -21,7 +21,18 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
         print_line(&serde_json::to_string(&runtimes)?)?;
     } else {
         let rows: Vec<Vec<String>> = runtimes.iter().map(row).collect();
-        let headers = ["ID", "SUPPORTED", "AVAILABLE", "READY", "VERSION", "FLOOR", "RESUME", "PROFILES", "LIMITATIONS", "DETAIL"];
+        let headers = [
+            "ID",
+            "SUPPORTED",
+            "AVAILABLE",
+            "READY",
+            "VERSION",
+            "FLOOR",
+            "RESUME",
+            "PROFILES",
+            "LIMITATIONS",
+            "DETAIL",
+        ];
         write_stdout(table::render(&headers, &rows).as_bytes())?;
     }
     Ok(())

@@ -63,8 +63,7 @@ pub(crate) async fn run(context: &Context, args: StartArgs) -> anyhow::Result<()
         (None, true) => Some(ResumeRequest::Latest),
         (None, false) => None,
     };
-    let params =
-        StartParams {
+    let params = StartParams {
         runtime: args.runtime,
         cwd,
         size: args.size,

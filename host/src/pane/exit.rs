@@ -32,7 +32,8 @@ pub(super) async fn watch(pane: Arc<Pane>, control: OwnedReadHalf, already: Opti
     let mut progress = pane.progress();
     // `wait_for` answers with a read guard on the progress; it must not be
     // held across `record_exit`, which writes it.
-    let drained = matches!(tokio::time::timeout(EXIT_DRAIN_GRACE, progress.wait_for(|_| pane.reader_done())).await, Ok(Ok(_)));
+    let drained =
+        matches!(tokio::time::timeout(EXIT_DRAIN_GRACE, progress.wait_for(|_| pane.reader_done())).await, Ok(Ok(_)));
     if !drained {
         tracing::debug!(pane = %pane.info.id, "output still open after exit (a descendant holds the terminal)");
     }

@@ -67,7 +67,8 @@ pub fn launch(plan: &LaunchPlan, size: Size, extra_env: &[(String, String)], soc
         .stderr(Stdio::null());
     // The keeper calls setsid() itself: its own session and process
     // group, so signals aimed at the host's group or terminal miss it.
-    let mut keeper = command.spawn().map_err(|err| io::Error::new(err.kind(), format!("cannot start the keeper: {err}")))?;
+    let mut keeper =
+        command.spawn().map_err(|err| io::Error::new(err.kind(), format!("cannot start the keeper: {err}")))?;
     let keeper_pid = keeper.id();
     let mut line = String::new();
     let stdout = keeper.stdout.take().ok_or_else(|| io::Error::other("keeper has no stdout"))?;
@@ -105,7 +106,8 @@ pub fn connect(socket: &Path) -> io::Result<Handover> {
     // The status line is short; read it byte by byte after the first
     // message so nothing beyond the line is consumed.
     let mut first = [0u8; 256];
-    let received = rustix::net::recvmsg(&control, &mut [IoSliceMut::new(&mut first)], &mut ancillary, RecvFlags::CMSG_CLOEXEC)?;
+    let received =
+        rustix::net::recvmsg(&control, &mut [IoSliceMut::new(&mut first)], &mut ancillary, RecvFlags::CMSG_CLOEXEC)?;
     let mut master = None;
     for message in ancillary.drain() {
         if let RecvAncillaryMessage::ScmRights(fds) = message {
@@ -128,7 +130,9 @@ pub fn connect(socket: &Path) -> io::Result<Handover> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let (pid, exited) = match words.as_slice() {
         ["pane", pid, "running"] => (pid.parse().map_err(io::Error::other)?, None),
-        ["pane", pid, "exited", code, signal] => (pid.parse().map_err(io::Error::other)?, Some(parse_exit(code, signal)?)),
+        ["pane", pid, "exited", code, signal] => {
+            (pid.parse().map_err(io::Error::other)?, Some(parse_exit(code, signal)?))
+        }
         _ => return Err(io::Error::other(format!("unexpected keeper line {line:?}"))),
     };
     control.set_read_timeout(None)?;
@@ -137,8 +141,5 @@ pub fn connect(socket: &Path) -> io::Result<Handover> {
 
 /// Parses `<code> <signal|->`.
 pub fn parse_exit(code: &str, signal: &str) -> io::Result<ExitStatus> {
-    Ok(ExitStatus {
-        code: code.parse().map_err(io::Error::other)?,
-        signal: (signal != "-").then(|| signal.to_owned()),
-    })
+    Ok(ExitStatus { code: code.parse().map_err(io::Error::other)?, signal: (signal != "-").then(|| signal.to_owned()) })
 }

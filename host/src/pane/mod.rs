@@ -10,8 +10,8 @@
 mod exit;
 pub mod keeper;
 mod quiet_watch;
-mod recorder;
 mod reader;
+mod recorder;
 pub mod ring;
 pub mod screen;
 mod screen_follower;
@@ -24,7 +24,6 @@ use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::{CompletionSignal, LaunchPlan};
 use panehost_ipc::{ExitStatus, PaneId, PaneState, PaneSummary, ScreenSnapshot, Size, StartParams};
-use turn::{TerminalNotice, TurnSignal, TurnTracker};
 use ring::{OutputRing, RingRead};
 use screen::TerminalScreen;
 use std::collections::VecDeque;
@@ -34,6 +33,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::io::unix::AsyncFd;
 use tokio::sync::watch;
+use turn::{TerminalNotice, TurnSignal, TurnTracker};
 
 /// Sizes of a pane's buffers.
 #[derive(Debug, Clone, Copy)]
@@ -215,9 +215,13 @@ impl Pane {
         records: &RecordStore,
     ) -> io::Result<Arc<Pane>> {
         let socket = record.keeper_socket.clone();
-        let handover = tokio::task::spawn_blocking(move || keeper::connect(&socket)).await.map_err(io::Error::other)??;
+        let handover =
+            tokio::task::spawn_blocking(move || keeper::connect(&socket)).await.map_err(io::Error::other)??;
         if handover.pid != record.pid {
-            return Err(io::Error::other(format!("the keeper holds pid {}, the record names {}", handover.pid, record.pid)));
+            return Err(io::Error::other(format!(
+                "the keeper holds pid {}, the record names {}",
+                handover.pid, record.pid
+            )));
         }
         Pane::assemble(record, behaviour, handover, None, pane_limits, records.clone(), "keeper").await
     }
@@ -469,7 +473,8 @@ impl Pane {
         self.publish(signal);
         if let ReferenceCapture::HookField(field) = &self.reference_capture {
             let value = serde_json::from_str::<serde_json::Value>(payload).ok();
-            if let Some(reference) = value.as_ref().and_then(|value| value.get(field)).and_then(|value| value.as_str()) {
+            if let Some(reference) = value.as_ref().and_then(|value| value.get(field)).and_then(|value| value.as_str())
+            {
                 self.capture_reference(reference);
             }
         }
@@ -675,7 +680,9 @@ fn random_token() -> String {
     let mut token = String::new();
     for _ in 0..2 {
         let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+        hasher.write_u128(
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos(),
+        );
         token.push_str(&format!("{:016x}", hasher.finish()));
     }
     token

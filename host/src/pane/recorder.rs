@@ -34,7 +34,10 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 // Save once the output pauses, and at least every interval
                 // while it keeps flowing.
                 let deadline = tokio::time::Instant::now() + SCREEN_SAVE_INTERVAL;
-                while let Ok(Ok(())) = tokio::time::timeout_at(deadline.min(tokio::time::Instant::now() + SETTLE), progress.changed()).await {}
+                while let Ok(Ok(())) =
+                    tokio::time::timeout_at(deadline.min(tokio::time::Instant::now() + SETTLE), progress.changed())
+                        .await
+                {}
                 // Let the screen catch up with the output first.
                 let target = progress.borrow().end;
                 let mut parsed = pane.parsed_offset();

@@ -34,7 +34,9 @@ impl vt100::Callbacks for ScreenCallbacks {
     }
 
     fn unhandled_osc(&mut self, _: &mut vt100::Screen, params: &[&[u8]]) {
-        let text = |parts: &[&[u8]]| parts.iter().map(|part| String::from_utf8_lossy(part).into_owned()).collect::<Vec<_>>().join(";");
+        let text = |parts: &[&[u8]]| {
+            parts.iter().map(|part| String::from_utf8_lossy(part).into_owned()).collect::<Vec<_>>().join(";")
+        };
         match params {
             [b"9", rest @ ..] => self.notice(TerminalNotice::Osc9(text(rest))),
             [b"777", b"notify", rest @ ..] => self.notice(TerminalNotice::Osc777(text(rest))),
@@ -167,7 +169,11 @@ mod tests {
         screen.process(b"a\x07b\x1b]9;turn complete\x07c\x1b]777;notify;Title;Body\x1b\\\x1b]2;t\x07");
         assert_eq!(
             screen.take_notices(),
-            [TerminalNotice::Bell, TerminalNotice::Osc9("turn complete".into()), TerminalNotice::Osc777("Title;Body".into())]
+            [
+                TerminalNotice::Bell,
+                TerminalNotice::Osc9("turn complete".into()),
+                TerminalNotice::Osc777("Title;Body".into())
+            ]
         );
         assert!(screen.take_notices().is_empty());
     }

@@ -118,7 +118,8 @@ impl TurnTracker {
             "notification" => {
                 let detail = notification_text(payload);
                 self.activity = activity::AWAITING_INPUT;
-                let event = if detail.to_lowercase().contains("permission") || detail.to_lowercase().contains("approv") {
+                let event = if detail.to_lowercase().contains("permission") || detail.to_lowercase().contains("approv")
+                {
                     Event::ApprovalRequested { offset, source: from.to_owned(), detail }
                 } else {
                     Event::AwaitingInput { offset, source: from.to_owned(), detail }
@@ -206,7 +207,8 @@ fn usage_from(payload: &str) -> Usage {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(payload) else { return Usage::unavailable() };
     let usage = value.get("usage");
     let tokens = |name: &str| usage.and_then(|usage| usage.get(name)).and_then(serde_json::Value::as_u64);
-    let cost = value.get("total_cost_usd").and_then(serde_json::Value::as_f64).map(|usd| (usd * 1_000_000.0).round() as u64);
+    let cost =
+        value.get("total_cost_usd").and_then(serde_json::Value::as_f64).map(|usd| (usd * 1_000_000.0).round() as u64);
     let (input_tokens, output_tokens) = (tokens("input_tokens"), tokens("output_tokens"));
     if input_tokens.is_none() && output_tokens.is_none() && cost.is_none() {
         return Usage::unavailable();
@@ -226,7 +228,9 @@ mod tests {
         assert!(matches!(started.event, Event::TurnStarted { offset: 10, ref source } if source == "input"));
         assert!(tracker.input_submitted(11).is_none(), "one turn at a time");
         let done = tracker.terminal_notice(&TerminalNotice::Osc9("done".into()), 50).unwrap();
-        assert!(matches!(done.event, Event::TurnCompleted { offset: 50, ref source, .. } if source == "terminal_notification"));
+        assert!(
+            matches!(done.event, Event::TurnCompleted { offset: 50, ref source, .. } if source == "terminal_notification")
+        );
         assert_eq!(tracker.activity(), activity::IDLE);
         assert_eq!(tracker.signals_from(1).len(), 1);
         assert_eq!(tracker.first_seq_at(20), 1);
@@ -250,15 +254,25 @@ mod tests {
     #[test]
     fn hook_payloads_tell_approval_from_waiting_and_carry_usage() {
         let mut tracker = TurnTracker::new(CompletionSignal::Hook);
-        let approval = tracker.reported("notification", r#"{"message":"Claude needs your permission to use Bash"}"#, 3).unwrap();
+        let approval =
+            tracker.reported("notification", r#"{"message":"Claude needs your permission to use Bash"}"#, 3).unwrap();
         assert!(matches!(approval.event, Event::ApprovalRequested { .. }));
         let waiting = tracker.reported("notification", r#"{"message":"Claude is waiting for your input"}"#, 4).unwrap();
         assert!(matches!(waiting.event, Event::AwaitingInput { .. }));
-        let done = tracker.reported("turn_completed", r#"{"usage":{"input_tokens":12,"output_tokens":34},"total_cost_usd":0.0021}"#, 9).unwrap();
+        let done = tracker
+            .reported(
+                "turn_completed",
+                r#"{"usage":{"input_tokens":12,"output_tokens":34},"total_cost_usd":0.0021}"#,
+                9,
+            )
+            .unwrap();
         match done.event {
             Event::TurnCompleted { usage, source, .. } => {
                 assert_eq!(source, "hook");
-                assert_eq!((usage.kind.as_str(), usage.input_tokens, usage.output_tokens, usage.cost_micro_usd), ("measured", Some(12), Some(34), Some(2100)));
+                assert_eq!(
+                    (usage.kind.as_str(), usage.input_tokens, usage.output_tokens, usage.cost_micro_usd),
+                    ("measured", Some(12), Some(34), Some(2100))
+                );
             }
             other => panic!("{other:?}"),
         }

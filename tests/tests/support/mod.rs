@@ -28,7 +28,11 @@ pub fn panehost_bin() -> PathBuf {
         Some(path) => PathBuf::from(path),
         None => {
             let path = bin_dir().join("panehost");
-            assert!(path.exists(), "{} is missing: build the workspace's binaries first (cargo build --workspace)", path.display());
+            assert!(
+                path.exists(),
+                "{} is missing: build the workspace's binaries first (cargo build --workspace)",
+                path.display()
+            );
             path
         }
     }
@@ -87,26 +91,26 @@ impl TestHost {
 }
 
 fn spawn_host(dir: &Path, socket: &Path, state_dir: &Path, home: &Path, extra_env: &[(&str, &str)]) -> Child {
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("host.log")).unwrap();
-        let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin_dir().display());
-        Command::new(panehost_bin())
-            .arg("--socket")
-            .arg(socket)
-            .arg("--state-dir")
-            .arg(state_dir)
-            .arg("host")
-            .env_clear()
-            .env("PATH", path)
-            .env("HOME", home)
-            .env("SHELL", "/bin/sh")
-            .env("LANG", "C.UTF-8")
-            .env("PANEHOST_LOG", "debug")
-            .envs(extra_env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap()
+    let log = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("host.log")).unwrap();
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin_dir().display());
+    Command::new(panehost_bin())
+        .arg("--socket")
+        .arg(socket)
+        .arg("--state-dir")
+        .arg(state_dir)
+        .arg("host")
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", home)
+        .env("SHELL", "/bin/sh")
+        .env("LANG", "C.UTF-8")
+        .env("PANEHOST_LOG", "debug")
+        .envs(extra_env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap()
 }
 
 impl TestHost {
@@ -340,12 +344,21 @@ impl Connection {
 
     /// Writes text as it is, without submitting a turn.
     pub fn type_raw(&mut self, pane: &panehost_ipc::PaneId, text: &str) {
-        self.ok(Request::Send(panehost_ipc::SendParams { pane: pane.clone(), text: text.into(), ..Default::default() }));
+        self.ok(Request::Send(panehost_ipc::SendParams {
+            pane: pane.clone(),
+            text: text.into(),
+            ..Default::default()
+        }));
     }
 
     /// Types a line into a pane (submitting it as a turn).
     pub fn type_line(&mut self, pane: &panehost_ipc::PaneId, line: &str) {
-        self.ok(Request::Send(panehost_ipc::SendParams { pane: pane.clone(), text: line.into(), enter: true, ..Default::default() }));
+        self.ok(Request::Send(panehost_ipc::SendParams {
+            pane: pane.clone(),
+            text: line.into(),
+            enter: true,
+            ..Default::default()
+        }));
     }
 }
 

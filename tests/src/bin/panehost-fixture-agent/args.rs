@@ -60,10 +60,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Action, UsageEr
     while let Some(arg) = args.next() {
         let (name, inline_value) = split_inline_value(&arg);
         let mut value = |name: &str| {
-            inline_value
-                .clone()
-                .or_else(|| args.next())
-                .ok_or_else(|| UsageError(format!("{name} needs a value")))
+            inline_value.clone().or_else(|| args.next()).ok_or_else(|| UsageError(format!("{name} needs a value")))
         };
         match name.as_str() {
             "--help" | "-h" => return Ok(Action::Help),
@@ -93,9 +90,7 @@ fn split_inline_value(arg: &OsStr) -> (String, Option<OsString>) {
         return (arg.to_string_lossy().into_owned(), None);
     };
     match text.split_once('=') {
-        Some((name, value)) if name.starts_with("--") => {
-            (name.to_owned(), Some(OsString::from(value)))
-        }
+        Some((name, value)) if name.starts_with("--") => (name.to_owned(), Some(OsString::from(value))),
         _ => (text.to_owned(), None),
     }
 }

@@ -63,10 +63,7 @@ mod tests {
     #[test]
     fn the_stream_is_numbered_lines_cut_off_at_the_end() {
         let stream = collect(50);
-        assert_eq!(
-            stream,
-            b"flood 00000001 abcdefghijklmnopqrstuvwxyz\nflood 00".as_slice()
-        );
+        assert_eq!(stream, b"flood 00000001 abcdefghijklmnopqrstuvwxyz\nflood 00".as_slice());
         let long = collect(100_000);
         let last_full_line = 100_000 / 42;
         let expected = format!("flood {last_full_line:08} {LETTERS}\n");

@@ -29,9 +29,7 @@ impl Input {
     /// Starts the reading thread.
     pub fn spawn() -> io::Result<Self> {
         let (sender, lines) = mpsc::channel();
-        thread::Builder::new()
-            .name("stdin".into())
-            .spawn(move || read_lines(sender))?;
+        thread::Builder::new().name("stdin".into()).spawn(move || read_lines(sender))?;
         Ok(Input { lines })
     }
 
@@ -65,10 +63,7 @@ fn read_lines(sender: Sender<String>) {
 /// A line as text: invalid UTF-8 replaced, the line end and any bracketed
 /// paste markers removed.
 fn decode_line(raw: &[u8]) -> String {
-    String::from_utf8_lossy(raw)
-        .trim_end_matches(['\n', '\r'])
-        .replace(PASTE_START, "")
-        .replace(PASTE_END, "")
+    String::from_utf8_lossy(raw).trim_end_matches(['\n', '\r']).replace(PASTE_START, "").replace(PASTE_END, "")
 }
 
 #[cfg(test)]

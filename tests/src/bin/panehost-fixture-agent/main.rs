@@ -38,7 +38,7 @@
 //! session: fx-0123456789abcdef
 //! prompt: <earlier prompt>                            (on resume: the stored
 //! answer: <earlier answer>                             conversation, in order)
-//! fixture> 
+//! fixture>
 //! ```
 //!
 //! # Input
@@ -58,7 +58,7 @@
 //! ...                 one `.` per full 100 ms of the delay (default 300 ms: 3 dots)
 //! \nanswer: <prompt with its characters in reverse order>\n
 //! ESC ] 9 ; turn complete BEL       (OSC 9 notification)
-//! fixture> 
+//! fixture>
 //! ```
 //!
 //! Before the notification the turn is appended to the store.
@@ -213,21 +213,12 @@ struct Greeting {
 }
 
 fn start(options: Options) -> Result<(Agent, Greeting), Fatal> {
-    let signals = Signals::install()
-        .map_err(|error| Fatal::failure(format!("error: cannot handle signals: {error}")))?;
+    let signals =
+        Signals::install().map_err(|error| Fatal::failure(format!("error: cannot handle signals: {error}")))?;
     let store = open_store(options.store)?;
     let (session, greeting) = choose_session(&store, options.start)?;
-    let input = Input::spawn()
-        .map_err(|error| Fatal::failure(format!("error: cannot read stdin: {error}")))?;
-    let agent = Agent {
-        out: Output::new(),
-        input,
-        signals,
-        store,
-        session,
-        delay: DEFAULT_DELAY,
-        exit_armed_at: None,
-    };
+    let input = Input::spawn().map_err(|error| Fatal::failure(format!("error: cannot read stdin: {error}")))?;
+    let agent = Agent { out: Output::new(), input, signals, store, session, delay: DEFAULT_DELAY, exit_armed_at: None };
     Ok((agent, greeting))
 }
 
@@ -239,9 +230,8 @@ fn open_store(dir: Option<PathBuf>) -> Result<Store, Fatal> {
             .map(|home| PathBuf::from(home).join(DEFAULT_STORE_DIR))
             .ok_or_else(|| Fatal::usage("error: HOME is not set; give --store DIR"))?,
     };
-    Store::open(dir.clone()).map_err(|error| {
-        Fatal::failure(format!("error: cannot open session store {}: {error}", dir.display()))
-    })
+    Store::open(dir.clone())
+        .map_err(|error| Fatal::failure(format!("error: cannot open session store {}: {error}", dir.display())))
 }
 
 fn choose_session(store: &Store, start: Start) -> Result<(SessionId, Greeting), Fatal> {
@@ -266,9 +256,7 @@ fn choose_session(store: &Store, start: Start) -> Result<(SessionId, Greeting), 
 }
 
 fn new_session(store: &Store) -> Result<SessionId, Fatal> {
-    store
-        .create_session()
-        .map_err(|error| Fatal::failure(format!("error: cannot create a session: {error}")))
+    store.create_session().map_err(|error| Fatal::failure(format!("error: cannot create a session: {error}")))
 }
 
 fn resume_session(store: &Store, id: SessionId) -> (SessionId, Greeting) {
@@ -365,9 +353,7 @@ impl Agent {
     /// The first Ctrl-C at the prompt warns; a second within the window exits.
     fn interrupt_at_prompt(&mut self) -> Result<(), Stop> {
         let now = Instant::now();
-        let confirmed = self
-            .exit_armed_at
-            .is_some_and(|armed_at| now.duration_since(armed_at) <= EXIT_CONFIRM_WINDOW);
+        let confirmed = self.exit_armed_at.is_some_and(|armed_at| now.duration_since(armed_at) <= EXIT_CONFIRM_WINDOW);
         if confirmed {
             self.out.text("\n")?;
             return Err(Stop::Exit(EXIT_INTERRUPTED));

@@ -28,8 +28,7 @@ impl SessionId {
     /// Accepts exactly `^fx-[0-9a-f]{16}$`.
     pub fn parse(text: &str) -> Option<Self> {
         let hex = text.strip_prefix(ID_PREFIX)?;
-        let well_formed = hex.len() == ID_HEX_DIGITS
-            && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        let well_formed = hex.len() == ID_HEX_DIGITS && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
         well_formed.then(|| SessionId(text.to_owned()))
     }
 
@@ -141,8 +140,8 @@ impl Store {
     /// Points `latest` at `id`, atomically: write a temporary file, then rename it.
     pub fn mark_latest(&self, id: &SessionId) -> io::Result<()> {
         let temporary = self.dir.join(format!(".{LATEST_FILE}.{}.tmp", std::process::id()));
-        let written = fs::write(&temporary, format!("{id}\n"))
-            .and_then(|()| fs::rename(&temporary, self.dir.join(LATEST_FILE)));
+        let written =
+            fs::write(&temporary, format!("{id}\n")).and_then(|()| fs::rename(&temporary, self.dir.join(LATEST_FILE)));
         if written.is_err() {
             // Best effort: the temporary file may not even exist.
             let _ = fs::remove_file(&temporary);
@@ -167,11 +166,7 @@ impl Store {
             }
             match std::str::from_utf8(line).ok().and_then(Entry::parse) {
                 Some(entry) => entries.push(entry),
-                None => report(&format!(
-                    "warning: {} line {}: malformed record skipped",
-                    path.display(),
-                    index + 1
-                )),
+                None => report(&format!("warning: {} line {}: malformed record skipped", path.display(), index + 1)),
             }
         }
         entries
@@ -180,11 +175,7 @@ impl Store {
     /// Appends one turn to the session's log (in a single write) and marks the session latest.
     pub fn append_turn(&self, id: &SessionId, prompt: &str, answer: &str) -> io::Result<()> {
         let record = format!("{}\n{}\n", Entry::Prompt(prompt.into()), Entry::Answer(answer.into()));
-        OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(self.log_path(id))?
-            .write_all(record.as_bytes())?;
+        OpenOptions::new().append(true).create(true).open(self.log_path(id))?.write_all(record.as_bytes())?;
         self.mark_latest(id)
     }
 
@@ -235,10 +226,7 @@ mod tests {
             .unwrap()
             .write_all(b"garbage\n\xff\xfe\n")
             .unwrap();
-        assert_eq!(
-            store.history(&id),
-            vec![Entry::Prompt("hello".into()), Entry::Answer("olleh".into())]
-        );
+        assert_eq!(store.history(&id), vec![Entry::Prompt("hello".into()), Entry::Answer("olleh".into())]);
         fs::write(dir.join(LATEST_FILE), "fx-nothex\n").unwrap();
         assert_eq!(store.latest(), None);
         fs::remove_dir_all(&dir).unwrap();

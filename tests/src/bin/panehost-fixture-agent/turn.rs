@@ -27,10 +27,7 @@ impl Agent {
                 let answer = reversed(prompt);
                 self.out.text(&format!("\nanswer: {answer}\n"))?;
                 if let Err(error) = self.store.append_turn(&self.session, prompt, &answer) {
-                    report(&format!(
-                        "warning: cannot save the turn in {}: {error}",
-                        self.store.dir().display()
-                    ));
+                    report(&format!("warning: cannot save the turn in {}: {error}", self.store.dir().display()));
                 }
                 self.out.text(sequence::TURN_COMPLETE)?;
             }

@@ -101,7 +101,8 @@ impl Endpoint {
             let Some(rest) = line.strip_prefix('#') else { continue };
             let Some((number, text)) = rest.split_once(' ') else { continue };
             let Ok(number) = number.parse::<u64>() else { continue };
-            let request = requests.entry(number).or_insert_with(|| LoggedRequest { number, ..LoggedRequest::default() });
+            let request =
+                requests.entry(number).or_insert_with(|| LoggedRequest { number, ..LoggedRequest::default() });
             if text.starts_with("prompt ") {
                 if let Some(arrow) = text.rfind(" -> ") {
                     request.prompt = Some(text["prompt ".len()..arrow].to_owned());

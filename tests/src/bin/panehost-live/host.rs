@@ -30,7 +30,13 @@ pub struct Host {
 impl Host {
     /// Copies the host's binaries from `bin_dir` into `dir/bin`, starts the
     /// host there, and waits until it accepts connections.
-    pub fn start(bin_dir: &Path, dir: &Path, home: &Path, path: &str, variables: &[(String, String)]) -> Result<Host, String> {
+    pub fn start(
+        bin_dir: &Path,
+        dir: &Path,
+        home: &Path,
+        path: &str,
+        variables: &[(String, String)],
+    ) -> Result<Host, String> {
         let own_bin = dir.join("bin");
         std::fs::create_dir_all(&own_bin).map_err(|e| format!("cannot create {}: {e}", own_bin.display()))?;
         for name in HOST_BINARIES {
@@ -87,7 +93,8 @@ impl Host {
 
     /// A new connection (bincode, as a Rust API server would use).
     pub async fn connect(&self) -> Result<Client, String> {
-        let options = ClientOptions { request_timeout: Some(Duration::from_secs(120)), ..ClientOptions::named("panehost-live") };
+        let options =
+            ClientOptions { request_timeout: Some(Duration::from_secs(120)), ..ClientOptions::named("panehost-live") };
         Client::connect(&self.socket, &options).await.map_err(|e| e.to_string())
     }
 

@@ -31,7 +31,8 @@ pub struct Installed {
 /// Reads the pin of `runtime` from the evidence record.
 pub fn pin(repo: &Path, runtime: &str) -> Result<Pin, String> {
     let path = repo.join("adapters/evidence").join(format!("{runtime}.json"));
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read the pin in adapters/evidence/{runtime}.json: {e}"))?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read the pin in adapters/evidence/{runtime}.json: {e}"))?;
     let doc: Value = serde_json::from_str(&text).map_err(|e| format!("adapters/evidence/{runtime}.json: {e}"))?;
     let field = |name: &str| {
         doc[name].as_str().map(str::to_owned).ok_or(format!("adapters/evidence/{runtime}.json has no {name:?}"))
@@ -88,7 +89,13 @@ pub fn ensure(repo: &Path, cache: &Path, runtime: &str) -> (Option<Installed>, O
         }
     }
     if !bin_dir.join(&pin.executable).exists() {
-        return (None, Outcome::fail(format!("{spec} is installed but <cache>/{runtime}/node_modules/.bin/{} is missing", pin.executable)));
+        return (
+            None,
+            Outcome::fail(format!(
+                "{spec} is installed but <cache>/{runtime}/node_modules/.bin/{} is missing",
+                pin.executable
+            )),
+        );
     }
     let how = if already { "already in the cache" } else { "installed with npm install --prefix <cache>/<runtime>" };
     (Some(Installed { bin_dir }), Outcome::pass(format!("{spec}: {how}")))

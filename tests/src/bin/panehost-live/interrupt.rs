@@ -67,7 +67,8 @@ async fn stream_end(ctx: &Ctx<'_>, mark: u64) -> (bool, String) {
 
 /// The host's report, for people.
 pub fn report_text(report: &InterruptReport) -> String {
-    let steps: Vec<String> = report.steps.iter().map(|s| format!("{} {} @{} ms", s.action, s.detail, s.at_ms)).collect();
+    let steps: Vec<String> =
+        report.steps.iter().map(|s| format!("{} {} @{} ms", s.action, s.detail, s.at_ms)).collect();
     format!("outcome {} [{}]", report.outcome, steps.join("; "))
 }
 

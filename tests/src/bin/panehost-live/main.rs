@@ -184,7 +184,8 @@ fn live(options: &Options) -> Result<(), String> {
     let work = home.join("work");
     std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
     let mut endpoint = Endpoint::start(&endpoint_bin, &scratch.dir.join("endpoint.log"))?;
-    profiles::write_configs(&home, &work, endpoint.port).map_err(|e| format!("cannot write the CLIs' configuration: {e}"))?;
+    profiles::write_configs(&home, &work, endpoint.port)
+        .map_err(|e| format!("cannot write the CLIs' configuration: {e}"))?;
     let path = host_path(&bin_dirs);
     let mut host = Host::start(&options.bin_dir, &scratch.dir, &home, &path, &profiles::host_variables(endpoint.port))?;
     eprintln!("[live] fixture on port {} (pid {}), host pid {}", endpoint.port, endpoint.pid(), host.pid());
@@ -212,17 +213,24 @@ fn live(options: &Options) -> Result<(), String> {
             let client = match host.connect().await {
                 Ok(client) => client,
                 Err(error) => {
-                    let steps = vec![install, StepRecord {
-                        name: "detect".into(),
-                        result: record::FAIL.into(),
-                        detail: format!("cannot connect to the host: {error}"),
-                        ms: 0,
-                    }];
+                    let steps = vec![
+                        install,
+                        StepRecord {
+                            name: "detect".into(),
+                            result: record::FAIL.into(),
+                            detail: format!("cannot connect to the host: {error}"),
+                            ms: 0,
+                        },
+                    ];
                     return run::record(id, &run::State::default(), "", steps);
                 }
             };
             let host_version = client.welcome().host.clone();
-            let ctx = run::Ctx { client, host: &host, endpoint: &endpoint, descriptor,
+            let ctx = run::Ctx {
+                client,
+                host: &host,
+                endpoint: &endpoint,
+                descriptor,
                 profile,
                 home: home.clone(),
                 work: work.clone(),
@@ -244,7 +252,11 @@ fn live(options: &Options) -> Result<(), String> {
     let left = procs::with_home(&home, &[]);
     if !left.is_empty() {
         eprintln!("[live] still running after the host stopped, ended by pid: {}", procs::list(&left));
-        tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?.block_on(procs::end(&left));
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?
+            .block_on(procs::end(&left));
     }
     print_summary(&summary);
     Ok(())
@@ -268,7 +280,12 @@ fn host_path(bin_dirs: &[PathBuf]) -> String {
 
 fn step_record(name: &str, outcome: Outcome, started: std::time::Instant) -> StepRecord {
     eprintln!("[live] {name}: {} {}", outcome.result, outcome.detail);
-    StepRecord { name: name.into(), result: outcome.result.into(), detail: outcome.detail, ms: started.elapsed().as_millis() as u64 }
+    StepRecord {
+        name: name.into(),
+        result: outcome.result.into(),
+        detail: outcome.detail,
+        ms: started.elapsed().as_millis() as u64,
+    }
 }
 
 fn sanitize(mut record: Record, sanitizer: &Sanitizer) -> Record {
@@ -279,7 +296,8 @@ fn sanitize(mut record: Record, sanitizer: &Sanitizer) -> Record {
 }
 
 fn print_summary(records: &[Record]) {
-    let names: Vec<&str> = records.first().map(|r| r.steps.iter().map(|s| s.name.as_str()).collect()).unwrap_or_default();
+    let names: Vec<&str> =
+        records.first().map(|r| r.steps.iter().map(|s| s.name.as_str()).collect()).unwrap_or_default();
     let mut header = format!("{:<10}{:<10}", "runtime", "version");
     for name in &names {
         header.push_str(&format!("{:<18}", name));

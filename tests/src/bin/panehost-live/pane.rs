@@ -107,10 +107,18 @@ pub async fn wait_for(client: &Client, pane: &PaneId, needle: &str, limit: Durat
             return Ok(text);
         }
         if !running(&summary) {
-            return Err(format!("the CLI {} before {needle:?} appeared; its screen: {}", state_text(&summary), tail(&text, 8)));
+            return Err(format!(
+                "the CLI {} before {needle:?} appeared; its screen: {}",
+                state_text(&summary),
+                tail(&text, 8)
+            ));
         }
         if started.elapsed() > limit {
-            return Err(format!("{needle:?} did not appear within {} s; the screen: {}", limit.as_secs(), tail(&text, 10)));
+            return Err(format!(
+                "{needle:?} did not appear within {} s; the screen: {}",
+                limit.as_secs(),
+                tail(&text, 10)
+            ));
         }
         pause(250).await;
     }
@@ -129,7 +137,10 @@ pub async fn output(client: &Client, pane: &PaneId, from: u64, until: u64) -> Re
         match tokio::time::timeout(Duration::from_secs(10), stream.next()).await {
             Ok(Some(Event::Output { offset, data })) => {
                 if offset != from + bytes.len() as u64 {
-                    return Err(format!("events from {from}: output at {offset}, expected {}", from + bytes.len() as u64));
+                    return Err(format!(
+                        "events from {from}: output at {offset}, expected {}",
+                        from + bytes.len() as u64
+                    ));
                 }
                 bytes.extend_from_slice(data.as_slice());
             }

@@ -60,7 +60,8 @@ pub fn with_home(home: &Path, except: &[u32]) -> Vec<Proc> {
         .into_iter()
         .filter(|pid| *pid != own && !except.contains(pid))
         .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == wanted.as_slice()))
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == wanted.as_slice()))
         })
         .filter(|pid| alive(*pid))
         .map(|pid| Proc { pid, name: name(pid) })

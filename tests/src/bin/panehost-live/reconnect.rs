@@ -119,7 +119,9 @@ async fn follow_through_a_cut(ctx: &Ctx<'_>, pane: &PaneId) -> Result<String, St
     let outcome = async {
         let slow = start_slow(ctx, "reconnect", pane).await?;
         if !slow.visible {
-            return Err("the answer to SLOW never showed on the screen, so the cut could not land mid-answer".to_owned());
+            return Err(
+                "the answer to SLOW never showed on the screen, so the cut could not land mid-answer".to_owned()
+            );
         }
         let mut notes = Vec::new();
         if !slow.note.is_empty() {
@@ -162,7 +164,9 @@ async fn follow_through_a_cut(ctx: &Ctx<'_>, pane: &PaneId) -> Result<String, St
     for (at, start) in starts.iter().skip(1) {
         match start {
             StreamStart::Replay { from: start } if start == at => {}
-            other => problems.push(format!("after handing on {at} bytes' offset the follower restarted with {other:?}")),
+            other => {
+                problems.push(format!("after handing on {at} bytes' offset the follower restarted with {other:?}"))
+            }
         }
     }
     let after_cut = received.len() as u64 - (cut_at - from).min(received.len() as u64);
@@ -196,7 +200,9 @@ async fn follow_through_a_cut(ctx: &Ctx<'_>, pane: &PaneId) -> Result<String, St
 fn start_name(start: &StreamStart) -> String {
     match start {
         StreamStart::Replay { from } => format!("replay from {from}"),
-        StreamStart::Snapshot { snapshot, skipped_from } => format!("snapshot at {} (skipped from {skipped_from:?})", snapshot.offset),
+        StreamStart::Snapshot { snapshot, skipped_from } => {
+            format!("snapshot at {} (skipped from {skipped_from:?})", snapshot.offset)
+        }
         StreamStart::GenerationChanged { previous, snapshot } => {
             format!("generation changed from {previous} (snapshot at {})", snapshot.offset)
         }

@@ -81,7 +81,8 @@ pub fn read_all(dir: &Path) -> Result<Vec<Record>, String> {
             continue;
         }
         let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let record: Record = serde_json::from_str(&text).map_err(|e| format!("{} is not a live record: {e}", path.display()))?;
+        let record: Record =
+            serde_json::from_str(&text).map_err(|e| format!("{} is not a live record: {e}", path.display()))?;
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
         if record.runtime != stem {
             return Err(format!("{} holds the record of {:?}", path.display(), record.runtime));

@@ -23,7 +23,9 @@ pub async fn reference(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
     if ctx.descriptor.resume_form(ResumeMode::Reference).is_none() {
         return refusal(ctx, ResumeRequest::Reference(ANY_REFERENCE.into()), "an exact session").await;
     }
-    let Some(since) = state.started_at else { return Outcome::fail("no session to resume: the first pane never started") };
+    let Some(since) = state.started_at else {
+        return Outcome::fail("no session to resume: the first pane never started");
+    };
     // Found right after the first answer; else looked for now.
     let found = match state.session.take() {
         Some(Ok(found)) => Ok(found),
@@ -52,7 +54,9 @@ async fn refusal(ctx: &Ctx<'_>, request: ResumeRequest, what: &str) -> Outcome {
             Some(code) if ctx.descriptor.limitations.contains(code) => {
                 Outcome::not_applicable(format!("declared {code}: start resuming {what} was refused with {error}"))
             }
-            _ => Outcome::fail(format!("start resuming {what} was refused with {error}, naming no limitation the adapter declares")),
+            _ => Outcome::fail(format!(
+                "start resuming {what} was refused with {error}, naming no limitation the adapter declares"
+            )),
         },
         Err(error) => Outcome::fail(format!("start resuming {what}: {error}")),
         Ok(summary) => {
@@ -81,7 +85,9 @@ async fn resume_and_check(ctx: &Ctx<'_>, request: ResumeRequest, what: &str) -> 
                     Ok(bytes) if String::from_utf8_lossy(&bytes).contains("PONG") => {
                         Ok("PONG in the pane's output (no longer on the visible screen)".to_owned())
                     }
-                    Ok(_) => Err(format!("no PONG on the screen or in the output; the screen ends: {}", tail(&screen, 8))),
+                    Ok(_) => {
+                        Err(format!("no PONG on the screen or in the output; the screen ends: {}", tail(&screen, 8)))
+                    }
                     Err(error) => Err(format!("no PONG on the screen ({}), and {error}", tail(&screen, 8))),
                 }
             }

@@ -6,11 +6,11 @@ use crate::host::Host;
 use crate::outcome::{skipped, timed, Outcome};
 use crate::profiles::Profile;
 use crate::record::{Record, StepRecord, PASS};
+use crate::submit::How;
 use crate::{close, detect, interrupt, procs, reconnect, resume, send, start};
 use panehost_adapters::descriptor::Descriptor;
 use panehost_client::Client;
 use panehost_ipc::{PaneSummary, RuntimeInfo, TurnReport};
-use crate::submit::How;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
@@ -89,7 +89,9 @@ pub async fn run(ctx: &Ctx<'_>, install: StepRecord) -> (Vec<StepRecord>, State)
 
     step!("detect", STEP_LIMIT, detect::run(ctx, &mut state));
     if steps.last().is_some_and(|s| s.result != PASS) && state.info.as_ref().is_none_or(|info| !info.available) {
-        for name in ["start", "send", "completion", "interrupt", "close", "resume_reference", "resume_latest", "reconnect"] {
+        for name in
+            ["start", "send", "completion", "interrupt", "close", "resume_reference", "resume_latest", "reconnect"]
+        {
             steps.push(skipped(name, "the host did not find the CLI"));
         }
     } else {
@@ -131,7 +133,8 @@ fn amend_send(ctx: &Ctx<'_>, steps: &mut [StepRecord]) {
     if send.result != PASS || helped.is_empty() {
         return;
     }
-    let later: Vec<String> = helped.iter().map(|s| format!("{} in the {} step: {}", s.word, s.step, s.detail)).collect();
+    let later: Vec<String> =
+        helped.iter().map(|s| format!("{} in the {} step: {}", s.word, s.step, s.detail)).collect();
     send.result = crate::record::FAIL.to_owned();
     send.detail = format!(
         "{}; but of the host's {} submissions in this run, {} did not reach the model by themselves: {}",
@@ -199,7 +202,8 @@ pub fn dotted_version(text: &str) -> Option<String> {
 
 /// Today, UTC, as `YYYY-MM-DD`.
 pub fn today() -> String {
-    let days = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs() / 86_400).unwrap_or(0) as i64;
+    let days =
+        SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs() / 86_400).unwrap_or(0) as i64;
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
     let z = days + 719_468;
     let era = z.div_euclid(146_097);

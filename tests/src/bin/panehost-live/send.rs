@@ -11,8 +11,8 @@ use crate::outcome::Outcome;
 use crate::pane::{self, tail};
 use crate::run::{Ctx, State};
 use crate::sessions;
-use panehost_adapters::descriptor::ResumeMode;
 use crate::submit::{self, How};
+use panehost_adapters::descriptor::ResumeMode;
 use panehost_client::ClientError;
 use panehost_ipc::{limitation, Event, PaneId};
 use std::time::Duration;
@@ -51,7 +51,8 @@ pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
         }
         (submit::confirm(ctx, "send", &pane.id, "PING", mark, "send with enter").await, None)
     };
-    let requests: Vec<String> = ctx.endpoint.matching_since(mark, "PING").iter().map(|r| format!("#{}", r.number)).collect();
+    let requests: Vec<String> =
+        ctx.endpoint.matching_since(mark, "PING").iter().map(|r| format!("#{}", r.number)).collect();
     let pong = pane::wait_for(&ctx.client, &pane.id, "PONG", PONG_WAIT).await;
     if ctx.descriptor.resume_form(ResumeMode::Reference).is_some() {
         if let Some(since) = state.started_at {
@@ -72,9 +73,10 @@ pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
             requests.join(", "),
             lines_with(&screen, "PONG")
         )),
-        (How::Host, Err(error)) => {
-            Outcome::fail(format!("{via}: PING reached the model (requests {}), but {error}{asked_text}", requests.join(", ")))
-        }
+        (How::Host, Err(error)) => Outcome::fail(format!(
+            "{via}: PING reached the model (requests {}), but {error}{asked_text}",
+            requests.join(", ")
+        )),
         (_, Ok(screen)) => Outcome::fail(format!(
             "{}; then PONG on the screen: {}{asked_text}",
             submission.detail,
@@ -129,7 +131,10 @@ pub async fn completion(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
         };
     }
     if pane.completion != "unobserved" {
-        return Outcome::fail(format!("the pane's completion is {:?}, which the runner does not know", pane.completion));
+        return Outcome::fail(format!(
+            "the pane's completion is {:?}, which the runner does not know",
+            pane.completion
+        ));
     }
     if declared != "unobserved" {
         return Outcome::fail(format!(
@@ -138,14 +143,17 @@ pub async fn completion(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
     }
     match ctx.client.ask(&pane.id, "PING", Some(Duration::from_secs(5))).await {
         Err(ClientError::Host(error))
-            if error.code == "OPERATION_UNSUPPORTED" && error.limitation.as_deref() == Some(limitation::COMPLETION_UNOBSERVED) =>
+            if error.code == "OPERATION_UNSUPPORTED"
+                && error.limitation.as_deref() == Some(limitation::COMPLETION_UNOBSERVED) =>
         {
             Outcome::not_applicable(format!(
                 "declared {}: ask was refused with {error}, and nothing was written",
                 limitation::COMPLETION_UNOBSERVED
             ))
         }
-        Err(error) => Outcome::fail(format!("ask was expected to be refused with COMPLETION_UNOBSERVED; it failed with {error}")),
+        Err(error) => {
+            Outcome::fail(format!("ask was expected to be refused with COMPLETION_UNOBSERVED; it failed with {error}"))
+        }
         Ok(report) => Outcome::fail(format!(
             "ask was expected to be refused with COMPLETION_UNOBSERVED; it answered (source {})",
             report.source

@@ -47,7 +47,10 @@ fn walk(dir: &Path) -> Vec<(PathBuf, SystemTime, bool)> {
 fn is_uuid(text: &str) -> bool {
     let groups: Vec<&str> = text.split('-').collect();
     groups.len() == 5
-        && groups.iter().zip([8, 4, 4, 4, 12]).all(|(g, n)| g.len() == n && g.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()))
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, n)| g.len() == n && g.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()))
 }
 
 fn name(path: &Path) -> &str {
@@ -57,7 +60,11 @@ fn name(path: &Path) -> &str {
 /// The newest of `candidates` (reference, path, time) written since `since`.
 fn newest(candidates: Vec<(String, PathBuf, SystemTime)>, since: SystemTime) -> Option<(String, PathBuf)> {
     let since = since.checked_sub(Duration::from_secs(2)).unwrap_or(since);
-    candidates.into_iter().filter(|(_, _, time)| *time >= since).max_by_key(|(_, _, time)| *time).map(|(r, p, _)| (r, p))
+    candidates
+        .into_iter()
+        .filter(|(_, _, time)| *time >= since)
+        .max_by_key(|(_, _, time)| *time)
+        .map(|(r, p, _)| (r, p))
 }
 
 /// Finds the session `descriptor`'s CLI recorded in `home` since `since`.
@@ -128,7 +135,8 @@ pub fn find(descriptor: &Descriptor, home: &Path, since: SystemTime) -> Result<F
                 .filter_map(|(path, time, _)| {
                     let text = std::fs::read_to_string(&path).ok()?;
                     let last = text.match_indices("ses_").filter_map(|(at, _)| {
-                        let id: String = text[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                        let id: String =
+                            text[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
                         (id.len() > 4).then_some(id)
                     });
                     Some((last.last()?, path, time))

@@ -9,15 +9,17 @@ use std::time::{Duration, SystemTime};
 pub const SETTLE: Duration = Duration::from_secs(50);
 
 pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
-    let missing: Vec<&str> =
-        ctx.profile.variables.iter().copied().filter(|name| !ctx.descriptor.reads_environment.iter().any(|n| n == name)).collect();
+    let missing: Vec<&str> = ctx
+        .profile
+        .variables
+        .iter()
+        .copied()
+        .filter(|name| !ctx.descriptor.reads_environment.iter().any(|n| n == name))
+        .collect();
     let environment = if missing.is_empty() {
         String::new()
     } else {
-        format!(
-            "; not passed to the pane (absent from the descriptor's reads_environment): {}",
-            missing.join(", ")
-        )
+        format!("; not passed to the pane (absent from the descriptor's reads_environment): {}", missing.join(", "))
     };
     state.started_at = Some(SystemTime::now());
     let summary = match pane::start(ctx, None).await {
@@ -47,8 +49,11 @@ pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
 fn argv(pid: u32) -> String {
     match std::fs::read(format!("/proc/{pid}/cmdline")) {
         Ok(bytes) => {
-            let args: Vec<String> =
-                bytes.split(|b| *b == 0).filter(|a| !a.is_empty()).map(|a| format!("{:?}", String::from_utf8_lossy(a))).collect();
+            let args: Vec<String> = bytes
+                .split(|b| *b == 0)
+                .filter(|a| !a.is_empty())
+                .map(|a| format!("{:?}", String::from_utf8_lossy(a)))
+                .collect();
             format!("[{}]", args.join(" "))
         }
         Err(error) => format!("unreadable: {error}"),

@@ -72,7 +72,14 @@ fn received(ctx: &Ctx<'_>, mark: u64, word: &str) -> String {
 /// After the host wrote `word` and Enter (by `how_sent`), confirms that it
 /// reached the model; if it did not, presses Enter again, or types it
 /// again, and says which worked.
-pub async fn confirm(ctx: &Ctx<'_>, step: &'static str, pane: &PaneId, word: &str, mark: u64, how_sent: &str) -> Submission {
+pub async fn confirm(
+    ctx: &Ctx<'_>,
+    step: &'static str,
+    pane: &PaneId,
+    word: &str,
+    mark: u64,
+    how_sent: &str,
+) -> Submission {
     let submission = get_through(ctx, pane, word, mark, how_sent).await;
     ctx.submissions.lock().unwrap_or_else(|p| p.into_inner()).push(Submitted {
         step,
@@ -88,12 +95,18 @@ async fn get_through(ctx: &Ctx<'_>, pane: &PaneId, word: &str, mark: u64, how_se
         return Submission { how: How::Host, detail: String::new() };
     }
     let screen = look(&ctx.client, pane).await.map(|(_, text)| text).unwrap_or_default();
-    let mut detail = format!("{how_sent} wrote {word:?} and Enter, but no request for it reached the model within {} s", REACH.as_secs());
+    let mut detail = format!(
+        "{how_sent} wrote {word:?} and Enter, but no request for it reached the model within {} s",
+        REACH.as_secs()
+    );
     if screen.contains(word) {
         let lines: Vec<&str> = screen.lines().map(str::trim).filter(|l| l.contains(word)).collect();
         detail.push_str(&format!("; the screen still showed it, unsent: {:?}", lines.join(" / ")));
         if type_raw(ctx, pane, "\r").await.is_ok() && reached(ctx, mark, word, REACH).await {
-            detail.push_str(&format!("; a second Enter (a lone \\r written afterwards) sent it{}", received(ctx, mark, word)));
+            detail.push_str(&format!(
+                "; a second Enter (a lone \\r written afterwards) sent it{}",
+                received(ctx, mark, word)
+            ));
             return Submission { how: How::SecondEnter, detail };
         }
         detail.push_str("; a second Enter did not send it either");
