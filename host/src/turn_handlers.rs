@@ -229,19 +229,12 @@ pub async fn handle_interrupt(host: &HostState, id: &PaneId, terminate: bool) ->
     let presses = if pane.interrupt_presses() > 1 { format!(" x{}", pane.interrupt_presses()) } else { String::new() };
     step("keys", format!("{}{presses}", keys.escape_ascii()), &mut steps);
 
-    match confirm(&pane, first_seq, INTERRUPT_CONFIRM_WAIT.max(HEURISTIC_QUIET + Duration::from_millis(500)), was_busy)
-        .await
+    let first_wait = INTERRUPT_CONFIRM_WAIT.max(HEURISTIC_QUIET + Duration::from_millis(500));
+    let confirmation = confirm(&pane, first_seq, first_wait, was_busy).await;
+    if let Some(outcome) =
+        conclude(&pane, confirmation, "turn_cancelled", &mut |action, detail| step(action, detail, &mut steps))
     {
-        Confirmation::Exited => {
-            step("observed", "the process exited".into(), &mut steps);
-            return report("process_ended", steps);
-        }
-        Confirmation::TurnEnded(how) => {
-            step("observed", how, &mut steps);
-            pane.turn_interrupted();
-            return report("turn_cancelled", steps);
-        }
-        Confirmation::None => {}
+        return report(outcome, steps);
     }
     // Escalating to signals is only safe when the host knows a turn is
     // running: many CLIs exit on a second Ctrl-C at an idle prompt.
@@ -259,21 +252,38 @@ pub async fn handle_interrupt(host: &HostState, id: &PaneId, terminate: bool) ->
         }
         let target = pane.signal_foreground(signal);
         step(action, target, &mut steps);
-        match confirm(&pane, first_seq, INTERRUPT_CONFIRM_WAIT, was_busy).await {
-            Confirmation::Exited => {
-                step("observed", "the process exited".into(), &mut steps);
-                return report("process_ended", steps);
-            }
-            Confirmation::TurnEnded(how) => {
-                step("observed", how, &mut steps);
-                pane.turn_interrupted();
-                return report("process_interrupted", steps);
-            }
-            Confirmation::None => {}
+        let confirmation = confirm(&pane, first_seq, INTERRUPT_CONFIRM_WAIT, was_busy).await;
+        if let Some(outcome) =
+            conclude(&pane, confirmation, "process_interrupted", &mut |action, detail| step(action, detail, &mut steps))
+        {
+            return report(outcome, steps);
         }
     }
     step("observed", "nothing confirms the stop".into(), &mut steps);
     report("unconfirmed", steps)
+}
+
+/// The outcome a confirmation settles, recording what was observed: the
+/// process exiting, or the turn ending (then `stopped` names the outcome);
+/// `None` when nothing confirmed the stop yet.
+fn conclude(
+    pane: &Pane,
+    confirmation: Confirmation,
+    stopped: &'static str,
+    step: &mut dyn FnMut(&str, String),
+) -> Option<&'static str> {
+    match confirmation {
+        Confirmation::Exited => {
+            step("observed", "the process exited".into());
+            Some("process_ended")
+        }
+        Confirmation::TurnEnded(how) => {
+            step("observed", how);
+            pane.turn_interrupted();
+            Some(stopped)
+        }
+        Confirmation::None => None,
+    }
 }
 
 /// What confirmed a stop.
