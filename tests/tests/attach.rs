@@ -12,6 +12,7 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+use support::command::*;
 use support::*;
 
 /// The byte the default detach key, Ctrl-\, sends.
@@ -209,21 +210,6 @@ fn list(conn: &mut Connection) -> Vec<PaneSummary> {
     match conn.ok(Request::List {}) {
         Response::Panes { panes } => panes,
         other => panic!("unexpected {other:?}"),
-    }
-}
-
-/// Polls `probe` until it yields a value, failing after [`WAIT`] with the
-/// last thing it reported.
-fn wait_for<T>(what: &str, mut probe: impl FnMut() -> Result<T, String>) -> T {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        match probe() {
-            Ok(value) => return value,
-            Err(last) => {
-                assert!(Instant::now() < deadline, "timed out after {WAIT:?} waiting for {what}; last seen: {last}")
-            }
-        }
-        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

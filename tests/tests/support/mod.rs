@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod command;
+
 use panehost_ipc::{
     decode, encode, Encoding, ErrorBody, Event, HandshakeReply, Hello, Request, RequestFrame, Response, ServerMessage,
     PROTOCOL_VERSION,

@@ -1,0 +1,295 @@
+//! The `panehost` command's long-running modes, end to end: `control` (the
+//! JSON-lines bridge) and a client command starting a host on demand.
+
+mod support;
+
+use panehost_ipc::Encoding;
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use support::command::*;
+use support::*;
+
+// ---------------------------------------------------------------------------
+// 1. control: the JSON-lines bridge
+// ---------------------------------------------------------------------------
+
+/// A running `panehost control` with its standard input and output.
+struct Control {
+    guard: ChildGuard,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Control {
+    fn spawn(cli: &Cli) -> Control {
+        let mut command = cli.command(&["control"]);
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        let mut guard = ChildGuard(Some(command.spawn().unwrap()));
+        let stdin = guard.child().stdin.take();
+        let stdout = guard.child().stdout.take().unwrap();
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if sender.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Control { guard, stdin, lines }
+    }
+
+    fn write_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line, parsed; None when standard output has closed.
+    fn next_line(&self) -> Option<Value> {
+        match self.lines.recv_timeout(WAIT) {
+            Ok(line) => {
+                Some(serde_json::from_str(&line).unwrap_or_else(|error| panic!("not JSON ({error}): {line:?}")))
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => None,
+            Err(mpsc::RecvTimeoutError::Timeout) => panic!("control printed nothing within {WAIT:?}"),
+        }
+    }
+
+    /// Writes a request line and returns the line that answers it.
+    fn call(&mut self, line: &str) -> Value {
+        self.write_line(line);
+        self.next_line().expect("an answer before the end of output")
+    }
+}
+
+/// The answer's kind (`response` or `error`), its id, and its inner body.
+fn answer(line: &Value) -> (&str, &Value, &Value) {
+    let object = line.as_object().unwrap_or_else(|| panic!("not an object: {line}"));
+    assert_eq!(object.len(), 1, "one key: {line}");
+    if let Some(response) = object.get("response") {
+        ("response", &response["id"], &response["body"])
+    } else if let Some(error) = object.get("error") {
+        ("error", &error["id"], &error["error"])
+    } else {
+        panic!("neither a response nor an error: {line}")
+    }
+}
+
+#[test]
+fn control_bridges_json_lines_and_exits_when_input_ends() {
+    let host = TestHost::start();
+    let cli = Cli::for_host(&host);
+    let mut control = Control::spawn(&cli);
+
+    // No welcome line: the first line printed answers the first request.
+    let line = control.call(r#"{"id":1,"request":{"list":{}}}"#);
+    let (kind, id, body) = answer(&line);
+    assert_eq!((kind, id), ("response", &Value::from(1)), "{line}");
+    assert_eq!(body["panes"]["panes"], serde_json::json!([]), "{line}");
+
+    let line = control.call(r#"{"id":2,"request":{"start":{"runtime":"shell"}}}"#);
+    let (kind, id, body) = answer(&line);
+    assert_eq!((kind, id), ("response", &Value::from(2)), "{line}");
+    let started = &body["started"];
+    let pane = started["id"].as_str().expect("started.id").to_owned();
+    assert_eq!(started["runtime"], "shell", "{line}");
+    assert_eq!(started["state"], "running", "{line}");
+
+    let line = control.call(&format!(r#"{{"id":3,"request":{{"inspect":{{"pane":"{pane}"}}}}}}"#));
+    let (kind, id, body) = answer(&line);
+    assert_eq!((kind, id), ("response", &Value::from(3)), "{line}");
+    assert_eq!(body["inspected"]["pane"]["id"], pane.as_str(), "{line}");
+    assert!(body["inspected"]["screen"]["text"].is_string(), "{line}");
+
+    // A host error answers its request's id.
+    let line = control.call(r#"{"id":4,"request":{"inspect":{"pane":"p00000000"}}}"#);
+    let (kind, id, error) = answer(&line);
+    assert_eq!((kind, id), ("error", &Value::from(4)), "{line}");
+    assert_eq!(error["code"], "UNKNOWN_PANE", "{line}");
+
+    // A line that is not JSON: answered with no id.
+    let line = control.call("not json");
+    let (kind, id, error) = answer(&line);
+    assert_eq!((kind, id), ("error", &Value::Null), "{line}");
+    assert_eq!(error["code"], "MALFORMED_REQUEST", "{line}");
+
+    // JSON with an unknown operation: the host answers its id.
+    let line = control.call(r#"{"id":9,"request":{"teleport":{}}}"#);
+    let (kind, id, error) = answer(&line);
+    assert_eq!((kind, id), ("error", &Value::from(9)), "{line}");
+    assert_eq!(error["code"], "MALFORMED_REQUEST", "{line}");
+
+    // Blank lines are skipped; the bridge still answers what follows.
+    control.write_line("");
+    let line = control.call(r#"{"id":10,"request":{"list":{}}}"#);
+    let (kind, id, body) = answer(&line);
+    assert_eq!((kind, id), ("response", &Value::from(10)), "{line}");
+    assert_eq!(body["panes"]["panes"].as_array().map(Vec::len), Some(1), "{line}");
+
+    // Close the pane and close stdin at once: the bridge still prints the
+    // answer before it exits, then exits 0 on its own.
+    control.write_line(&format!(r#"{{"id":11,"request":{{"close":{{"pane":"{pane}"}}}}}}"#));
+    drop(control.stdin.take());
+    let line = control.next_line().expect("the close answer before the end of output");
+    let (kind, id, body) = answer(&line);
+    assert_eq!((kind, id), ("response", &Value::from(11)), "{line}");
+    assert!(body["closed"].is_object(), "{line}");
+    assert!(control.next_line().is_none(), "nothing after the last answer");
+    let status = control.guard.wait_for_exit("panehost control");
+    assert!(status.success(), "control exited with {status}");
+
+    let list = cli.json(&["ls", "--json"]);
+    assert!(find_pane(&list, &pane).is_none(), "{list}");
+    host.stop();
+}
+
+// ---------------------------------------------------------------------------
+// 2. Autostart, and one host per socket
+// ---------------------------------------------------------------------------
+
+/// Removes ANSI escape sequences (CSI ... final byte).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The pids of every `host listening ... pid=N` line in a host log.
+fn listening_pids(log: &Path) -> Vec<u32> {
+    let text = strip_ansi(&std::fs::read_to_string(log).unwrap_or_default());
+    text.lines()
+        .filter(|line| line.contains("host listening"))
+        .filter_map(|line| {
+            let rest = &line[line.find("pid=")? + 4..];
+            rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+        })
+        .collect()
+}
+
+/// A host the command started in the background: ended (by its pid, from
+/// its log) if the test fails before it does so itself.
+struct AutostartedHost {
+    log: PathBuf,
+}
+
+impl Drop for AutostartedHost {
+    fn drop(&mut self) {
+        for pid in listening_pids(&self.log) {
+            if !process_exists(pid) {
+                continue;
+            }
+            let _ = Command::new("kill").arg("-TERM").arg(pid.to_string()).status();
+            let deadline = Instant::now() + WAIT;
+            while process_exists(pid) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if process_exists(pid) {
+                let _ = Command::new("kill").arg("-KILL").arg(pid.to_string()).status();
+            }
+        }
+    }
+}
+
+/// Field `index` (0-based, counting from the state after the command name)
+/// of /proc/PID/stat.
+fn stat_field(pid: u32, index: usize) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')').next()?.split_whitespace().nth(index).map(str::to_owned)
+}
+
+#[test]
+fn a_client_command_starts_a_host_in_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let cli = Cli {
+        socket: dir.path().join("run").join("host.sock"),
+        state_dir: dir.path().join("state"),
+        home: dir.path().join("home"),
+    };
+    std::fs::create_dir_all(&cli.home).unwrap();
+    let log = cli.state_dir.join("host.log");
+    let _cleanup = AutostartedHost { log: log.clone() };
+    assert!(!cli.socket.exists());
+
+    // No host answers: ls starts one, then lists its (no) panes.
+    let outcome = cli.run(&["ls"]);
+    assert!(outcome.status.success(), "{outcome:?}\nhost log:\n{}", std::fs::read_to_string(&log).unwrap_or_default());
+    assert!(outcome.stdout.starts_with("ID"), "{outcome:?}");
+    assert_eq!(outcome.stdout.lines().count(), 1, "no panes yet: {outcome:?}");
+    assert!(cli.socket.exists(), "the started host listens on the given socket");
+
+    let pids = listening_pids(&log);
+    assert_eq!(pids.len(), 1, "one host started; log:\n{}", std::fs::read_to_string(&log).unwrap_or_default());
+    let pid = pids[0];
+    assert!(process_exists(pid), "the host {pid} outlives the command that started it");
+    // Detached: in a process group of its own, running `host` on our paths.
+    assert_eq!(stat_field(pid, 2).as_deref(), Some(pid.to_string().as_str()), "process group of {pid}");
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+    let args: Vec<String> = cmdline.split(|&b| b == 0).map(|arg| String::from_utf8_lossy(arg).into_owned()).collect();
+    assert!(args.iter().any(|arg| arg == "host"), "{args:?}");
+    assert!(args.iter().any(|arg| Path::new(arg) == cli.socket), "{args:?}");
+
+    // The next command uses that host rather than starting another.
+    let pane = cli.ok(&["start", "shell"]).trim().to_owned();
+    let list = cli.json(&["ls", "--json"]);
+    let shell_pid = find_pane(&list, &pane).expect("the pane is listed")["pid"].as_u64().unwrap() as u32;
+    assert_eq!(listening_pids(&log), [pid], "still one host");
+
+    // SIGTERM ends the host, which closes its panes and removes its socket.
+    let status = Command::new("kill").arg("-TERM").arg(pid.to_string()).status().unwrap();
+    assert!(status.success());
+    wait_for(
+        "the host to exit after SIGTERM",
+        || if process_exists(pid) { Err(format!("{pid} runs")) } else { Ok(()) },
+    );
+    wait_for("the pane's shell to end", || {
+        if process_exists(shell_pid) {
+            Err(format!("{shell_pid} runs"))
+        } else {
+            Ok(())
+        }
+    });
+    assert!(!cli.socket.exists(), "the host removed its socket");
+    let log_text = std::fs::read_to_string(&log).unwrap();
+    assert!(!log_text.contains("panicked"), "{log_text}");
+}
+
+#[test]
+fn a_second_host_refuses_to_start_on_a_socket_in_use() {
+    let host = TestHost::start();
+    let cli = Cli::for_host(&host);
+
+    let outcome = cli.run(&["host"]);
+    assert_ne!(outcome.code(), Some(0), "a second host started: {outcome:?}");
+    assert_eq!(outcome.code(), Some(1), "{outcome:?}");
+    assert!(outcome.stderr.contains("a host already listens"), "{outcome:?}");
+    assert!(outcome.stderr.contains(&host.socket.display().to_string()), "{outcome:?}");
+
+    // The first host still serves, on the same socket.
+    assert!(host.socket.exists());
+    host.connect(Encoding::Json);
+    let pane = cli.ok(&["start", "shell"]).trim().to_owned();
+    let list = cli.json(&["ls", "--json"]);
+    assert!(find_pane(&list, &pane).is_some(), "{list}");
+    cli.ok(&["close", &pane]);
+    host.stop();
+}
