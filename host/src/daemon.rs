@@ -2,6 +2,7 @@
 
 use crate::connection;
 use crate::host_state::HostState;
+use crate::open_files;
 use crate::pane::PaneLimits;
 use crate::records::RecordStore;
 use crate::registry::Registry;
@@ -49,6 +50,13 @@ pub fn run(config: HostConfig) -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(rustix::termios::isatty(std::io::stderr()))
         .try_init();
+    match open_files::raise() {
+        Ok(raised) if raised.from != raised.to => {
+            tracing::info!(from = ?raised.from, to = ?raised.to, "open-file limit raised")
+        }
+        Ok(_) => {}
+        Err(err) => tracing::warn!(%err, "cannot raise the open-file limit; panes may run out of descriptors"),
+    }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
     runtime.block_on(serve(config))

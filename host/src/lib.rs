@@ -15,6 +15,7 @@ pub mod daemon;
 pub mod dispatch;
 pub mod host_state;
 pub mod limits;
+pub mod open_files;
 pub mod outbox;
 pub mod pane;
 pub mod records;

@@ -170,3 +170,31 @@ fn closed_panes_and_connections_leave_no_fd_and_no_zombie_behind() {
     assert_eq!(children(), 0, "every pane process was reaped");
     host.stop();
 }
+
+/// The soft open-file limit of a process, from /proc/PID/limits.
+fn soft_open_file_limit(pid: u32) -> String {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let line = limits.lines().find(|line| line.starts_with("Max open files")).expect("a Max open files line");
+    line.split_whitespace().nth(3).unwrap().to_owned()
+}
+
+#[test]
+fn the_host_raises_its_open_file_limit_and_panes_keep_the_one_it_was_given() {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    // This test runs in a process of its own: lower the soft limit that the
+    // host (and through it the pane) will inherit, keeping the hard one.
+    let hard = getrlimit(Resource::Nofile).maximum;
+    if hard.is_some_and(|hard| hard <= 1024) {
+        eprintln!("skipped: the hard open-file limit ({hard:?}) leaves nothing to raise");
+        return;
+    }
+    setrlimit(Resource::Nofile, Rlimit { current: Some(1024), maximum: hard }).unwrap();
+    let host = TestHost::start();
+    let hard_text = hard.map_or_else(|| "unlimited".to_owned(), |hard| hard.to_string());
+    assert_eq!(soft_open_file_limit(host.pid()), hard_text, "the host's own soft limit");
+
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[]));
+    assert_eq!(soft_open_file_limit(pane.pid), "1024", "the pane's soft limit");
+    host.stop();
+}

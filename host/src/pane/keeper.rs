@@ -6,6 +6,7 @@
 //! later the keeper reports `exited <code> <signal|->` on that connection,
 //! and the host answers `release` once the pane is forgotten.
 
+use crate::open_files;
 use panehost_adapters::LaunchPlan;
 use panehost_ipc::{ExitStatus, Size};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
@@ -13,6 +14,7 @@ use std::io::{self, BufRead, BufReader, IoSliceMut};
 use std::mem::MaybeUninit;
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -65,6 +67,12 @@ pub fn launch(plan: &LaunchPlan, size: Size, extra_env: &[(String, String)], soc
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
+    // The keeper and the pane's program keep the open-file limit the host
+    // was started with, not the one it raised for itself.
+    // SAFETY: restore_in_child only calls getrlimit and setrlimit.
+    unsafe {
+        command.pre_exec(open_files::restore_in_child);
+    }
     // The keeper calls setsid() itself: its own session and process
     // group, so signals aimed at the host's group or terminal miss it.
     let mut keeper =
