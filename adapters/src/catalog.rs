@@ -127,6 +127,24 @@ impl Catalog {
         launcher::plan_login(descriptor, program, cwd, &self.environment)
     }
 
+    /// Checks a receipt probe and builds its one-shot plan in `scratch`,
+    /// in the same refusal order as [`admit`](Self::admit); the second
+    /// value tells whether the read-only boundary is enforced.
+    ///
+    /// # Errors
+    /// Returns the [`AdmissionError`] that explains the refusal.
+    pub fn admit_receipt(
+        &self,
+        runtime: &str,
+        scratch: PathBuf,
+        prompt: &str,
+        model: Option<&str>,
+        accept_weaker_boundary: bool,
+    ) -> Result<(LaunchPlan, bool), AdmissionError> {
+        let (descriptor, program) = self.admit_runtime(runtime)?;
+        launcher::plan_receipt(descriptor, program, scratch, prompt, model, accept_weaker_boundary, &self.environment)
+    }
+
     fn admit_runtime(&self, runtime: &str) -> Result<(&Descriptor, PathBuf), AdmissionError> {
         let descriptor = self.descriptor(runtime).ok_or_else(|| AdmissionError::UnknownRuntime(runtime.to_owned()))?;
         let program = self.resolve(descriptor).ok_or_else(|| AdmissionError::NotAvailable {

@@ -38,6 +38,9 @@ pub struct LaunchFacts {
     /// A start with each permission profile (not accepting a weaker
     /// boundary), in the order of [`PermissionProfile::ALL`].
     pub profiles: Vec<(PermissionProfile, Result<LaunchPlan, AdmissionError>)>,
+    /// A completion receipt's one-shot run (accepting a weaker boundary, so
+    /// that only a missing one-shot mode refuses it).
+    pub receipt: Result<LaunchPlan, AdmissionError>,
 }
 
 impl LaunchFacts {
@@ -72,6 +75,8 @@ impl LaunchFacts {
                 .into_iter()
                 .map(|profile| (profile, start_with(None, Some(profile))))
                 .collect(),
+            receipt: launcher::plan_receipt(descriptor, program, cwd, "prompt", model.as_deref(), true, environment)
+                .map(|(plan, _)| plan),
         }
     }
 
@@ -128,6 +133,9 @@ pub fn implied_limitations(id: &str, facts: &LaunchFacts) -> BTreeSet<String> {
         if let Err(AdmissionError::Unsupported { limitation, .. }) = plan {
             add(limitation);
         }
+    }
+    if let Err(AdmissionError::Unsupported { limitation, .. }) = &facts.receipt {
+        add(limitation);
     }
     let completion = facts.start.as_ref().map(|plan| plan.completion).unwrap_or(CompletionSignal::Unobserved);
     if completion == CompletionSignal::Unobserved {

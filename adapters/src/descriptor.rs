@@ -195,6 +195,55 @@ pub enum LoginForm {
     NotRequired,
 }
 
+/// Where a signed-in user leaves a trace that can be read without asking
+/// the provider anything: credential files the CLI's own sign-in writes, and
+/// variables that carry a key. Only whether they exist is looked at; their
+/// contents are never read.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SignInTraces {
+    /// The variable that moves the CLI's configuration directory, if any.
+    pub config_dir_variable: Option<String>,
+    /// The configuration directory when that variable is not set, relative
+    /// to the home directory.
+    pub config_dir: String,
+    /// Files in the configuration directory that the CLI's sign-in writes.
+    pub credential_files: Vec<String>,
+    /// Variables that hold a key or token the CLI signs in with.
+    pub credential_variables: Vec<String>,
+}
+
+/// How the CLI answers one prompt with no terminal, for the completion
+/// receipt (see [`crate::receipt`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReceiptForm {
+    /// The command line after the program: [`PROMPT_PLACEHOLDER`] stands
+    /// for the prompt and [`READ_ONLY_PLACEHOLDER`] for the arguments that
+    /// hold the read-only boundary.
+    pub args: Vec<String>,
+    /// The read-only boundary in this mode, when it is not the interactive
+    /// read-only profile's arguments (a one-shot mode may not take them
+    /// all).
+    pub read_only_args: Option<Vec<String>>,
+}
+
+/// Whether and how a completion receipt can be taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReceiptSupport {
+    /// Not an agent (a shell): it has no turns to prove, and readiness
+    /// does not ask for a receipt.
+    NotAnAgent,
+    /// An agent with no one-shot mode: no receipt can be taken, and it
+    /// declares `RECEIPT_UNAVAILABLE`.
+    Unavailable,
+    /// An agent whose one-shot mode takes the receipt.
+    OneShot(ReceiptForm),
+}
+
+/// Stands for the prompt in a [`ReceiptForm`].
+pub const PROMPT_PLACEHOLDER: &str = "{prompt}";
+/// Stands for the read-only boundary's arguments in a [`ReceiptForm`].
+pub const READ_ONLY_PLACEHOLDER: &str = "{read_only}";
+
 /// What switches off a CLI's own self-update for a launch.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SelfUpdateOff {
@@ -273,6 +322,11 @@ pub struct Descriptor {
     pub drops_early_input: bool,
     /// How a user signs in.
     pub login: LoginForm,
+    /// What shows that a user has signed in; `None` when the CLI leaves no
+    /// trace that can be read without a provider request.
+    pub sign_in: Option<SignInTraces>,
+    /// How a completion receipt is taken, if one can be.
+    pub receipt: ReceiptSupport,
     /// Variables the CLI reads (credentials, endpoints, config homes); they
     /// pass from the host's environment to the child when set.
     pub reads_environment: Vec<String>,

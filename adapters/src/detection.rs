@@ -1,5 +1,5 @@
-//! Detection: is a runtime installed, which executable is it, which
-//! version, and is it ready to be started.
+//! Detection: is a runtime installed, which executable is it, and which
+//! version (readiness is judged in [`crate::readiness`]).
 
 use crate::catalog::Catalog;
 use crate::descriptor::Descriptor;
@@ -52,28 +52,4 @@ pub fn detect(catalog: &Catalog, descriptor: &Descriptor) -> Result<Detection, S
         floor_status(version.as_deref(), descriptor.version.floor.as_deref())
     };
     Ok(Detection { identity, version, version_error, floor_status, detected_at: SystemTime::now() })
-}
-
-/// Whether a runtime can be started now, and if not, the first gate that
-/// stops it.
-pub fn readiness(
-    descriptor: &Descriptor,
-    detection: Option<&Detection>,
-    not_found: Option<&str>,
-) -> Result<(), String> {
-    if let Some(reason) = not_found {
-        return Err(format!("not available: {reason}"));
-    }
-    let Some(detection) = detection else { return Err("not detected yet".into()) };
-    if !descriptor.supported {
-        return Err("not supported by policy".into());
-    }
-    if detection.floor_status == FloorStatus::Below {
-        return Err(format!(
-            "version {} is below the floor {}",
-            detection.version.as_deref().unwrap_or("?"),
-            descriptor.version.floor.as_deref().unwrap_or("?")
-        ));
-    }
-    Ok(())
 }

@@ -13,6 +13,8 @@ pub enum LaunchPurpose {
     Resume(ResumeMode),
     /// The runtime's own interactive sign-in.
     Login,
+    /// A one-shot run that takes a completion receipt.
+    Receipt,
 }
 
 /// Everything the host needs to spawn a pane's process, and nothing it has

@@ -4,8 +4,8 @@
 use crate::admission::AdmissionError;
 use crate::completion::injection_args;
 use crate::descriptor::{
-    CompletionSignal, Descriptor, LoginForm, ModelForm, PermissionProfile, ProfileForm, ResumeMode,
-    REFERENCE_PLACEHOLDER,
+    CompletionSignal, Descriptor, LoginForm, ModelForm, PermissionProfile, ProfileForm, ReceiptSupport, ResumeMode,
+    PROMPT_PLACEHOLDER, READ_ONLY_PLACEHOLDER, REFERENCE_PLACEHOLDER,
 };
 use crate::environment::HostEnvironment;
 use crate::launch_plan::{LaunchPlan, LaunchPurpose};
@@ -137,6 +137,62 @@ pub fn plan_login(
         }),
         LoginForm::NotRequired => Err(AdmissionError::NoLogin(descriptor.id.clone())),
     }
+}
+
+/// Builds the plan that takes a completion receipt: the runtime's one-shot
+/// mode asked `prompt`, inside the read-only boundary, in `cwd` (a scratch
+/// directory). Returns whether the boundary is enforced.
+///
+/// # Errors
+/// `RECEIPT_UNAVAILABLE` when the runtime has no one-shot mode;
+/// `PERMISSION_PROFILE_UNENFORCED` when it cannot hold the read-only
+/// boundary and a weaker one is not accepted; a model the runtime does not
+/// take.
+pub fn plan_receipt(
+    descriptor: &Descriptor,
+    program: PathBuf,
+    cwd: PathBuf,
+    prompt: &str,
+    model: Option<&str>,
+    accept_weaker_boundary: bool,
+    environment: &HostEnvironment,
+) -> Result<(LaunchPlan, bool), AdmissionError> {
+    let form = match &descriptor.receipt {
+        ReceiptSupport::OneShot(form) => form,
+        ReceiptSupport::Unavailable => {
+            return Err(AdmissionError::Unsupported {
+                limitation: limitation::RECEIPT_UNAVAILABLE,
+                message: format!("runtime {} has no one-shot mode to take a completion receipt with", descriptor.id),
+            })
+        }
+        ReceiptSupport::NotAnAgent => {
+            return Err(AdmissionError::InvalidArgument(format!(
+                "runtime {} is not an agent: it has no turns to take a completion receipt of",
+                descriptor.id
+            )))
+        }
+    };
+    let read_only = descriptor.profile_form(PermissionProfile::ReadOnly);
+    let boundary = form.read_only_args.as_ref().or(read_only.map(|profile| &profile.args));
+    if boundary.is_none() && !accept_weaker_boundary {
+        return Err(unenforced(descriptor, PermissionProfile::ReadOnly));
+    }
+    let mut args = Vec::new();
+    for arg in &form.args {
+        match arg.as_str() {
+            PROMPT_PLACEHOLDER => args.push(prompt.to_owned()),
+            READ_ONLY_PLACEHOLDER => args.extend(boundary.into_iter().flatten().cloned()),
+            _ => args.push(arg.clone()),
+        }
+    }
+    args.extend(descriptor.self_update_off.args.iter().cloned());
+    args.extend(model_args(descriptor, model)?);
+    let profile_environment = read_only.map(|profile| profile.environment.as_slice()).unwrap_or_default();
+    let mut plan = plan(descriptor, LaunchPurpose::Receipt, program, args, cwd, environment, profile_environment);
+    plan.completion = CompletionSignal::Unobserved;
+    plan.permission_profile = boundary.map(|_| PermissionProfile::ReadOnly);
+    plan.unenforced_profile = boundary.is_none().then_some(PermissionProfile::ReadOnly);
+    Ok((plan, boundary.is_some()))
 }
 
 fn plan(

@@ -22,9 +22,12 @@ pub mod identity;
 pub mod launch_plan;
 pub mod launcher;
 pub mod probe;
+pub mod readiness;
+pub mod receipt;
 pub mod reference_pattern;
 pub mod resolve;
 pub mod runtimes;
+pub mod sign_in;
 pub mod version;
 
 pub use admission::AdmissionError;

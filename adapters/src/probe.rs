@@ -61,15 +61,37 @@ fn run_in(
         .env("LANG", "C.UTF-8")
         .env("TERM", "dumb")
         .envs(extra_env.iter().map(|(name, value)| (name, value)))
-        .current_dir(home)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .current_dir(home);
+    match run_captured(command, timeout) {
+        Err(reason) => ProbeOutcome::Failed(reason),
+        Ok(Captured { status, stdout, stderr }) => {
+            let text = if stdout.trim().is_empty() { stderr.trim() } else { stdout.trim() };
+            if status.success() {
+                ProbeOutcome::Printed(text.to_owned())
+            } else {
+                ProbeOutcome::Failed(format!("{status}: {}", text.chars().take(200).collect::<String>()))
+            }
+        }
+    }
+}
+
+/// What a finished command printed.
+#[derive(Debug)]
+pub(crate) struct Captured {
+    pub(crate) status: std::process::ExitStatus,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+}
+
+/// Runs `command` (its environment, directory and arguments already set)
+/// with no input, in a process group of its own, keeping up to 64 KiB of
+/// each output, and kills the whole group when it exits or `timeout`
+/// passes, whichever comes first: nothing it started outlives it.
+pub(crate) fn run_captured(mut command: Command, timeout: Duration) -> Result<Captured, String> {
+    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let mut child = match command.spawn() {
-        Ok(child) => child,
-        Err(err) => return ProbeOutcome::Failed(format!("cannot run {}: {err}", program.display())),
-    };
+    let program = command.get_program().to_string_lossy().into_owned();
+    let mut child = command.spawn().map_err(|err| format!("cannot run {program}: {err}"))?;
     let group = child.id();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
@@ -82,27 +104,22 @@ fn run_in(
             }
             text
         };
+        let err_reader =
+            std::thread::spawn(move || read_all(stderr.map(|pipe| Box::new(pipe) as Box<dyn Read + Send>)));
         let out = read_all(stdout.map(|pipe| Box::new(pipe) as Box<dyn Read + Send>));
-        let err = read_all(stderr.map(|pipe| Box::new(pipe) as Box<dyn Read + Send>));
+        let err = err_reader.join().unwrap_or_default();
         let status = child.wait();
         let _ = done.send((status, out, err));
     });
     let result = finished.recv_timeout(timeout);
-    // Whatever happened, nothing the probe started may outlive it.
+    // Whatever happened, nothing the command started may outlive it.
     if let Some(pid) = rustix::process::Pid::from_raw(group as i32) {
         let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
     match result {
-        Err(_) => ProbeOutcome::Failed(format!("no answer within {}s", timeout.as_secs())),
-        Ok((Err(err), _, _)) => ProbeOutcome::Failed(format!("waiting for it failed: {err}")),
-        Ok((Ok(status), out, err)) => {
-            let text = if out.trim().is_empty() { err.trim() } else { out.trim() };
-            if status.success() {
-                ProbeOutcome::Printed(text.to_owned())
-            } else {
-                ProbeOutcome::Failed(format!("{status}: {}", text.chars().take(200).collect::<String>()))
-            }
-        }
+        Err(_) => Err(format!("no answer within {}s", timeout.as_secs())),
+        Ok((Err(err), _, _)) => Err(format!("waiting for it failed: {err}")),
+        Ok((Ok(status), stdout, stderr)) => Ok(Captured { status, stdout, stderr }),
     }
 }
 

@@ -27,7 +27,7 @@ model_flag = "--model"
 reads_environment = ["MYCLI_API_KEY"]
 environment = { MYCLI_NO_UPDATE = "1" }
 login = "outside_terminal"
-limitations = ["COMPLETION_UNOBSERVED", "REFERENCE_PENDING_LIVE_PROOF", "LOGIN_NOT_IN_TERMINAL", "PERMISSION_PROFILE_UNENFORCED"]
+limitations = ["COMPLETION_UNOBSERVED", "REFERENCE_PENDING_LIVE_PROOF", "LOGIN_NOT_IN_TERMINAL", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE"]
 
 [runtime.mycli.resume]
 reference = ["--resume", "{reference}"]
@@ -47,7 +47,7 @@ self_update_environment = { OTHER_UPDATES = "off" }
 interrupt_keys = "\u001b"
 login = "in_terminal"
 login_args = ["login"]
-limitations = ["PROVIDER_SELECTION_ONLY", "COMPLETION_UNOBSERVED", "PERMISSION_PROFILE_UNENFORCED"]
+limitations = ["PROVIDER_SELECTION_ONLY", "COMPLETION_UNOBSERVED", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE"]
 
 [runtime.other.resume]
 latest = ["resume", "--last"]
@@ -227,7 +227,7 @@ fn assert_refused(bad: &str, id: &str, expected: &[&str]) {
 /// A runtime that would load, with `extra` lines after `executable`.
 fn minimal(id_header: &str, extra: &str) -> String {
     format!(
-        "\n{id_header}\ndisplay_name = \"Bad\"\nexecutable = [\"bad\"]\n{extra}\nlimitations = [\"NATIVE_RESUME_UNSUPPORTED\", \"HOST_LOSS_RESTARTS_FRESH\", \"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PERMISSION_PROFILE_UNENFORCED\"]\n"
+        "\n{id_header}\ndisplay_name = \"Bad\"\nexecutable = [\"bad\"]\n{extra}\nlimitations = [\"NATIVE_RESUME_UNSUPPORTED\", \"HOST_LOSS_RESTARTS_FRESH\", \"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PERMISSION_PROFILE_UNENFORCED\", \"RECEIPT_UNAVAILABLE\"]\n"
     )
 }
 
@@ -320,17 +320,17 @@ fn a_declaration_that_differs_from_what_the_launcher_implies_is_refused() {
         ],
     );
     // Declaring more.
-    let stronger = "\n[runtime.bad]\ndisplay_name = \"Bad\"\nexecutable = [\"bad\"]\nlogin = \"in_terminal\"\nlimitations = [\"NATIVE_RESUME_UNSUPPORTED\", \"HOST_LOSS_RESTARTS_FRESH\", \"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PERMISSION_PROFILE_UNENFORCED\"]  # <-\n";
+    let stronger = "\n[runtime.bad]\ndisplay_name = \"Bad\"\nexecutable = [\"bad\"]\nlogin = \"in_terminal\"\nlimitations = [\"NATIVE_RESUME_UNSUPPORTED\", \"HOST_LOSS_RESTARTS_FRESH\", \"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PERMISSION_PROFILE_UNENFORCED\", \"RECEIPT_UNAVAILABLE\"]  # <-\n";
     assert_refused(stronger, "bad", &["declared but not implied LOGIN_NOT_IN_TERMINAL"]);
     // A reference form implies its proof is pending.
     let resume = "[runtime.bad.resume]\nreference = [\"--resume\", \"{reference}\"]\nreference_pattern = \"[a-z]+\"";
     let text = format!(
-        "\n[runtime.bad]\ndisplay_name = \"Bad\"\nexecutable = [\"bad\"]\nlimitations = [\"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PROVIDER_SELECTION_UNSUPPORTED\", \"PERMISSION_PROFILE_UNENFORCED\"]  # <-\n{resume}\n"
+        "\n[runtime.bad]\ndisplay_name = \"Bad\"\nexecutable = [\"bad\"]\nlimitations = [\"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PROVIDER_SELECTION_UNSUPPORTED\", \"PERMISSION_PROFILE_UNENFORCED\", \"RECEIPT_UNAVAILABLE\"]  # <-\n{resume}\n"
     );
     assert_refused(&text, "bad", &["missing REFERENCE_PENDING_LIVE_PROOF"]);
     // No declaration at all: the header's line, naming what is implied.
     let none = "\n[runtime.bad]  # <-\ndisplay_name = \"Bad\"\nexecutable = [\"bad\"]\n";
-    assert_refused(none, "bad", &["`limitations` is missing", "limitations = [\"COMPLETION_UNOBSERVED\", \"HOST_LOSS_RESTARTS_FRESH\", \"LOGIN_NOT_IN_TERMINAL\", \"NATIVE_RESUME_UNSUPPORTED\", \"PERMISSION_PROFILE_UNENFORCED\"]"]);
+    assert_refused(none, "bad", &["`limitations` is missing", "limitations = [\"COMPLETION_UNOBSERVED\", \"HOST_LOSS_RESTARTS_FRESH\", \"LOGIN_NOT_IN_TERMINAL\", \"NATIVE_RESUME_UNSUPPORTED\", \"PERMISSION_PROFILE_UNENFORCED\", \"RECEIPT_UNAVAILABLE\"]"]);
 }
 
 #[test]
@@ -393,7 +393,7 @@ fn every_problem_of_a_runtime_is_reported_at_once() {
 #[test]
 fn a_hostile_reference_is_refused_by_the_anchored_pattern() {
     let text = format!(
-        "{MYCLI}\n[runtime.loose]\ndisplay_name = \"Loose\"\nexecutable = [\"loose\"]\nlimitations = [\"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PROVIDER_SELECTION_UNSUPPORTED\", \"REFERENCE_PENDING_LIVE_PROOF\", \"PERMISSION_PROFILE_UNENFORCED\"]\n[runtime.loose.resume]\nreference = [\"--session={{reference}}\"]\nreference_pattern = \"[a-z0-9]+\"\n"
+        "{MYCLI}\n[runtime.loose]\ndisplay_name = \"Loose\"\nexecutable = [\"loose\"]\nlimitations = [\"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PROVIDER_SELECTION_UNSUPPORTED\", \"REFERENCE_PENDING_LIVE_PROOF\", \"PERMISSION_PROFILE_UNENFORCED\", \"RECEIPT_UNAVAILABLE\"]\n[runtime.loose.resume]\nreference = [\"--session={{reference}}\"]\nreference_pattern = \"[a-z0-9]+\"\n"
     );
     let load = load(&text);
     assert!(load.problems.is_empty(), "{:#?}", load.problems);
@@ -436,7 +436,7 @@ fn a_hostile_reference_is_refused_by_the_anchored_pattern() {
 
 #[test]
 fn other_layouts_of_the_same_runtime_load_and_locate() {
-    let text = "[runtime]\ndot.display_name = \"Dot\"\ndot.executable = [\"dot\"]\ndot.limitations = [\"NATIVE_RESUME_UNSUPPORTED\", \"HOST_LOSS_RESTARTS_FRESH\", \"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PERMISSION_PROFILE_UNENFORCED\"]\ninline = { display_name = \"Inline\", executable = [\"inline\"], limitations = [\"NATIVE_RESUME_UNSUPPORTED\", \"HOST_LOSS_RESTARTS_FRESH\", \"COMPLETION_UNOBSERVED\",\n  \"LOGIN_NOT_IN_TERMINAL\", \"PERMISSION_PROFILE_UNENFORCED\"], base_args = [\"{reference}\"] }\n";
+    let text = "[runtime]\ndot.display_name = \"Dot\"\ndot.executable = [\"dot\"]\ndot.limitations = [\"NATIVE_RESUME_UNSUPPORTED\", \"HOST_LOSS_RESTARTS_FRESH\", \"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PERMISSION_PROFILE_UNENFORCED\", \"RECEIPT_UNAVAILABLE\"]\ninline = { display_name = \"Inline\", executable = [\"inline\"], limitations = [\"NATIVE_RESUME_UNSUPPORTED\", \"HOST_LOSS_RESTARTS_FRESH\", \"COMPLETION_UNOBSERVED\",\n  \"LOGIN_NOT_IN_TERMINAL\", \"PERMISSION_PROFILE_UNENFORCED\", \"RECEIPT_UNAVAILABLE\"], base_args = [\"{reference}\"] }\n";
     let load = load(text);
     assert_eq!(ids(&load), ["dot"]);
     assert_eq!(load.problems.len(), 1, "{:#?}", load.problems);

@@ -2,8 +2,8 @@
 //! produces agrees with what it declares.
 
 use panehost_adapters::contract::{declared_limitations, implied_limitations, LaunchFacts};
-use panehost_adapters::descriptor::{Descriptor, PermissionProfile, ResumeMode, REFERENCE_PLACEHOLDER};
-use panehost_adapters::launcher::{plan_start, StartRequest};
+use panehost_adapters::descriptor::{Descriptor, PermissionProfile, ReceiptSupport, ResumeMode, REFERENCE_PLACEHOLDER};
+use panehost_adapters::launcher::{self, plan_start, StartRequest};
 use panehost_adapters::{runtimes, AdmissionError, HostEnvironment};
 use panehost_ipc::{limitation, ResumeRequest};
 use std::collections::BTreeSet;
@@ -368,4 +368,60 @@ fn profile_names_are_the_wire_names() {
     }
     assert_eq!(PermissionProfile::parse("READ_ONLY"), None);
     assert_eq!(PermissionProfile::parse("read-only"), None);
+}
+
+#[test]
+fn a_receipt_runs_once_with_the_prompt_as_one_argument_inside_the_read_only_boundary() {
+    let environment = HostEnvironment::default();
+    let prompt = "Reply with {\"panehost_receipt\":\"00\"}; no tools";
+    for descriptor in runtimes::built_in() {
+        let ReceiptSupport::OneShot(form) = &descriptor.receipt else { continue };
+        let plan_with = |accept_weaker_boundary| {
+            launcher::plan_receipt(
+                &descriptor,
+                PathBuf::from("/nonexistent/program"),
+                PathBuf::from("/"),
+                prompt,
+                None,
+                accept_weaker_boundary,
+                &environment,
+            )
+        };
+        let enforces_read_only =
+            descriptor.profile_form(PermissionProfile::ReadOnly).is_some() || form.read_only_args.is_some();
+        let (plan, enforced) = match plan_with(false) {
+            Ok(planned) => planned,
+            Err(refusal) => {
+                // Only a runtime that cannot hold the boundary may refuse.
+                assert!(!enforces_read_only, "{}: {refusal:?}", descriptor.id);
+                plan_with(true).unwrap()
+            }
+        };
+        assert_eq!(enforced, enforces_read_only, "{}", descriptor.id);
+        assert_eq!(plan.args.iter().filter(|arg| *arg == prompt).count(), 1, "{}: {:?}", descriptor.id, plan.args);
+        assert!(!plan.args.iter().any(|arg| arg.starts_with('{') && arg.ends_with('}')), "{}", descriptor.id);
+        let boundary = form
+            .read_only_args
+            .clone()
+            .or_else(|| descriptor.profile_form(PermissionProfile::ReadOnly).map(|profile| profile.args.clone()))
+            .unwrap_or_default();
+        let joined = plan.args.join("\u{0}");
+        assert!(joined.contains(&boundary.join("\u{0}")), "{}: {:?} lacks {boundary:?}", descriptor.id, plan.args);
+        // A receipt is no agent turn of a pane: no hook is injected.
+        assert!(!plan.args.iter().any(|arg| arg.contains("notify")), "{}: {:?}", descriptor.id, plan.args);
+    }
+}
+
+#[test]
+fn sign_in_variables_are_ones_the_runtime_reads() {
+    for descriptor in runtimes::built_in() {
+        let Some(traces) = &descriptor.sign_in else { continue };
+        for name in traces.credential_variables.iter().chain(&traces.config_dir_variable) {
+            assert!(
+                descriptor.reads_environment.contains(name),
+                "{}: {name} shows a sign-in but never reaches the child",
+                descriptor.id
+            );
+        }
+    }
 }

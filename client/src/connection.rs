@@ -7,8 +7,8 @@ use crate::subscription::EventStream;
 use crate::transport;
 use futures_util::StreamExt;
 use panehost_ipc::{
-    Encoding, ExitStatus, InterruptReport, PaneDetail, PaneId, PaneSummary, Request, Response, RuntimeInfo, SendParams,
-    Size, StartParams, TurnReport, Welcome,
+    Encoding, ExitStatus, InterruptReport, PaneDetail, PaneId, PaneSummary, Receipt, Request, Response, RuntimeInfo,
+    SendParams, Size, StartParams, TurnReport, Welcome, RECEIPT_TIMEOUT_MS,
 };
 use std::fmt;
 use std::path::Path;
@@ -317,6 +317,34 @@ impl Client {
         }
     }
 
+    /// Takes a completion receipt of a runtime: the host runs its one-shot
+    /// mode inside the read-only boundary and checks the answer. A receipt
+    /// that did not pass is still an answer (`passed: false`, with what was
+    /// seen); it replaces the stored one either way.
+    ///
+    /// # Errors
+    /// As [`Client::request`]; `OPERATION_UNSUPPORTED` naming
+    /// `RECEIPT_UNAVAILABLE` or `PERMISSION_PROFILE_UNENFORCED` (unless
+    /// `accept_weaker_boundary`). The request waits for the run, so this
+    /// call overrides the client's request timeout with the probe's.
+    pub async fn probe_runtime(
+        &self,
+        runtime: &str,
+        model: Option<&str>,
+        accept_weaker_boundary: bool,
+    ) -> Result<Receipt, ClientError> {
+        let request = Request::ProbeRuntime {
+            runtime: runtime.to_owned(),
+            model: model.map(str::to_owned),
+            accept_weaker_boundary,
+        };
+        let wait = std::time::Duration::from_millis(RECEIPT_TIMEOUT_MS) + std::time::Duration::from_secs(30);
+        match self.request_with_timeout(request, Some(wait)).await? {
+            Response::Receipt(receipt) => Ok(receipt),
+            other => Err(unexpected("receipt", &other)),
+        }
+    }
+
     /// Submits `text` as a turn and waits until the turn ends (or the host's
     /// timeout says what it observed instead).
     ///
@@ -429,5 +457,6 @@ pub(crate) fn response_kind(response: &Response) -> &'static str {
         Response::Runtimes { .. } => "runtimes",
         Response::Answered(_) => "answered",
         Response::Notified {} => "notified",
+        Response::Receipt(_) => "receipt",
     }
 }

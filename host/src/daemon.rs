@@ -4,6 +4,7 @@ use crate::connection;
 use crate::host_state::HostState;
 use crate::open_files;
 use crate::pane::PaneLimits;
+use crate::receipt_store::ReceiptStore;
 use crate::records::RecordStore;
 use crate::registry::Registry;
 use crate::restore;
@@ -84,6 +85,7 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         pane_limits: config.pane_limits,
         pane_environment: vec![("PANEHOST_SOCKET".to_owned(), config.socket.display().to_string())],
         records: RecordStore::open(&config.state_dir).context("pane records")?,
+        receipts: ReceiptStore::open(&config.state_dir).context("completion receipts")?,
     });
     restore::restore_panes(&host).await;
     let mut terminate = signal(SignalKind::terminate()).context("SIGTERM handler")?;

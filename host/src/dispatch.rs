@@ -5,6 +5,7 @@
 use crate::host_state::HostState;
 use crate::outbox::Outbox;
 use crate::pane::Pane;
+use crate::receipt_handler;
 use crate::subscription::SubscriptionTask;
 use crate::turn_handlers;
 use panehost_adapters::LaunchPlan;
@@ -64,9 +65,13 @@ pub async fn handle(host: &HostState, context: &mut ConnectionContext, request: 
         }
         Request::Close { pane } => handle_close(host, &pane).await.into(),
         Request::Runtimes {} => {
-            Ok(Response::Runtimes { runtimes: host.runtime_gate.runtime_infos(&host.catalog).await }).into()
+            Ok(Response::Runtimes { runtimes: host.runtime_gate.runtime_infos(&host.catalog, &host.receipts).await })
+                .into()
         }
         Request::Login { runtime, cwd, size } => handle_login(host, &runtime, cwd.as_deref(), size).await.into(),
+        Request::ProbeRuntime { runtime, model, accept_weaker_boundary } => {
+            receipt_handler::handle_probe_runtime(host, &runtime, model.as_deref(), accept_weaker_boundary).await.into()
+        }
     }
 }
 
@@ -87,6 +92,7 @@ pub fn request_name(request: &Request) -> &'static str {
         Request::Login { .. } => "login",
         Request::Ask { .. } => "ask",
         Request::Notify { .. } => "notify",
+        Request::ProbeRuntime { .. } => "probe_runtime",
     }
 }
 
@@ -105,6 +111,7 @@ fn check_size(size: Size) -> Result<Size, ErrorBody> {
 async fn handle_start(host: &HostState, params: StartParams) -> Result<Response, ErrorBody> {
     let size = check_size(params.size.unwrap_or(Size::DEFAULT))?;
     let plan = host.catalog.admit(&params).map_err(|err| err.to_error_body())?;
+    receipt_handler::require_ready(host, &params).await?;
     let unenforced = plan.unenforced_profile;
     let response = spawn_pane(host, plan, params.clone(), size).await?;
     if let (Some(profile), Response::Started(summary)) = (unenforced, &response) {

@@ -1,6 +1,7 @@
 //! What every connection of a host shares.
 
 use crate::pane::PaneLimits;
+use crate::receipt_store::ReceiptStore;
 use crate::records::RecordStore;
 use crate::registry::Registry;
 use crate::runtime_gate::RuntimeGate;
@@ -20,6 +21,8 @@ pub struct HostState {
     pub pane_limits: PaneLimits,
     /// Where pane records are kept.
     pub records: RecordStore,
+    /// Where completion receipts are kept.
+    pub receipts: ReceiptStore,
     /// Variables every pane gets from the host (`PANEHOST_SOCKET`).
     pub pane_environment: Vec<(String, String)>,
 }

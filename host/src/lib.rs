@@ -9,6 +9,7 @@
 
 #![warn(missing_debug_implementations, unreachable_pub)]
 
+pub mod atomic_file;
 pub mod config;
 pub mod connection;
 pub mod daemon;
@@ -18,6 +19,8 @@ pub mod limits;
 pub mod open_files;
 pub mod outbox;
 pub mod pane;
+pub mod receipt_handler;
+pub mod receipt_store;
 pub mod records;
 pub mod registry;
 pub mod restore;

@@ -10,9 +10,10 @@
 //! reservation: no client can hold an offset beyond it, and every client is
 //! told of the bytes in between as a gap.
 
+use crate::atomic_file::write_atomically;
 use panehost_ipc::{ExitStatus, PaneId, Size, StartParams};
 use serde::{Deserialize, Serialize};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// How far ahead of the output offsets are reserved.
@@ -111,15 +112,8 @@ impl RecordStore {
     /// # Errors
     /// Fails when the file cannot be written.
     pub fn save(&self, record: &PaneRecord) -> io::Result<()> {
-        let path = self.path(&record.id);
-        let temporary = self.dir.join(format!(".{}.json.tmp", record.id));
         let bytes = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
-        let mut file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(&temporary)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&temporary, &path)?;
-        std::fs::File::open(&self.dir)?.sync_all()
+        write_atomically(&self.dir, &format!("{}.json", record.id), &bytes)
     }
 
     /// Forgets a pane's record.

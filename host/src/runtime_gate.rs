@@ -7,12 +7,17 @@
 //! executable changed, and a start refuses an executable that no longer
 //! matches its record.
 
+use crate::receipt_store::ReceiptStore;
 use dashmap::DashMap;
 use panehost_adapters::descriptor::LoginForm;
-use panehost_adapters::detection::{detect, readiness, Detection};
+use panehost_adapters::detection::{detect, Detection};
+use panehost_adapters::readiness::{self, Evidence, Gate, Readiness, ReadinessState, ReceiptStanding};
+use panehost_adapters::receipt::RECEIPT_VALIDITY;
+use panehost_adapters::sign_in::{self, SignInReading};
 use panehost_adapters::{Catalog, Descriptor, LaunchPlan};
-use panehost_ipc::{ErrorBody, ErrorCode, RuntimeInfo};
+use panehost_ipc::{ErrorBody, ErrorCode, Receipt, RuntimeInfo};
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 /// Detections by runtime id.
 #[derive(Debug, Default)]
@@ -67,7 +72,7 @@ impl RuntimeGate {
 
     /// Every runtime as `runtimes` reports it, detecting those not yet
     /// detected or whose executable changed (concurrently).
-    pub async fn runtime_infos(&self, catalog: &Arc<Catalog>) -> Vec<RuntimeInfo> {
+    pub async fn runtime_infos(&self, catalog: &Arc<Catalog>, receipts: &ReceiptStore) -> Vec<RuntimeInfo> {
         let tasks: Vec<_> = catalog
             .descriptors()
             .iter()
@@ -96,9 +101,36 @@ impl RuntimeGate {
             if let Some(Ok(detection)) = &outcome {
                 self.detections.insert(descriptor.id.clone(), detection.clone());
             }
-            infos.push(runtime_info(descriptor, outcome));
+            infos.push(runtime_info(catalog, descriptor, outcome, receipts.load(&descriptor.id)));
         }
         infos
+    }
+
+    /// The readiness of one runtime now, detecting it if it was not yet
+    /// (or its executable changed), for a start that requires readiness.
+    pub async fn readiness_of(&self, catalog: &Arc<Catalog>, receipts: &ReceiptStore, runtime: &str) -> Readiness {
+        let Some(descriptor) = catalog.descriptor(runtime) else {
+            return Readiness { state: ReadinessState::NotReady, gate: Some(Gate::Installed), reason: None };
+        };
+        let outcome = match catalog.resolve(descriptor) {
+            None => None,
+            Some(executable) => {
+                let recorded = self.detections.get(runtime).map(|entry| entry.clone());
+                match recorded.filter(|detection| detection.identity.verify(&executable).is_ok()) {
+                    Some(detection) => Some(Ok(detection)),
+                    None => Some(detect_blocking(catalog, descriptor).await),
+                }
+            }
+        };
+        if let Some(Ok(detection)) = &outcome {
+            self.detections.insert(runtime.to_owned(), detection.clone());
+        }
+        judge(catalog, descriptor, &outcome, receipts.load(runtime).as_ref()).0
+    }
+
+    /// The detection on record for a runtime, if any.
+    pub fn detection(&self, runtime: &str) -> Option<Detection> {
+        self.detections.get(runtime).map(|entry| entry.clone())
     }
 }
 
@@ -113,15 +145,71 @@ async fn detect_blocking(catalog: &Arc<Catalog>, descriptor: &Descriptor) -> Res
     .map_err(|err| err.to_string())?
 }
 
+/// Readiness, the sign-in reading and whether the receipt counts, from a
+/// detection outcome (`None`: not installed; `Some(Err)`: installed but not
+/// identified) and the last receipt.
+fn judge(
+    catalog: &Catalog,
+    descriptor: &Descriptor,
+    outcome: &Option<Result<Detection, String>>,
+    receipt: Option<&Receipt>,
+) -> (Readiness, SignInReading, bool) {
+    let not_found = match outcome {
+        None => Some(Catalog::not_found_reason(descriptor)),
+        Some(Err(reason)) => Some(reason.clone()),
+        Some(Ok(_)) => None,
+    };
+    let detection = outcome.as_ref().and_then(|outcome| outcome.as_ref().ok());
+    let sign_in = sign_in::observe(descriptor, catalog.environment());
+    let standing = receipt_standing(receipt, detection, SystemTime::now());
+    let evidence = Evidence { detection, not_found: not_found.as_deref(), sign_in: &sign_in, receipt: &standing };
+    (readiness::assess(descriptor, evidence), sign_in, matches!(standing, ReceiptStanding::Valid(_)))
+}
+
+/// Where a stored receipt stands against the executable installed now.
+pub fn receipt_standing(receipt: Option<&Receipt>, detection: Option<&Detection>, now: SystemTime) -> ReceiptStanding {
+    let Some(receipt) = receipt else { return ReceiptStanding::Missing };
+    if let Some(detection) = detection {
+        if receipt.sha256 != detection.identity.sha256 {
+            return ReceiptStanding::Void(format!(
+                "taken from {} with SHA-256 {}, installed now {} with {}",
+                receipt.path,
+                short(&receipt.sha256),
+                detection.identity.path.display(),
+                short(&detection.identity.sha256)
+            ));
+        }
+    }
+    if !receipt.passed {
+        return ReceiptStanding::Failed(receipt.detail.clone());
+    }
+    let taken = SystemTime::UNIX_EPOCH + Duration::from_millis(receipt.taken_at_ms);
+    let age = now.duration_since(taken).unwrap_or_default();
+    if age > RECEIPT_VALIDITY {
+        ReceiptStanding::Stale(age)
+    } else {
+        ReceiptStanding::Valid(age)
+    }
+}
+
+fn short(sha256: &str) -> &str {
+    sha256.get(..12).unwrap_or(sha256)
+}
+
 /// `None`: not installed. `Some(Err)`: installed but not identified.
-fn runtime_info(descriptor: &Descriptor, outcome: Option<Result<Detection, String>>) -> RuntimeInfo {
+fn runtime_info(
+    catalog: &Catalog,
+    descriptor: &Descriptor,
+    outcome: Option<Result<Detection, String>>,
+    receipt: Option<Receipt>,
+) -> RuntimeInfo {
+    let (readiness, sign_in, receipt_valid) = judge(catalog, descriptor, &outcome, receipt.as_ref());
     let not_found = match &outcome {
         None => Some(Catalog::not_found_reason(descriptor)),
         Some(Err(reason)) => Some(reason.clone()),
         Some(Ok(_)) => None,
     };
     let detection = outcome.and_then(Result::ok);
-    let ready = readiness(descriptor, detection.as_ref(), not_found.as_deref());
     RuntimeInfo {
         id: descriptor.id.clone(),
         display_name: descriptor.display_name.clone(),
@@ -135,8 +223,13 @@ fn runtime_info(descriptor: &Descriptor, outcome: Option<Result<Detection, Strin
         sha256: detection.as_ref().map(|d| d.identity.sha256.clone()),
         version_floor: descriptor.version.floor.clone(),
         floor_status: detection.as_ref().map(|d| d.floor_status.as_str().to_owned()),
-        ready: ready.is_ok(),
-        not_ready_reason: ready.err(),
+        readiness: readiness.state.as_str().to_owned(),
+        readiness_gate: readiness.gate.map(|gate| gate.as_str().to_owned()),
+        readiness_reason: readiness.reason,
+        sign_in: sign_in.state.as_str().to_owned(),
+        sign_in_detail: sign_in.detail,
+        receipt,
+        receipt_valid,
         completion: descriptor.completion.as_str().to_owned(),
         login: match descriptor.login {
             LoginForm::InTerminal { .. } => "in_terminal",

@@ -98,6 +98,9 @@ error_codes! {
     RuntimeNotSupported = "RUNTIME_NOT_SUPPORTED",
     /// The runtime's executable changed since it was detected.
     BinaryChanged = "BINARY_CHANGED",
+    /// The start required a ready runtime and a readiness gate stops it;
+    /// the message names the gate and why.
+    RuntimeNotReady = "RUNTIME_NOT_READY",
     /// A request field is out of range or inconsistent.
     InvalidArgument = "INVALID_ARGUMENT",
     /// The pane's process has exited; it takes no input.

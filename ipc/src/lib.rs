@@ -47,6 +47,6 @@ pub use handshake::{HandshakeReply, Hello, Welcome, PROTOCOL_VERSION};
 pub use pane::{ExitStatus, PaneId, PaneState, PaneSummary, Size};
 pub use request::{Request, RequestFrame, ResumeRequest, SendParams, StartParams};
 pub use response::{InterruptReport, InterruptStep, PaneDetail, Response, ServerMessage, Subscription};
-pub use runtime::RuntimeInfo;
+pub use runtime::{Receipt, RuntimeInfo, RECEIPT_TIMEOUT_MS};
 pub use screen::{Cursor, InputModes, ScreenSnapshot};
 pub use turn::{TurnReport, Usage};

@@ -29,6 +29,9 @@ pub const LOGIN_NOT_IN_TERMINAL: &str = "LOGIN_NOT_IN_TERMINAL";
 /// asking for one it cannot enforce is refused unless the client accepts a
 /// weaker boundary.
 pub const PERMISSION_PROFILE_UNENFORCED: &str = "PERMISSION_PROFILE_UNENFORCED";
+/// The CLI has no one-shot mode to take a completion receipt with, so it
+/// is never ready for work that requires one.
+pub const RECEIPT_UNAVAILABLE: &str = "RECEIPT_UNAVAILABLE";
 
 /// Every limitation code this crate knows.
 pub const ALL: &[&str] = &[
@@ -43,4 +46,5 @@ pub const ALL: &[&str] = &[
     COMPLETION_UNOBSERVED,
     LOGIN_NOT_IN_TERMINAL,
     PERMISSION_PROFILE_UNENFORCED,
+    RECEIPT_UNAVAILABLE,
 ];

@@ -126,6 +126,22 @@ pub enum Request {
         #[serde(default)]
         payload: String,
     },
+    /// Take a completion receipt: run the runtime's one-shot mode inside
+    /// the read-only boundary, in a scratch directory, asking for one JSON
+    /// object carrying a fresh random value. Answered by `receipt` (passed
+    /// or not); a runtime with no one-shot mode answers
+    /// `OPERATION_UNSUPPORTED` with `RECEIPT_UNAVAILABLE`.
+    ProbeRuntime {
+        /// The runtime id.
+        runtime: String,
+        /// The model to ask, when the runtime takes one.
+        #[serde(default)]
+        model: Option<String>,
+        /// Run without the read-only boundary when the runtime cannot
+        /// enforce it, rather than refuse.
+        #[serde(default)]
+        accept_weaker_boundary: bool,
+    },
 }
 
 /// Parameters of `start`.
@@ -164,6 +180,12 @@ pub struct StartParams {
     /// `OPERATION_UNSUPPORTED` naming `PERMISSION_PROFILE_UNENFORCED`.
     #[serde(default)]
     pub accept_weaker_boundary: bool,
+    /// Refuse the start with `RUNTIME_NOT_READY` unless the runtime is
+    /// ready (or reduced) as `runtimes` reports it: supported, installed,
+    /// its version not below the floor, signed in where that can be seen,
+    /// and a completion receipt for this executable under 24 hours old.
+    #[serde(default)]
+    pub require_ready: bool,
 }
 
 /// Which earlier session a start should resume.

@@ -89,6 +89,8 @@ pub enum Response {
     Answered(TurnReport),
     /// Answers `notify`.
     Notified {},
+    /// Answers `probe_runtime`: the receipt taken, passed or not.
+    Receipt(crate::runtime::Receipt),
 }
 
 /// A pane with its screen, as `inspect` returns it.

@@ -34,6 +34,20 @@ fn summary() -> PaneSummary {
     }
 }
 
+fn receipt() -> Receipt {
+    Receipt {
+        runtime: "claude".into(),
+        passed: false,
+        detail: "the answer carried another value".into(),
+        path: "/usr/bin/claude".into(),
+        version: Some("2.1.197".into()),
+        sha256: "cd".repeat(32),
+        taken_at_ms: 1_700_000_000_000,
+        elapsed_ms: 4_000,
+        read_only_enforced: true,
+    }
+}
+
 fn every_request() -> Vec<Request> {
     let pane = PaneId::from("p1");
     vec![
@@ -47,6 +61,7 @@ fn every_request() -> Vec<Request> {
             max_wall_ms: Some(1000),
             permission_profile: Some("read_only".into()),
             accept_weaker_boundary: true,
+            require_ready: true,
         }),
         Request::Start(StartParams { resume: Some(ResumeRequest::Latest), ..StartParams::default() }),
         Request::Send(SendParams {
@@ -58,6 +73,7 @@ fn every_request() -> Vec<Request> {
         Request::Interrupt { pane: pane.clone(), terminate: true },
         Request::Ask { pane: pane.clone(), text: "hi".into(), timeout_ms: Some(5) },
         Request::Notify { pane: pane.clone(), token: "t".into(), event: "turn_completed".into(), payload: "{}".into() },
+        Request::ProbeRuntime { runtime: "claude".into(), model: Some("m".into()), accept_weaker_boundary: false },
         Request::Inspect { pane: pane.clone() },
         Request::Events { pane: pane.clone(), from: Some(7) },
         Request::Events { pane: pane.clone(), from: None },
@@ -118,8 +134,13 @@ fn every_server_message() -> Vec<ServerMessage> {
                 sha256: Some("ab".repeat(32)),
                 version_floor: None,
                 floor_status: Some("indeterminate".into()),
-                ready: true,
-                not_ready_reason: None,
+                readiness: "not_ready".into(),
+                readiness_gate: Some("receipt".into()),
+                readiness_reason: Some("no receipt taken".into()),
+                sign_in: "not_required".into(),
+                sign_in_detail: None,
+                receipt: Some(receipt()),
+                receipt_valid: false,
                 completion: "unobserved".into(),
                 login: "not_required".into(),
                 evidence: "this_repository".into(),
@@ -137,6 +158,7 @@ fn every_server_message() -> Vec<ServerMessage> {
         usage: Usage { kind: "measured".into(), input_tokens: Some(3), output_tokens: Some(4), cost_micro_usd: None },
     }));
     bodies.push(Response::Notified {});
+    bodies.push(Response::Receipt(receipt()));
     let events = vec![
         Event::TurnStarted { offset: 1, source: "input".into() },
         Event::TurnCompleted { offset: 2, source: "heuristic".into(), usage: Usage::unavailable() },

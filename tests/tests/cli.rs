@@ -371,6 +371,20 @@ fn runtimes_lists_shell_and_the_fixture_with_their_limits() {
     };
     assert!(row("shell").contains("NATIVE_RESUME_UNSUPPORTED"), "{table}");
     assert!(row("fixture").contains("REFERENCE,PROVIDER_SELECTION"), "{table}");
-    assert!(row("fixture").contains(path), "{table}");
+    // No completion receipt yet: the row says which gate and what to run.
+    assert!(row("fixture").contains("not_ready (receipt)"), "{table}");
+    assert!(row("fixture").contains("panehost runtimes --probe fixture"), "{table}");
+
+    // Taking one: refused without the weaker boundary (the fixture has no
+    // read-only mode), then passed, and the fixture is ready.
+    let refused = cli.run(&["runtimes", "--probe", "fixture"]);
+    assert_eq!(refused.code(), Some(1), "{refused:?}");
+    assert!(refused.stderr.contains("PERMISSION_PROFILE_UNENFORCED"), "{refused:?}");
+    let receipt = cli.json(&["runtimes", "--probe", "fixture", "--accept-weaker-boundary", "--json"]);
+    assert_eq!(receipt["passed"], true, "{receipt}");
+    assert_eq!(receipt["read_only_enforced"], false, "{receipt}");
+    let table = cli.ok(&["runtimes"]);
+    let fixture_row = table.lines().find(|line| line.starts_with("fixture ")).unwrap();
+    assert!(fixture_row.contains(" ready ") && fixture_row.contains(path), "{table}");
     host.stop();
 }

@@ -14,7 +14,7 @@ display_name = "Echoer"
 executable = ["echoer"]
 base_args = ["--quiet"]
 login = "not_required"
-limitations = ["COMPLETION_UNOBSERVED", "PROVIDER_SELECTION_ONLY", "PERMISSION_PROFILE_UNENFORCED"]
+limitations = ["COMPLETION_UNOBSERVED", "PROVIDER_SELECTION_ONLY", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE"]
 
 [runtime.echoer.resume]
 latest = ["--again"]
@@ -39,7 +39,9 @@ fn custom_runtimes_load_launch_and_report_their_problems() {
 
     let Response::Runtimes { runtimes } = conn.ok(Request::Runtimes {}) else { panic!() };
     let echoer = runtimes.iter().find(|r| r.id == "echoer").expect("the custom runtime is listed");
-    assert!(echoer.ready && echoer.evidence == "operator", "{echoer:?}");
+    assert!(echoer.available && echoer.evidence == "operator", "{echoer:?}");
+    // No `receipt_args`: it can never be proven ready.
+    assert_eq!(echoer.readiness_gate.as_deref(), Some("receipt"), "{echoer:?}");
     assert!(runtimes.iter().all(|r| r.id != "broken"), "a runtime with a problem is left out");
 
     let params =

@@ -88,7 +88,7 @@ fn grok_and_shell_refuse_a_profile_unless_a_weaker_boundary_is_accepted() {
 
     for id in ["grok", "shell"] {
         let info = runtime(&mut conn, id);
-        assert!(info.ready, "{info:?}");
+        assert!(info.available && info.readiness_gate.as_deref() != Some("installed"), "{info:?}");
         assert!(info.permission_profiles.is_empty(), "{info:?}");
         assert!(info.limitations.iter().any(|code| code == "PERMISSION_PROFILE_UNENFORCED"), "{info:?}");
     }

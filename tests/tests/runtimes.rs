@@ -28,7 +28,11 @@ fn runtimes_reports_identity_version_floor_and_readiness() {
     let all = runtimes(&mut conn);
     assert_eq!(all.len(), 21);
     let fixture = all.iter().find(|r| r.id == "fixture").unwrap();
-    assert!(fixture.available && fixture.ready, "{fixture:?}");
+    assert!(fixture.available, "{fixture:?}");
+    // Installed and identified, but no completion receipt yet.
+    assert_eq!((fixture.readiness.as_str(), fixture.readiness_gate.as_deref()), ("not_ready", Some("receipt")));
+    assert!(fixture.readiness_reason.as_deref().unwrap().contains("--probe fixture"), "{fixture:?}");
+    assert_eq!(fixture.sign_in, "not_required");
     assert_eq!(fixture.version.as_deref(), Some("panehost-fixture-agent 1.0.0"));
     assert_eq!(fixture.floor_status.as_deref(), Some("at_or_above"));
     assert_eq!(fixture.sha256.as_ref().map(String::len), Some(64));
@@ -37,10 +41,12 @@ fn runtimes_reports_identity_version_floor_and_readiness() {
     assert!(fixture.permission_profiles.is_empty(), "{fixture:?}");
     assert_eq!(fixture.completion, "terminal_notification");
     let shell = all.iter().find(|r| r.id == "shell").unwrap();
-    assert!(shell.ready && shell.path.is_some());
+    assert!(shell.readiness == "ready" && shell.path.is_some(), "{shell:?}");
     // Whatever is installed on this machine, a missing CLI says why.
     for runtime in all.iter().filter(|r| !r.available) {
-        assert!(!runtime.ready && runtime.not_ready_reason.is_some(), "{runtime:?}");
+        assert_eq!(runtime.readiness, "not_ready", "{runtime:?}");
+        assert_eq!(runtime.readiness_gate.as_deref(), Some("installed"), "{runtime:?}");
+        assert!(runtime.readiness_reason.is_some(), "{runtime:?}");
     }
     host.stop();
 }
@@ -68,7 +74,7 @@ fn a_changed_executable_is_refused_until_it_is_identified_again() {
 
     // Listing runtimes identifies it again; then it starts.
     let fixture = runtimes(&mut conn).into_iter().find(|r| r.id == "fixture").unwrap();
-    assert!(fixture.ready, "{fixture:?}");
+    assert!(fixture.available && fixture.floor_status.as_deref() == Some("at_or_above"), "{fixture:?}");
     let second = conn.start(start_params("fixture", &[]));
     conn.ok(Request::Close { pane: second.id });
     host.stop();

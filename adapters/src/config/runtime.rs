@@ -8,8 +8,8 @@ use super::locate::Locator;
 use super::{ConfigProblem, RUNTIME_TABLE};
 use crate::contract::{implied_limitations, LaunchFacts};
 use crate::descriptor::{
-    CommandPolicy, CompletionSignal, Descriptor, Evidence, Executable, LoginForm, ModelForm, ResumeForm, ResumeMode,
-    SelfUpdateOff, VersionProbe, REFERENCE_PLACEHOLDER,
+    CommandPolicy, CompletionSignal, Descriptor, Evidence, Executable, LoginForm, ModelForm, ReceiptForm,
+    ReceiptSupport, ResumeForm, ResumeMode, SelfUpdateOff, VersionProbe, PROMPT_PLACEHOLDER, REFERENCE_PLACEHOLDER,
 };
 use crate::environment::HostEnvironment;
 use crate::reference_pattern::ReferencePattern;
@@ -36,6 +36,7 @@ const RUNTIME_KEYS: &[&str] = &[
     "self_update_environment",
     "login",
     "login_args",
+    "receipt_args",
     "resume",
     "limitations",
 ];
@@ -202,6 +203,7 @@ impl Reader<'_> {
             Some(resume) => self.resume(resume),
             None => (Vec::new(), None),
         };
+        let receipt = self.receipt(table);
         let limitations = self.limitations(table);
 
         let (display_name, names, login) = (display_name?, names?, login?);
@@ -222,6 +224,7 @@ impl Reader<'_> {
         }
         descriptor.completion = CompletionSignal::Unobserved;
         descriptor.login = login;
+        descriptor.receipt = receipt;
         descriptor.reads_environment = reads_environment;
         descriptor.environment = environment;
         descriptor.self_update_off =
@@ -426,6 +429,24 @@ impl Reader<'_> {
             (Some(flag), false) => ModelForm::Optional { flag },
             (Some(flag), true) => ModelForm::Required { flag },
         }
+    }
+
+    /// The one-shot command line a completion receipt runs, if given: it
+    /// carries `{prompt}` exactly once (`{read_only}` expands to nothing: a
+    /// custom runtime enforces no profile).
+    fn receipt(&mut self, table: &Table) -> ReceiptSupport {
+        let Some(args) = self.optional(table, "receipt_args", Reader::strings) else {
+            return ReceiptSupport::Unavailable;
+        };
+        self.check_args(&["receipt_args"], &args, false);
+        let prompts = args.iter().filter(|arg| *arg == PROMPT_PLACEHOLDER).count();
+        if prompts != 1 {
+            self.problem(
+                &["receipt_args"],
+                format!("`receipt_args` must carry {PROMPT_PLACEHOLDER} as one item exactly once (it has {prompts})"),
+            );
+        }
+        ReceiptSupport::OneShot(ReceiptForm { args, read_only_args: None })
     }
 
     fn login(&mut self, table: &Table) -> Option<LoginForm> {

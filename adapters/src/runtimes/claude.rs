@@ -1,7 +1,7 @@
 //! `claude`: Claude Code. Flags checked against `claude --help` and
 //! `claude auth --help` of 2.1.197 (`adapters/evidence/claude.json`).
 
-use super::{agent_cli, profile, resume, strings, variables};
+use super::{agent_cli, profile, receipt, resume, sign_in, strings, variables};
 use crate::completion::HookInjection;
 use crate::descriptor::{
     CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReferenceCapture, ResumeMode,
@@ -26,6 +26,17 @@ pub(super) fn descriptor() -> Descriptor {
         // Every hook payload carries the session's id.
         reference_capture: ReferenceCapture::HookField("session_id".into()),
         login: LoginForm::InTerminal { args: strings(&["auth", "login"]) },
+        // On Linux the sign-in stores its tokens in `.credentials.json` of
+        // the configuration directory; a key or token in the environment
+        // signs in as well. (Declared from its documentation.)
+        sign_in: sign_in(
+            Some("CLAUDE_CONFIG_DIR"),
+            ".claude",
+            &[".credentials.json"],
+            &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"],
+        ),
+        // `-p` prints the answer and exits; the read-only profile holds.
+        receipt: receipt(&["-p", "{prompt}", "{read_only}"]),
         reads_environment: strings(&[
             "ANTHROPIC_API_KEY",
             "ANTHROPIC_AUTH_TOKEN",

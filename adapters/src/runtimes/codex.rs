@@ -1,11 +1,11 @@
 //! `codex`: Codex. Flags checked against `codex --help`, `codex resume
-//! --help` and `codex login --help` of 0.171.0 (`adapters/evidence/codex.json`).
+//! --help`, `codex exec --help` and `codex login --help` of 0.171.0 (`adapters/evidence/codex.json`).
 
 use super::{agent_cli, profile, resume_subcommand, strings};
 use crate::completion::HookInjection;
 use crate::descriptor::{
-    CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff,
-    VersionProbe,
+    CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReceiptForm, ReceiptSupport,
+    ResumeMode, SelfUpdateOff, VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
 
@@ -27,6 +27,15 @@ pub(super) fn descriptor() -> Descriptor {
         ],
         reference_pattern: Some(ReferencePattern::constant(UUID)),
         login: LoginForm::InTerminal { args: strings(&["login"]) },
+        // `exec` runs one prompt and prints the last message; it asks for no
+        // approvals and takes no `-a`, so the boundary is the sandbox alone.
+        // `--ephemeral` leaves no session behind. Sign-in is not observed:
+        // a provider of the user's config.toml signs in with a variable it
+        // names, which the host cannot know without reading that file.
+        receipt: ReceiptSupport::OneShot(ReceiptForm {
+            args: strings(&["exec", "--skip-git-repo-check", "--ephemeral", "{read_only}", "{prompt}"]),
+            read_only_args: Some(strings(&["-s", "read-only"])),
+        }),
         reads_environment: strings(&["OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME"]),
         self_update_off: SelfUpdateOff {
             args: strings(&["-c", "check_for_update_on_startup=false"]),

@@ -5,7 +5,8 @@
 
 use super::{agent_cli, profile, resume, strings, variables, UNOBSERVED};
 use crate::descriptor::{
-    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
+    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReceiptForm, ReceiptSupport, ResumeMode,
+    SelfUpdateOff, VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
 
@@ -46,6 +47,14 @@ pub(super) fn descriptor() -> Descriptor {
         // working directory, the temporary directory included only on
         // approval); full access is `--allow-all`. Values attach with `=`:
         // the options take lists.
+        // `-p` runs one prompt and exits; it requires `--allow-all-tools`,
+        // and the read-only denials take precedence over it (copilot's
+        // documentation). Sign-in is not observed: the token may live in the
+        // system keychain.
+        receipt: ReceiptSupport::OneShot(ReceiptForm {
+            args: strings(&["{read_only}", "-p", "{prompt}"]),
+            read_only_args: Some(strings(&["--allow-all-tools", "--deny-tool=write", "--deny-tool=shell"])),
+        }),
         permission_profiles: vec![
             profile(PermissionProfile::ReadOnly, &["--deny-tool=write", "--deny-tool=shell"]),
             profile(PermissionProfile::WorkspaceWrite, &["--allow-tool=write", "--disallow-temp-dir"]),

@@ -20,6 +20,7 @@ pub(super) fn descriptor() -> Descriptor {
             limitation::REFERENCE_PENDING_LIVE_PROOF,
             UNOBSERVED,
             limitation::PERMISSION_PROFILE_UNENFORCED,
+            limitation::RECEIPT_UNAVAILABLE,
         ]),
         ..agent_cli("cursor", "Cursor agent", &["cursor-agent"], Evidence::Documentation)
     }

@@ -2,7 +2,7 @@
 //! that behaves like an agent CLI (a prompt, a busy phase, Ctrl-C, a
 //! session store with ids to resume).
 
-use super::{agent_cli, resume, strings};
+use super::{agent_cli, receipt, resume, strings};
 use crate::descriptor::{
     CompletionSignal, Descriptor, Evidence, LoginForm, ReferenceCapture, ResumeMode, VersionProbe,
 };
@@ -21,6 +21,8 @@ pub(super) fn descriptor() -> Descriptor {
         reference_capture: ReferenceCapture::OutputMarker("session: ".into()),
         // It ends every turn with an OSC 9 notification.
         completion: CompletionSignal::TerminalNotification,
+        // `--print PROMPT` answers once and exits.
+        receipt: receipt(&["--print", "{prompt}"]),
         login: LoginForm::NotRequired,
         // It has no sandbox or approvals to map a permission profile on.
         limitations: strings(&[limitation::PERMISSION_PROFILE_UNENFORCED]),

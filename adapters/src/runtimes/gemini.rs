@@ -4,7 +4,7 @@
 //! session: there is no exact resume, so it declares provider selection
 //! only.
 
-use super::{agent_cli, profile, resume, strings, UNOBSERVED};
+use super::{agent_cli, profile, receipt, resume, strings, UNOBSERVED};
 use crate::descriptor::{Descriptor, Evidence, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
 use panehost_ipc::limitation;
 
@@ -29,6 +29,11 @@ pub(super) fn descriptor() -> Descriptor {
         },
         // `--approval-mode`: plan is its read-only mode, auto_edit approves
         // edit tools (commands still ask), yolo approves everything.
+        // `-p` runs one prompt headless; `--skip-trust` trusts the probe's
+        // scratch directory for this run only. Sign-in is not observed: a
+        // key may come from a `.env` file of the working directory or any
+        // directory above it.
+        receipt: receipt(&["--skip-trust", "{read_only}", "-p", "{prompt}"]),
         permission_profiles: vec![
             profile(PermissionProfile::ReadOnly, &["--approval-mode", "plan"]),
             profile(PermissionProfile::WorkspaceWrite, &["--approval-mode", "auto_edit"]),

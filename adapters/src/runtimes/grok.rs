@@ -14,12 +14,15 @@ pub(super) fn descriptor() -> Descriptor {
         version: VersionProbe { args: strings(&["--version"]), floor: Some("1.0.1".into()) },
         model: ModelForm::Optional { flag: "-m".into() },
         reads_environment: strings(&["GROK_API_KEY", "GROK_BASE_URL", "GROK_MODEL"]),
+        // `-p` prints the conversation as JSON message objects, the answer
+        // quoted inside one: not the bare object a completion receipt checks.
         limitations: strings(&[
             limitation::NATIVE_RESUME_UNSUPPORTED,
             limitation::HOST_LOSS_RESTARTS_FRESH,
             UNOBSERVED,
             limitation::LOGIN_NOT_IN_TERMINAL,
             limitation::PERMISSION_PROFILE_UNENFORCED,
+            limitation::RECEIPT_UNAVAILABLE,
         ]),
         ..agent_cli("grok", "Grok CLI", &["grok"], Evidence::CapturedHelp { file: "grok.json".into() })
     }

@@ -19,6 +19,7 @@ pub(super) fn descriptor() -> Descriptor {
             limitation::PROVIDER_SELECTION_ONLY,
             UNOBSERVED,
             limitation::PERMISSION_PROFILE_UNENFORCED,
+            limitation::RECEIPT_UNAVAILABLE,
         ]),
         ..agent_cli("kimi", "Kimi Code", &["kimi"], Evidence::Documentation)
     }

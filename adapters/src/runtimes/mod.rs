@@ -29,7 +29,8 @@ mod shell;
 
 use crate::descriptor::{
     CommandPolicy, CompletionSignal, ContextOwner, Descriptor, Evidence, Executable, LoginForm, ModelForm,
-    PermissionProfile, ProfileForm, ReferenceCapture, ResumeForm, ResumeMode, SelfUpdateOff, VersionProbe,
+    PermissionProfile, ProfileForm, ReceiptForm, ReceiptSupport, ReferenceCapture, ResumeForm, ResumeMode,
+    SelfUpdateOff, SignInTraces, VersionProbe,
 };
 use panehost_ipc::limitation;
 
@@ -81,6 +82,29 @@ pub(crate) fn profile(profile: PermissionProfile, args: &[&str]) -> (PermissionP
     (profile, ProfileForm { args: strings(args), environment: Vec::new() })
 }
 
+/// Sign-in traces: credential files in the configuration directory
+/// (`config_dir` under the home directory, or where `config_dir_variable`
+/// points), and variables holding a key.
+pub(crate) fn sign_in(
+    config_dir_variable: Option<&str>,
+    config_dir: &str,
+    credential_files: &[&str],
+    credential_variables: &[&str],
+) -> Option<SignInTraces> {
+    Some(SignInTraces {
+        config_dir_variable: config_dir_variable.map(str::to_owned),
+        config_dir: config_dir.to_owned(),
+        credential_files: strings(credential_files),
+        credential_variables: strings(credential_variables),
+    })
+}
+
+/// A one-shot mode for the completion receipt, taking the interactive
+/// read-only profile's arguments where `{read_only}` stands.
+pub(crate) fn receipt(args: &[&str]) -> ReceiptSupport {
+    ReceiptSupport::OneShot(ReceiptForm { args: strings(args), read_only_args: None })
+}
+
 /// Name and value pairs from literals.
 pub(crate) fn variables(items: &[(&str, &str)]) -> Vec<(String, String)> {
     items.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect()
@@ -115,6 +139,8 @@ pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: 
         hook_injection: None,
         drops_early_input: false,
         login: LoginForm::OutsideTerminal,
+        sign_in: None,
+        receipt: ReceiptSupport::Unavailable,
         reads_environment: Vec::new(),
         environment: Vec::new(),
         self_update_off: SelfUpdateOff::default(),
@@ -138,6 +164,7 @@ pub(crate) fn documented_only(id: &str, display_name: &str, executable: &str) ->
         limitations: strings(&[
             limitation::NATIVE_RESUME_UNSUPPORTED,
             limitation::HOST_LOSS_RESTARTS_FRESH,
+            limitation::RECEIPT_UNAVAILABLE,
             UNOBSERVED,
             limitation::LOGIN_NOT_IN_TERMINAL,
             limitation::PERMISSION_PROFILE_UNENFORCED,

@@ -3,7 +3,7 @@
 //! exact session, `-c, --continue` the last one, `auth` manages providers
 //! and credentials in the terminal.
 
-use super::{agent_cli, profile, resume, strings, variables, UNOBSERVED};
+use super::{agent_cli, profile, receipt, resume, strings, variables, UNOBSERVED};
 use crate::descriptor::{
     Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
 };
@@ -30,6 +30,10 @@ pub(super) fn descriptor() -> Descriptor {
         // It has no sandbox, and its help offers only `--auto` ("auto-approve
         // permissions that are not explicitly denied"): full access, and no
         // narrower profile.
+        // `run` answers one message and exits. It has no read-only mode:
+        // a receipt needs the weaker boundary accepted. Sign-in is not
+        // observed: providers may carry their key in opencode.json.
+        receipt: receipt(&["run", "{prompt}"]),
         permission_profiles: vec![profile(PermissionProfile::FullAccess, &["--auto"])],
         limitations: strings(&[UNOBSERVED, limitation::PERMISSION_PROFILE_UNENFORCED]),
         ..agent_cli("opencode", "OpenCode", &["opencode"], Evidence::CapturedHelp { file: "opencode.json".into() })

@@ -17,6 +17,7 @@ pub(super) fn descriptor() -> Descriptor {
             UNOBSERVED,
             limitation::LOGIN_NOT_IN_TERMINAL,
             limitation::PERMISSION_PROFILE_UNENFORCED,
+            limitation::RECEIPT_UNAVAILABLE,
         ]),
         ..agent_cli("qoder", "Qoder", &["qodercli"], Evidence::Documentation)
     }

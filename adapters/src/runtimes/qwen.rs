@@ -1,7 +1,7 @@
 //! `qwen`: Qwen Code. Flags checked against `qwen --help` and `qwen auth
 //! --help` of 0.15.10 (`adapters/evidence/qwen.json`).
 
-use super::{agent_cli, profile, resume, strings, UNOBSERVED};
+use super::{agent_cli, profile, receipt, resume, strings, UNOBSERVED};
 use crate::descriptor::{
     Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
 };
@@ -24,6 +24,10 @@ pub(super) fn descriptor() -> Descriptor {
         self_update_off: SelfUpdateOff { note: Some("settings only".into()), ..SelfUpdateOff::default() },
         // `--approval-mode`: plan only, auto-edit approves edit tools
         // (commands still ask), yolo approves everything.
+        // A positional prompt with no terminal on stdin runs once and exits
+        // (`-p` is deprecated in favour of it). Sign-in is not observed: the
+        // key may be in its settings file.
+        receipt: receipt(&["{read_only}", "{prompt}"]),
         permission_profiles: vec![
             profile(PermissionProfile::ReadOnly, &["--approval-mode", "plan"]),
             profile(PermissionProfile::WorkspaceWrite, &["--approval-mode", "auto-edit"]),

@@ -3,7 +3,7 @@
 use super::strings;
 use crate::descriptor::{
     CommandPolicy, CompletionSignal, ContextOwner, Descriptor, Evidence, Executable, LoginForm, ModelForm,
-    ReferenceCapture, SelfUpdateOff, VersionProbe,
+    ReceiptSupport, ReferenceCapture, SelfUpdateOff, VersionProbe,
 };
 use panehost_ipc::limitation;
 
@@ -27,6 +27,8 @@ pub(super) fn descriptor() -> Descriptor {
         hook_injection: None,
         drops_early_input: false,
         login: LoginForm::NotRequired,
+        sign_in: None,
+        receipt: ReceiptSupport::NotAnAgent,
         reads_environment: Vec::new(),
         environment: Vec::new(),
         self_update_off: SelfUpdateOff::default(),

@@ -1,21 +1,45 @@
-//! `panehost runtimes [--json]`
+//! `panehost runtimes [--json]` and `panehost runtimes --probe ID`
 
 use super::context::Context;
 use super::output::{print_line, write_stdout};
 use super::table;
-use panehost_ipc::RuntimeInfo;
+use panehost_ipc::{Receipt, RuntimeInfo};
 
 /// Arguments of `runtimes`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct RuntimesArgs {
-    /// Print a JSON array of runtimes.
+    /// Take a completion receipt of this runtime (its one-shot mode, in the
+    /// read-only boundary, asked for one JSON object), store it, and print
+    /// it; exits 1 when the receipt did not pass.
+    #[arg(long, value_name = "ID")]
+    probe: Option<String>,
+    /// With --probe: the model to ask.
+    #[arg(long, value_name = "MODEL", requires = "probe")]
+    model: Option<String>,
+    /// With --probe: run without the read-only boundary when the runtime
+    /// cannot enforce it.
+    #[arg(long, requires = "probe")]
+    accept_weaker_boundary: bool,
+    /// Print JSON: an array of runtimes, or the receipt.
     #[arg(long)]
     json: bool,
 }
 
-/// Lists the runtimes as a table or a JSON array.
+/// Lists the runtimes as a table or a JSON array, or takes a receipt.
 pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result<()> {
     let client = context.connect().await?;
+    if let Some(runtime) = &args.probe {
+        let receipt = client.probe_runtime(runtime, args.model.as_deref(), args.accept_weaker_boundary).await?;
+        if args.json {
+            print_line(&serde_json::to_string(&receipt)?)?;
+        } else {
+            print_line(&describe_receipt(&receipt))?;
+        }
+        if !receipt.passed {
+            anyhow::bail!("the completion receipt of {runtime} did not pass");
+        }
+        return Ok(());
+    }
     let runtimes = client.runtimes().await?;
     if args.json {
         print_line(&serde_json::to_string(&runtimes)?)?;
@@ -25,7 +49,8 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
             "ID",
             "SUPPORTED",
             "AVAILABLE",
-            "READY",
+            "READINESS",
+            "SIGN-IN",
             "VERSION",
             "FLOOR",
             "RESUME",
@@ -38,19 +63,38 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
     Ok(())
 }
 
+fn describe_receipt(receipt: &Receipt) -> String {
+    let verdict = if receipt.passed { "passed" } else { "failed" };
+    let boundary = if receipt.read_only_enforced { "read-only boundary" } else { "weaker boundary (accepted)" };
+    format!(
+        "{} receipt {verdict} in {} ms ({boundary}); {} {} sha256 {}: {}",
+        receipt.runtime,
+        receipt.elapsed_ms,
+        receipt.path,
+        receipt.version.as_deref().unwrap_or("(version unknown)"),
+        receipt.sha256.get(..12).unwrap_or(&receipt.sha256),
+        receipt.detail
+    )
+}
+
 fn row(runtime: &RuntimeInfo) -> Vec<String> {
     let yes_no = |flag: bool| if flag { "yes" } else { "no" }.to_owned();
-    let detail = match (&runtime.not_ready_reason, &runtime.unavailable_reason, &runtime.path) {
+    let detail = match (&runtime.readiness_reason, &runtime.unavailable_reason, &runtime.path) {
         (Some(reason), _, _) | (None, Some(reason), _) => reason.clone(),
         (None, None, Some(path)) => path.clone(),
         (None, None, None) => String::new(),
+    };
+    let readiness = match &runtime.readiness_gate {
+        Some(gate) => format!("{} ({gate})", runtime.readiness),
+        None => runtime.readiness.clone(),
     };
     let list = |items: &[String]| if items.is_empty() { "-".to_owned() } else { items.join(",") };
     vec![
         runtime.id.clone(),
         yes_no(runtime.supported),
         yes_no(runtime.available),
-        yes_no(runtime.ready),
+        readiness,
+        runtime.sign_in.clone(),
         runtime.version.clone().unwrap_or_else(|| "-".to_owned()),
         match (&runtime.version_floor, &runtime.floor_status) {
             (Some(floor), Some(status)) => format!("{floor} ({status})"),

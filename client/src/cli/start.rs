@@ -38,6 +38,9 @@ pub(crate) struct StartArgs {
     /// Start even when the runtime cannot enforce the profile.
     #[arg(long, requires = "profile")]
     accept_weaker_boundary: bool,
+    /// Refuse to start unless the runtime is ready (see `panehost runtimes`).
+    #[arg(long)]
+    require_ready: bool,
     /// Print the pane as JSON.
     #[arg(long)]
     json: bool,
@@ -73,6 +76,7 @@ pub(crate) async fn run(context: &Context, args: StartArgs) -> anyhow::Result<()
         max_wall_ms: args.max_wall_secs.map(|secs| secs.saturating_mul(1000)),
         permission_profile: args.profile,
         accept_weaker_boundary: args.accept_weaker_boundary,
+        require_ready: args.require_ready,
     };
     let client = context.connect().await?;
     let pane = client.start(params).await?;

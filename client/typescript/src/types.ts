@@ -241,10 +241,22 @@ export interface RuntimeInfo {
   version_floor: string | null;
   /** `at_or_above`, `below` or `indeterminate`; `null` until detected. */
   floor_status: string | null;
-  /** Whether it can be started now. */
-  ready: boolean;
-  /** The first gate that stops it, when it is not ready. */
-  not_ready_reason: string | null;
+  /**
+   * `ready`, `not_ready` or `reduced` (its version could not be read: it
+   * starts, with resume and permission profiles withheld from a start that
+   * requires readiness).
+   */
+  readiness: string;
+  /** The first gate that stops (or reduces) it: `supported`, `installed`, `version`, `sign_in`, `receipt`. */
+  readiness_gate: string | null;
+  /** Why that gate stops or reduces it. */
+  readiness_reason: string | null;
+  /** `signed_in`, `signed_out`, `unobservable` or `not_required`. */
+  sign_in: string;
+  /** What the sign-in reading rests on; never a secret. */
+  sign_in_detail: string | null;
+  /** Whether the last completion receipt counts now (passed, same executable, under 24 hours old). */
+  receipt_valid: boolean;
   /** How the end of a turn is observed, such as `hook` or `unobserved`. */
   completion: string;
   /** How a user signs in: `in_terminal`, `outside_terminal` or `not_required`. */

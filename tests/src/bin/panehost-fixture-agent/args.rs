@@ -1,10 +1,11 @@
-//! The command line: `[--store DIR] [--resume ID | --continue]`, `--version`, `--help`.
+//! The command line: `[--store DIR] [--resume ID | --continue]`, `--print PROMPT`, `--version`, `--help`.
 
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
 pub const USAGE: &str = "\
 usage: panehost-fixture-agent [--store DIR] [--resume ID | --continue]
+       panehost-fixture-agent --print PROMPT
        panehost-fixture-agent --version | --help
 ";
 
@@ -13,6 +14,7 @@ options:
   --store DIR   session store directory (default: $HOME/.panehost-fixture-agent)
   --resume ID   resume the session ID (fx- followed by 16 lowercase hex digits)
   --continue    resume the most recent session in the store
+  --print PROMPT  answer PROMPT once on stdout and exit (no terminal, no session)
   --version     print the version and exit
   --help        print this help and exit
 ";
@@ -21,6 +23,8 @@ options:
 #[derive(Debug, PartialEq)]
 pub enum Action {
     Run(Options),
+    /// `--print PROMPT`: one answer, then exit.
+    Print(String),
     Version,
     Help,
 }
@@ -65,6 +69,13 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Action, UsageEr
         match name.as_str() {
             "--help" | "-h" => return Ok(Action::Help),
             "--version" | "-V" => return Ok(Action::Version),
+            "--print" => {
+                let prompt = value("--print")?;
+                return match prompt.into_string() {
+                    Ok(prompt) => Ok(Action::Print(prompt)),
+                    Err(_) => Err(UsageError("--print needs UTF-8 text".into())),
+                };
+            }
             "--store" => {
                 if store.is_some() {
                     return Err(UsageError("--store given twice".into()));

@@ -7,6 +7,7 @@
 //!
 //! ```text
 //! panehost-fixture-agent [--store DIR] [--resume ID | --continue]
+//! panehost-fixture-agent --print PROMPT
 //! panehost-fixture-agent --version | --help
 //! ```
 //!
@@ -18,6 +19,9 @@
 //! * `--continue`: resume the session named by `<store>/latest`. When there is
 //!   none, print `no session to continue; starting a new session` and start a
 //!   new one.
+//! * `--print PROMPT`: answer once on stdout and exit 0, with no session:
+//!   the first `{...}` object the prompt holds, verbatim (as a model told
+//!   to reply with exactly that object would), else the prompt reversed.
 //! * `--version`: print `panehost-fixture-agent 1.0.0`, exit 0.
 //! * `--help`: usage on stdout, exit 0.
 //! * Anything else (unknown flag, stray argument, missing value, `--resume`
@@ -160,6 +164,7 @@ fn main() -> ExitCode {
     let status = match args::parse(env::args_os().skip(1)) {
         Ok(Action::Version) => print_and_succeed(&format!("panehost-fixture-agent {VERSION}\n")),
         Ok(Action::Help) => print_and_succeed(&format!("{}\n{}", args::USAGE, args::HELP)),
+        Ok(Action::Print(prompt)) => print_and_succeed(&format!("{}\n", turn::one_shot_answer(&prompt))),
         Ok(Action::Run(options)) => run(options),
         Err(UsageError(why)) => {
             report(&format!("error: {why}"));

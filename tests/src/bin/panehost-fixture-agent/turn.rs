@@ -61,6 +61,27 @@ impl Agent {
     }
 }
 
+/// The one-shot answer (`--print`): the first balanced `{...}` of the
+/// prompt, verbatim, else the prompt reversed.
+pub fn one_shot_answer(prompt: &str) -> String {
+    if let Some(start) = prompt.find('{') {
+        let mut depth = 0usize;
+        for (index, character) in prompt[start..].char_indices() {
+            match character {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return prompt[start..start + index + 1].to_owned();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    reversed(prompt)
+}
+
 /// The answer to a prompt: its characters in reverse order.
 fn reversed(prompt: &str) -> String {
     prompt.chars().rev().collect()
@@ -69,6 +90,12 @@ fn reversed(prompt: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_shot_answers_echo_the_first_object_or_reverse() {
+        assert_eq!(one_shot_answer("Reply with {\"a\":{\"b\":1}} only"), "{\"a\":{\"b\":1}}");
+        assert_eq!(one_shot_answer("no object {"), "{ tcejbo on");
+    }
 
     #[test]
     fn answers_reverse_characters() {

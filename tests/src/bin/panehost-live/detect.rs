@@ -13,10 +13,10 @@ pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
         return Outcome::fail(format!("runtimes does not list {}", ctx.descriptor.id));
     };
     let detail = format!(
-        "available {}, ready {}{}; version {:?}; floor {} ({}); sha256 {}; path {}; completion {}; resume modes [{}]; limitations [{}]",
+        "available {}, readiness {}{}; version {:?}; floor {} ({}); sha256 {}; path {}; completion {}; resume modes [{}]; limitations [{}]",
         info.available,
-        info.ready,
-        info.not_ready_reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default(),
+        info.readiness,
+        info.readiness_reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default(),
         info.version.as_deref().unwrap_or("-"),
         info.version_floor.as_deref().unwrap_or("-"),
         info.floor_status.as_deref().unwrap_or("-"),
@@ -26,7 +26,9 @@ pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
         info.resume_modes.join(", "),
         info.limitations.join(", "),
     );
-    let ok = info.available && info.ready && info.floor_status.as_deref() == Some("at_or_above");
+    // Before its receipt is taken, only the receipt gate may stop it.
+    let gate_passed = info.readiness != "not_ready" || info.readiness_gate.as_deref() == Some("receipt");
+    let ok = info.available && gate_passed && info.floor_status.as_deref() == Some("at_or_above");
     let unavailable = info.unavailable_reason.clone();
     state.info = Some(info);
     match (ok, unavailable) {

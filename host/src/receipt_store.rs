@@ -1,0 +1,70 @@
+//! Completion receipts on disk: one file per runtime under
+//! `<state dir>/receipts/`, written atomically, so a receipt outlives the
+//! host that took it. A file that cannot be read is reported and treated
+//! as no receipt.
+
+use crate::atomic_file::write_atomically;
+use panehost_ipc::Receipt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The receipts directory.
+#[derive(Debug)]
+pub struct ReceiptStore {
+    dir: PathBuf,
+}
+
+impl ReceiptStore {
+    /// The store under `state_dir/receipts`, created 0700 if missing.
+    ///
+    /// # Errors
+    /// Fails when the directory cannot be created.
+    pub fn open(state_dir: &Path) -> io::Result<ReceiptStore> {
+        let dir = state_dir.join("receipts");
+        std::fs::create_dir_all(&dir)?;
+        std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+        Ok(ReceiptStore { dir })
+    }
+
+    /// Where probes make their scratch working directories.
+    pub fn scratch_parent(&self) -> PathBuf {
+        self.dir.join("scratch")
+    }
+
+    fn path(&self, runtime: &str) -> PathBuf {
+        self.dir.join(format!("{runtime}.json"))
+    }
+
+    /// Replaces the runtime's receipt atomically.
+    ///
+    /// # Errors
+    /// Fails when the file cannot be written.
+    pub fn save(&self, receipt: &Receipt) -> io::Result<()> {
+        let bytes = serde_json::to_vec_pretty(receipt).map_err(io::Error::other)?;
+        write_atomically(&self.dir, &format!("{}.json", receipt.runtime), &bytes)
+    }
+
+    /// The runtime's last receipt, if one was stored and can be read.
+    pub fn load(&self, runtime: &str) -> Option<Receipt> {
+        let path = self.path(runtime);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return None,
+            Err(err) => {
+                tracing::warn!(path = %path.display(), %err, "cannot read a receipt; treating it as none");
+                return None;
+            }
+        };
+        match serde_json::from_slice::<Receipt>(&bytes) {
+            Ok(receipt) if receipt.runtime == runtime => Some(receipt),
+            Ok(receipt) => {
+                tracing::warn!(path = %path.display(), names = %receipt.runtime, "a receipt names another runtime; ignored");
+                None
+            }
+            Err(err) => {
+                tracing::warn!(path = %path.display(), %err, "a corrupt receipt; treating it as none");
+                None
+            }
+        }
+    }
+}
