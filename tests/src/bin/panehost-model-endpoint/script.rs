@@ -8,7 +8,10 @@
 //! 2. `PING` answers `PONG`;
 //! 3. `SLOW` answers `slow answer` sixty times (120 words), streamed one word
 //!    every 500 ms, so the whole answer takes about a minute;
-//! 4. anything else answers `echo: ` followed by the prompt's last text part.
+//! 4. a prompt that asks to "Reply with exactly this JSON object" (as
+//!    panehost's completion receipt does) answers that object, verbatim:
+//!    the first balanced `{...}` of its last text part;
+//! 5. anything else answers `echo: ` followed by the prompt's last text part.
 //!
 //! A script file is a JSON list of
 //! `{"match": "substring", "answer": "text", "delay_ms": N, "word_delay_ms": N}`;
@@ -112,6 +115,16 @@ impl Script {
                 };
             }
         }
+        if prompt.last_part.contains(OBJECT_REQUEST) {
+            if let Some(object) = first_object(&prompt.last_part) {
+                return Answer {
+                    text: object.to_owned(),
+                    delay: Duration::ZERO,
+                    word_delay: Duration::ZERO,
+                    rule: "object".into(),
+                };
+            }
+        }
         Answer {
             text: format!("echo: {}", prompt.last_part),
             delay: Duration::ZERO,
@@ -119,6 +132,28 @@ impl Script {
             rule: "echo".into(),
         }
     }
+}
+
+/// The words of a prompt that asks for one JSON object back.
+const OBJECT_REQUEST: &str = "Reply with exactly this JSON object";
+
+/// The first balanced `{...}` of `text`.
+fn first_object(text: &str) -> Option<&str> {
+    let start = text.find('{')?;
+    let mut depth = 0usize;
+    for (index, character) in text[start..].char_indices() {
+        match character {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&text[start..=start + index]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn builtin_entries() -> Vec<Entry> {
@@ -179,5 +214,10 @@ mod tests {
         assert_eq!(slow.streaming_time(), Duration::from_millis(500 * 119));
         let echo = script.answer(&Prompt::from_parts(["<note>", " hello "]));
         assert_eq!(echo.text, "echo: hello");
+        let asked = r#"Reply with exactly this JSON object and nothing else. {"k":{"v":"1"}} thanks"#;
+        let object = script.answer(&Prompt::from_parts(["<note>", asked]));
+        assert_eq!((object.text.as_str(), object.rule.as_str()), (r#"{"k":{"v":"1"}}"#, "object"));
+        let unbalanced = script.answer(&Prompt::from_parts(["Reply with exactly this JSON object {"]));
+        assert_eq!(unbalanced.rule, "echo");
     }
 }
