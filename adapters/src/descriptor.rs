@@ -359,6 +359,9 @@ pub enum ReferenceCapture {
     OutputMarker(String),
     /// The reference is this field of the CLI's hook payloads.
     HookField(String),
+    /// The reference is the newest session the CLI wrote to its store since
+    /// the pane's process started.
+    SessionStore(crate::session_store::SessionStore),
 }
 
 /// Who owns an agent's conversation context.

@@ -27,6 +27,7 @@ pub mod receipt;
 pub mod reference_pattern;
 pub mod resolve;
 pub mod runtimes;
+pub mod session_store;
 pub mod sign_in;
 pub mod version;
 

@@ -8,8 +8,10 @@
 //! the recorded session reference where the runtime resumes exact
 //! references, else "the latest", else a fresh start where the runtime
 //! declares `HOST_LOSS_RESTARTS_FRESH`; the generation grows and
-//! `restored_by` says which. A record that cannot be read is reported and
-//! moved aside; it never stops the others.
+//! `restored_by` says which. Two records holding the same reference (a
+//! session store cannot tell two panes of one runtime in one directory
+//! apart) resume neither by it. A record that cannot be read is reported
+//! and moved aside; it never stops the others.
 
 use crate::host_state::HostState;
 use crate::pane::{Behaviour, Pane};
@@ -17,6 +19,7 @@ use crate::records::PaneRecord;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::{CompletionSignal, ResumeMode};
 use panehost_ipc::{limitation, ResumeRequest, Size};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Restores every recorded pane.
@@ -25,8 +28,16 @@ pub async fn restore_panes(host: &Arc<HostState>) {
     for record in bad {
         tracing::warn!(path = %record.path.display(), reason = %record.reason, "unreadable pane record moved aside");
     }
-    for record in records {
+    let shared = shared_references(&records);
+    for mut record in records {
         let id = record.id.clone();
+        if let Some(reference) = record.native_reference.as_ref().filter(|reference| shared.contains(*reference)) {
+            // Two panes recorded the same session (a session store cannot
+            // tell two panes of one runtime in one directory apart): neither
+            // resumes it by reference, so no session is resumed twice.
+            tracing::warn!(pane = %id, %reference, "session reference recorded by another pane too; not resumed by it");
+            record.native_reference = None;
+        }
         match restore(host, record).await {
             Ok(how) => tracing::info!(pane = %id, restored_by = how, "pane restored"),
             Err(reason) => {
@@ -35,6 +46,20 @@ pub async fn restore_panes(host: &Arc<HostState>) {
             }
         }
     }
+}
+
+/// The references (per runtime) that more than one record holds.
+fn shared_references(records: &[PaneRecord]) -> HashSet<String> {
+    let mut seen = HashSet::new();
+    let mut shared = HashSet::new();
+    for record in records {
+        if let Some(reference) = &record.native_reference {
+            if !seen.insert((record.runtime.clone(), reference.clone())) {
+                shared.insert(reference.clone());
+            }
+        }
+    }
+    shared
 }
 
 async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static str, String> {
@@ -48,6 +73,7 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
             drops_early_input: false,
             reference_capture: ReferenceCapture::None,
             reference_pattern: None,
+            session_store_location: None,
         },
     };
     match Pane::adopt(record.clone(), behaviour, host.pane_limits, &host.records).await {

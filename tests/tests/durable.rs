@@ -199,31 +199,6 @@ fn wait_for_saved_screen(host: &TestHost, pane: &PaneId, offset: u64) {
     }
 }
 
-/// Keeper processes of this host (by their socket under its state dir).
-fn keeper_pids(host: &TestHost) -> Vec<u32> {
-    let needle = host.state_dir.join("panes").join("keepers").display().to_string();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|entry| entry.file_name().to_str().and_then(|name| name.parse::<u32>().ok()))
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .map(|cmdline| String::from_utf8_lossy(&cmdline).contains(&needle))
-                .unwrap_or(false)
-        })
-        .collect()
-}
-
-/// SIGKILL by pid, waiting until the process is gone.
-fn kill(pid: u32) {
-    let _ = std::process::Command::new("kill").arg("-KILL").arg(pid.to_string()).status();
-    let deadline = std::time::Instant::now() + WAIT;
-    while process_exists(pid) {
-        assert!(std::time::Instant::now() < deadline, "{pid} survived SIGKILL");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn an_upgrade_hands_the_panes_to_the_next_host() {
     let mut host = TestHost::start();

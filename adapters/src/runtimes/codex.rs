@@ -5,9 +5,10 @@ use super::{agent_cli, profile, resume_subcommand, strings};
 use crate::completion::HookInjection;
 use crate::descriptor::{
     CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReceiptForm, ReceiptSupport,
-    ResumeMode, SelfUpdateOff, VersionProbe,
+    ReferenceCapture, ResumeMode, SelfUpdateOff, VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
+use crate::session_store::{SessionEntry, SessionStore};
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
@@ -26,6 +27,18 @@ pub(super) fn descriptor() -> Descriptor {
             resume_subcommand(ResumeMode::InteractivePicker, &["resume"]),
         ],
         reference_pattern: Some(ReferencePattern::constant(UUID)),
+        // Each session is a rollout file named after its id, under
+        // `$CODEX_HOME/sessions` (default `~/.codex/sessions`).
+        reference_capture: ReferenceCapture::SessionStore(SessionStore {
+            dir: ".codex/sessions".into(),
+            moved_by: Some(("CODEX_HOME".into(), "sessions".into())),
+            entry: SessionEntry::File {
+                prefix: "rollout-".into(),
+                suffix: ".jsonl".into(),
+                reference_len: Some(36),
+                parent: None,
+            },
+        }),
         login: LoginForm::InTerminal { args: strings(&["login"]) },
         // `exec` runs one prompt and prints the last message; it asks for no
         // approvals and takes no `-a`, so the boundary is the sandbox alone.

@@ -5,10 +5,11 @@
 
 use super::{agent_cli, profile, resume, strings, variables, UNOBSERVED};
 use crate::descriptor::{
-    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReceiptForm, ReceiptSupport, ResumeMode,
-    SelfUpdateOff, VersionProbe,
+    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReceiptForm, ReceiptSupport, ReferenceCapture,
+    ResumeMode, SelfUpdateOff, VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
+use crate::session_store::{SessionEntry, SessionStore};
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
@@ -24,6 +25,12 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::InteractivePicker, &["--resume"]),
         ],
         reference_pattern: Some(ReferencePattern::constant(UUID)),
+        // Each session is a directory `~/.copilot/session-state/<id>/`.
+        reference_capture: ReferenceCapture::SessionStore(SessionStore {
+            dir: ".copilot/session-state".into(),
+            moved_by: None,
+            entry: SessionEntry::Directory,
+        }),
         login: LoginForm::InTerminal { args: strings(&["login"]) },
         reads_environment: strings(&[
             "COPILOT_GITHUB_TOKEN",

@@ -5,9 +5,11 @@
 
 use super::{agent_cli, profile, receipt, resume, strings, variables, UNOBSERVED};
 use crate::descriptor::{
-    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
+    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReferenceCapture, ResumeMode, SelfUpdateOff,
+    VersionProbe,
 };
 use crate::reference_pattern::ReferencePattern;
+use crate::session_store::{SessionEntry, SessionStore};
 use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
@@ -22,6 +24,13 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::ProviderSelection, &["--continue"]),
         ],
         reference_pattern: Some(ReferencePattern::constant("ses_[0-9A-Za-z]{8,64}")),
+        // Its sessions live in an SQLite database; its logs name the
+        // session (`ses_...`) they work on.
+        reference_capture: ReferenceCapture::SessionStore(SessionStore {
+            dir: ".local/share/opencode/log".into(),
+            moved_by: None,
+            entry: SessionEntry::NamedInLog { suffix: ".log".into(), marker: "ses_".into() },
+        }),
         login: LoginForm::InTerminal { args: strings(&["auth", "login"]) },
         self_update_off: SelfUpdateOff {
             environment: variables(&[("OPENCODE_DISABLE_AUTOUPDATE", "1")]),

@@ -3,9 +3,11 @@
 
 use super::{agent_cli, profile, receipt, resume, strings, UNOBSERVED};
 use crate::descriptor::{
-    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
+    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReferenceCapture, ResumeMode, SelfUpdateOff,
+    VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
+use crate::session_store::{SessionEntry, SessionStore};
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
@@ -19,6 +21,17 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::ProviderSelection, &["--continue"]),
         ],
         reference_pattern: Some(ReferencePattern::constant(UUID)),
+        // Each session is `~/.qwen/projects/<project>/chats/<id>.jsonl`.
+        reference_capture: ReferenceCapture::SessionStore(SessionStore {
+            dir: ".qwen/projects".into(),
+            moved_by: None,
+            entry: SessionEntry::File {
+                prefix: String::new(),
+                suffix: ".jsonl".into(),
+                reference_len: None,
+                parent: Some("chats".into()),
+            },
+        }),
         login: LoginForm::InTerminal { args: strings(&["auth"]) },
         reads_environment: strings(&["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "DASHSCOPE_API_KEY"]),
         self_update_off: SelfUpdateOff { note: Some("settings only".into()), ..SelfUpdateOff::default() },

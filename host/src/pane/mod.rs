@@ -15,6 +15,7 @@ mod recorder;
 pub mod ring;
 pub mod screen;
 mod screen_follower;
+mod session_capture;
 mod signals;
 pub mod turn;
 
@@ -26,11 +27,13 @@ use panehost_adapters::{CompletionSignal, LaunchPlan};
 use panehost_ipc::{ExitStatus, PaneId, PaneState, PaneSummary, ScreenSnapshot, Size, StartParams};
 use ring::{OutputRing, RingRead};
 use screen::TerminalScreen;
+use session_capture::SessionCapture;
 use std::collections::VecDeque;
 use std::io;
 use std::os::fd::OwnedFd;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 use tokio::io::unix::AsyncFd;
 use tokio::sync::watch;
 use turn::{TerminalNotice, TurnSignal, TurnTracker};
@@ -107,6 +110,9 @@ pub struct Pane {
     drops_early_input: bool,
     reference_capture: ReferenceCapture,
     reference_pattern: Option<ReferencePattern>,
+    /// Where its session reference is looked for, when the CLI's session
+    /// store names it.
+    session_capture: Option<SessionCapture>,
     turns: Mutex<TurnTracker>,
     output: Mutex<OutputState>,
     screen: Mutex<TerminalScreen>,
@@ -266,6 +272,12 @@ impl Pane {
             drops_early_input: behaviour.drops_early_input,
             reference_capture: behaviour.reference_capture.clone(),
             reference_pattern: behaviour.reference_pattern.clone(),
+            session_capture: match (&behaviour.reference_capture, &behaviour.session_store_location) {
+                (ReferenceCapture::SessionStore(store), Some(location)) => {
+                    Some(SessionCapture::new(store.clone(), location.clone(), SystemTime::now()))
+                }
+                _ => None,
+            },
             turns: Mutex::new(TurnTracker::new(behaviour.completion)),
             output: Mutex::new(OutputState { ring, pending_resizes: VecDeque::new(), reader_done: false }),
             screen: Mutex::new(screen),
@@ -494,6 +506,16 @@ impl Pane {
         }
     }
 
+    /// Looks for the session reference in the CLI's session store, for
+    /// runtimes that capture it there (at most every few seconds).
+    pub async fn capture_reference_from_store(&self) {
+        let Some(capture) = &self.session_capture else { return };
+        if let Some(found) = capture.scan().await {
+            tracing::debug!(pane = %self.info.id, path = %found.path.display(), "session store entry");
+            self.capture_reference(&found.reference);
+        }
+    }
+
     /// Records a session reference that passes the runtime's pattern.
     fn capture_reference(&self, reference: &str) {
         let valid = self.reference_pattern.as_ref().is_some_and(|pattern| pattern.accepts(reference));
@@ -652,6 +674,9 @@ pub struct Behaviour {
     pub reference_capture: ReferenceCapture,
     /// The pattern a captured reference must match.
     pub reference_pattern: Option<ReferencePattern>,
+    /// Where the CLI's session store is for this launch's environment, when
+    /// the reference is captured from it.
+    pub session_store_location: Option<PathBuf>,
 }
 
 impl Behaviour {
@@ -664,6 +689,10 @@ impl Behaviour {
             drops_early_input: plan.drops_early_input,
             reference_capture: plan.reference_capture.clone(),
             reference_pattern: plan.reference_pattern.clone(),
+            session_store_location: match &plan.reference_capture {
+                ReferenceCapture::SessionStore(store) => store.location(&plan.env),
+                _ => None,
+            },
         }
     }
 }

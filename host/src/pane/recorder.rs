@@ -14,7 +14,9 @@ const SETTLE: Duration = Duration::from_millis(200);
 /// Runs until the pane is closed.
 pub(super) async fn run(pane: Arc<Pane>) {
     let mut progress = pane.progress();
-    let mut saved_end = progress.borrow().end;
+    // Output may have arrived before this task started: the first round
+    // saves whatever there is.
+    let mut saved_end = None;
     let mut saved_exit = false;
     loop {
         let changed = tokio::time::timeout(SCREEN_SAVE_INTERVAL, progress.changed()).await;
@@ -29,7 +31,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
             return;
         }
         let exit_changed = exited && !saved_exit;
-        if end != saved_end || exit_changed {
+        if saved_end != Some(end) || exit_changed {
             if changed.is_ok() && !exit_changed {
                 // Save once the output pauses, and at least every interval
                 // while it keeps flowing.
@@ -43,10 +45,11 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 let mut parsed = pane.parsed_offset();
                 let _ = tokio::time::timeout(SETTLE, parsed.wait_for(|parsed| *parsed >= target)).await;
             }
+            pane.capture_reference_from_store().await;
             let snapshot = pane.snapshot();
             pane.set_recorded_screen(RecordedScreen { offset: snapshot.offset, formatted: snapshot.formatted });
             pane.save_record().await;
-            saved_end = end;
+            saved_end = Some(end);
             saved_exit = exited;
         }
     }

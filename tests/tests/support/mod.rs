@@ -46,6 +46,8 @@ pub struct TestHost {
     pub socket: PathBuf,
     pub state_dir: PathBuf,
     pub home: PathBuf,
+    /// The extra environment it was started with, for restarts too.
+    extra_env: Vec<(String, String)>,
     child: Option<Child>,
 }
 
@@ -62,8 +64,10 @@ impl TestHost {
         let state_dir = dir.path().join("state");
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
-        let child = spawn_host(dir.path(), &socket, &state_dir, &home, extra_env);
-        let host = TestHost { dir, socket, state_dir, home, child: Some(child) };
+        let extra_env: Vec<(String, String)> =
+            extra_env.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect();
+        let child = spawn_host(dir.path(), &socket, &state_dir, &home, &extra_env);
+        let host = TestHost { dir, socket, state_dir, home, extra_env, child: Some(child) };
         host.wait_until_listening();
         host
     }
@@ -84,15 +88,16 @@ impl TestHost {
         assert!(status.success(), "host exited with {status}");
     }
 
-    /// Starts a new host on the same socket and state directory.
+    /// Starts a new host on the same socket and state directory, with the
+    /// same environment.
     pub fn restart(&mut self) {
         assert!(self.child.is_none(), "stop or kill the host first");
-        self.child = Some(spawn_host(self.dir.path(), &self.socket, &self.state_dir, &self.home, &[]));
+        self.child = Some(spawn_host(self.dir.path(), &self.socket, &self.state_dir, &self.home, &self.extra_env));
         self.wait_until_listening();
     }
 }
 
-fn spawn_host(dir: &Path, socket: &Path, state_dir: &Path, home: &Path, extra_env: &[(&str, &str)]) -> Child {
+fn spawn_host(dir: &Path, socket: &Path, state_dir: &Path, home: &Path, extra_env: &[(String, String)]) -> Child {
     let log = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("host.log")).unwrap();
     let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin_dir().display());
     Command::new(panehost_bin())
@@ -107,7 +112,7 @@ fn spawn_host(dir: &Path, socket: &Path, state_dir: &Path, home: &Path, extra_en
         .env("SHELL", "/bin/sh")
         .env("LANG", "C.UTF-8")
         .env("PANEHOST_LOG", "debug")
-        .envs(extra_env.iter().copied())
+        .envs(extra_env.iter().map(|(name, value)| (name, value)))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)
@@ -407,5 +412,30 @@ impl FakeBin {
     /// A PATH with these programs first, then the workspace's binaries.
     pub fn path_env(&self) -> String {
         format!("{}:{}:/usr/local/bin:/usr/bin:/bin", self.dir.path().display(), bin_dir().display())
+    }
+}
+
+/// Keeper processes of this host (by their socket under its state dir).
+pub fn keeper_pids(host: &TestHost) -> Vec<u32> {
+    let needle = host.state_dir.join("panes").join("keepers").display().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str().and_then(|name| name.parse::<u32>().ok()))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|cmdline| String::from_utf8_lossy(&cmdline).contains(&needle))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+/// SIGKILL by pid, waiting until the process is gone.
+pub fn kill(pid: u32) {
+    let _ = std::process::Command::new("kill").arg("-KILL").arg(pid.to_string()).status();
+    let deadline = std::time::Instant::now() + WAIT;
+    while process_exists(pid) {
+        assert!(std::time::Instant::now() < deadline, "{pid} survived SIGKILL");
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }

@@ -1,0 +1,260 @@
+//! Finding the session a CLI recorded, in its own session store under the
+//! user's home directory, by listing it: nothing here runs or asks the CLI.
+//!
+//! A descriptor whose CLI reports its session reference neither in its
+//! output nor in a hook payload declares where the CLI writes its sessions
+//! ([`SessionStore`]); the host then takes the entry written most recently
+//! since the pane's process started, and keeps it only if it passes the
+//! runtime's anchored reference pattern.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// Most entries one search looks at: a store the size of a user's whole
+/// history is cut off rather than walked for seconds.
+const MAX_ENTRIES: usize = 20_000;
+
+/// Slack for file times written just before the process's start time was
+/// taken.
+const CLOCK_SLACK: Duration = Duration::from_secs(2);
+
+/// Where a CLI writes its sessions, and how an entry names its reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionStore {
+    /// The store's directory, relative to the home directory.
+    pub dir: String,
+    /// A variable that moves the store when set, and the store's directory
+    /// relative to where it points (`CODEX_HOME`, `sessions`).
+    pub moved_by: Option<(String, String)>,
+    /// Which entries are sessions, and what their reference is.
+    pub entry: SessionEntry,
+}
+
+/// The shape of one session in a store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionEntry {
+    /// A file anywhere below the store, `<prefix>…<reference><suffix>`: the
+    /// reference is the last `reference_len` characters before the suffix
+    /// (all of them after the prefix when `None`). With `parent`, only
+    /// files in a directory of that name count.
+    File {
+        /// The start of the file's name.
+        prefix: String,
+        /// The end of the file's name.
+        suffix: String,
+        /// How many characters before the suffix make the reference.
+        reference_len: Option<usize>,
+        /// The name the file's directory must have.
+        parent: Option<String>,
+    },
+    /// A directory directly in the store whose name is the reference; its
+    /// files' times say when it was written.
+    Directory,
+    /// Log files below the store (`*<suffix>`) that name sessions: the
+    /// reference is the last word starting with `marker` in the newest one.
+    NamedInLog {
+        /// The end of a log file's name.
+        suffix: String,
+        /// What a reference starts with.
+        marker: String,
+    },
+}
+
+/// A session found in a store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundSession {
+    /// The reference, not yet checked against the runtime's pattern.
+    pub reference: String,
+    /// The entry it came from.
+    pub path: PathBuf,
+}
+
+impl SessionStore {
+    /// The store's directory for a process with environment `env` (its
+    /// `HOME`, and the variable that moves the store); `None` without a
+    /// home.
+    pub fn location(&self, env: &[(String, String)]) -> Option<PathBuf> {
+        let get = |name: &str| env.iter().find(|(key, value)| key == name && !value.is_empty()).map(|(_, v)| v);
+        if let Some((variable, under)) = &self.moved_by {
+            if let Some(moved) = get(variable) {
+                return Some(Path::new(moved).join(under));
+            }
+        }
+        get("HOME").map(|home| Path::new(home).join(&self.dir))
+    }
+
+    /// The session written most recently since `since` in the store at
+    /// `store` (see [`location`](Self::location)).
+    pub fn newest_since(&self, store: &Path, since: SystemTime) -> Option<FoundSession> {
+        let store = store.to_path_buf();
+        let since = since.checked_sub(CLOCK_SLACK).unwrap_or(since);
+        let candidates: Vec<(String, PathBuf, SystemTime)> = match &self.entry {
+            SessionEntry::File { prefix, suffix, reference_len, parent } => walk(&store)
+                .into_iter()
+                .filter(|entry| !entry.is_dir && entry.time >= since)
+                .filter(|entry| parent.as_ref().is_none_or(|wanted| parent_name(&entry.path) == Some(wanted)))
+                .filter_map(|entry| {
+                    let stem = file_name(&entry.path).strip_prefix(prefix.as_str())?.strip_suffix(suffix.as_str())?;
+                    let reference = match reference_len {
+                        Some(len) => stem.get(stem.len().checked_sub(*len)?..)?,
+                        None => stem,
+                    };
+                    Some((reference.to_owned(), entry.path, entry.time))
+                })
+                .collect(),
+            SessionEntry::Directory => std::fs::read_dir(&store)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|entry| entry.path())
+                .filter(|path| path.is_dir())
+                .filter_map(|path| {
+                    // A directory's own time moves only when entries come and
+                    // go; its files' times say when the session was written.
+                    let time = walk(&path).into_iter().map(|entry| entry.time).max()?;
+                    (time >= since).then(|| (file_name(&path).to_owned(), path, time))
+                })
+                .collect(),
+            SessionEntry::NamedInLog { suffix, marker } => {
+                let newest_log = walk(&store)
+                    .into_iter()
+                    .filter(|entry| {
+                        !entry.is_dir && entry.time >= since && file_name(&entry.path).ends_with(suffix.as_str())
+                    })
+                    .max_by_key(|entry| entry.time);
+                newest_log
+                    .and_then(|log| {
+                        let text = std::fs::read_to_string(&log.path).ok()?;
+                        let reference = last_word_starting_with(&text, marker)?;
+                        Some(vec![(reference, log.path, log.time)])
+                    })
+                    .unwrap_or_default()
+            }
+        };
+        candidates
+            .into_iter()
+            .max_by_key(|(_, _, time)| *time)
+            .map(|(reference, path, _)| FoundSession { reference, path })
+    }
+}
+
+struct Entry {
+    path: PathBuf,
+    time: SystemTime,
+    is_dir: bool,
+}
+
+/// Every file and directory under `dir` (links are not followed), up to
+/// [`MAX_ENTRIES`].
+fn walk(dir: &Path) -> Vec<Entry> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            if found.len() >= MAX_ENTRIES {
+                return found;
+            }
+            let Ok(meta) = entry.path().symlink_metadata() else { continue };
+            let time = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            if meta.is_dir() {
+                pending.push(entry.path());
+            }
+            if meta.is_dir() || meta.is_file() {
+                found.push(Entry { path: entry.path(), time, is_dir: meta.is_dir() });
+            }
+        }
+    }
+    found
+}
+
+fn file_name(path: &Path) -> &str {
+    path.file_name().and_then(|name| name.to_str()).unwrap_or_default()
+}
+
+fn parent_name(path: &Path) -> Option<&str> {
+    path.parent().map(file_name)
+}
+
+/// The last word of `text` that starts with `marker` (a word: letters,
+/// digits and `_`), when one is longer than the marker.
+fn last_word_starting_with(text: &str, marker: &str) -> Option<String> {
+    text.match_indices(marker)
+        .filter_map(|(at, _)| {
+            let word: String = text[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            (word.len() > marker.len()).then_some(word)
+        })
+        .last()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn home() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "panehost-session-store-{}-{}",
+            std::process::id(),
+            SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap().as_nanos()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn a_file_store_names_the_newest_session_since_the_start() {
+        let home = home();
+        let store = SessionStore {
+            dir: ".cli/sessions".into(),
+            moved_by: None,
+            entry: SessionEntry::File {
+                prefix: "rollout-".into(),
+                suffix: ".jsonl".into(),
+                reference_len: Some(4),
+                parent: Some("chats".into()),
+            },
+        };
+        let start = SystemTime::now();
+        let env = vec![("HOME".to_owned(), home.display().to_string())];
+        let location = store.location(&env).unwrap();
+        assert_eq!(location, home.join(".cli/sessions"));
+        assert_eq!(store.newest_since(&location, start), None);
+        write(&home.join(".cli/sessions/a/chats/rollout-2026-abcd.jsonl"), "{}");
+        write(&home.join(".cli/sessions/a/other/rollout-2026-zzzz.jsonl"), "{}");
+        write(&home.join(".cli/sessions/a/chats/notes.txt"), "");
+        let found = store.newest_since(&location, start).unwrap();
+        assert_eq!(found.reference, "abcd");
+        // Nothing written since a later start.
+        assert_eq!(store.newest_since(&location, start + Duration::from_secs(60)), None);
+        // A variable that moves the store wins over the home directory.
+        let moved = SessionStore { moved_by: Some(("CLI_HOME".into(), "sessions".into())), ..store };
+        let env = vec![("HOME".to_owned(), "/h".to_owned()), ("CLI_HOME".to_owned(), "/elsewhere".to_owned())];
+        assert_eq!(moved.location(&env).unwrap(), Path::new("/elsewhere/sessions"));
+        std::fs::remove_dir_all(&home).unwrap();
+    }
+
+    #[test]
+    fn a_directory_store_and_a_log_store() {
+        let home = home();
+        let start = SystemTime::now();
+        let directories = SessionStore { dir: ".cli/state".into(), moved_by: None, entry: SessionEntry::Directory };
+        write(&home.join(".cli/state/11111111-2222-3333-4444-555555555555/events.jsonl"), "{}");
+        assert_eq!(
+            directories.newest_since(&home.join(".cli/state"), start).unwrap().reference,
+            "11111111-2222-3333-4444-555555555555"
+        );
+        let logs = SessionStore {
+            dir: ".cli/log".into(),
+            moved_by: None,
+            entry: SessionEntry::NamedInLog { suffix: ".log".into(), marker: "ses_".into() },
+        };
+        write(&home.join(".cli/log/run.log"), "session=ses_first\nses_ alone\nopened ses_second ok\n");
+        assert_eq!(logs.newest_since(&home.join(".cli/log"), start).unwrap().reference, "ses_second");
+        std::fs::remove_dir_all(&home).unwrap();
+    }
+}

@@ -1,0 +1,48 @@
+//! Capturing a pane's session reference from its CLI's session store, for
+//! runtimes that report it neither in their output nor in a hook payload.
+//!
+//! The recorder asks before each save of the pane's record; the store is
+//! listed on a blocking thread. Until a reference is found it is listed at
+//! every save; after that at most every [`RESCAN_INTERVAL`] (a CLI may
+//! start a new session inside the same pane, so the capture goes on).
+
+use panehost_adapters::session_store::{FoundSession, SessionStore};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
+
+/// The least time between two listings of a store.
+const RESCAN_INTERVAL: Duration = Duration::from_secs(10);
+
+/// Where to look, since when, and when a session was last found.
+#[derive(Debug)]
+pub(crate) struct SessionCapture {
+    store: SessionStore,
+    location: PathBuf,
+    since: SystemTime,
+    last_found: Mutex<Option<Instant>>,
+}
+
+impl SessionCapture {
+    /// A capture for a process started `since`, whose environment locates
+    /// the store at `location`.
+    pub(crate) fn new(store: SessionStore, location: PathBuf, since: SystemTime) -> SessionCapture {
+        SessionCapture { store, location, since, last_found: Mutex::new(None) }
+    }
+
+    /// The newest session written since the process started; `None` when
+    /// there is none, or when one was found less than [`RESCAN_INTERVAL`]
+    /// ago.
+    pub(crate) async fn scan(&self) -> Option<FoundSession> {
+        let found_recently = |last: &Option<Instant>| last.is_some_and(|at| at.elapsed() < RESCAN_INTERVAL);
+        if found_recently(&self.last_found.lock().unwrap_or_else(|poisoned| poisoned.into_inner())) {
+            return None;
+        }
+        let (store, location, since) = (self.store.clone(), self.location.clone(), self.since);
+        let found = tokio::task::spawn_blocking(move || store.newest_since(&location, since)).await.ok().flatten();
+        if found.is_some() {
+            *self.last_found.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(Instant::now());
+        }
+        found
+    }
+}
