@@ -15,6 +15,11 @@ pub const SCREEN_CELL_BYTES: usize = 36;
 
 /// Largest read from a PTY master at once.
 pub const PTY_READ_CHUNK: usize = 64 * 1024;
+/// The read buffer of a quiet pane; it grows (4x per full read) up to
+/// [`PTY_READ_CHUNK`] while output floods.
+pub const PTY_READ_CHUNK_IDLE: usize = 4 * 1024;
+/// How long a pane must be quiet before its grown read buffer is given back.
+pub const PTY_READ_SHRINK_AFTER: Duration = Duration::from_secs(2);
 /// Largest piece of output the terminal model parses at once.
 pub const PARSE_CHUNK: usize = 64 * 1024;
 /// Largest output event sent to a subscriber.

@@ -1,29 +1,74 @@
 //! The reader: PTY master to ring, never waiting for a client.
 
 use super::Pane;
-use crate::limits::PTY_READ_CHUNK;
+use crate::limits::{PTY_READ_CHUNK, PTY_READ_CHUNK_IDLE, PTY_READ_SHRINK_AFTER};
 use std::io;
 use std::sync::Arc;
+
+/// The reader's buffer: small while the pane is idle (most panes, most of
+/// the time), growing while reads fill it up to [`PTY_READ_CHUNK`], and
+/// given back once the pane has been quiet for [`PTY_READ_SHRINK_AFTER`].
+struct ReadBuffer {
+    bytes: Vec<u8>,
+}
+
+impl ReadBuffer {
+    fn new() -> ReadBuffer {
+        ReadBuffer { bytes: vec![0; PTY_READ_CHUNK_IDLE] }
+    }
+
+    fn is_grown(&self) -> bool {
+        self.bytes.len() > PTY_READ_CHUNK_IDLE
+    }
+
+    /// After a read of `read` bytes: a full buffer means more is waiting.
+    fn after_read(&mut self, read: usize) {
+        if read == self.bytes.len() && self.bytes.len() < PTY_READ_CHUNK {
+            self.bytes = vec![0; (self.bytes.len() * 4).min(PTY_READ_CHUNK)];
+        }
+    }
+
+    fn shrink(&mut self) {
+        self.bytes = vec![0; PTY_READ_CHUNK_IDLE];
+    }
+}
 
 /// Reads the PTY until the process side closes (EOF or EIO) or the pane is
 /// closed, appending every byte to the ring.
 pub(super) async fn run(pane: Arc<Pane>) {
-    let mut buffer = vec![0u8; PTY_READ_CHUNK];
+    let mut buffer = ReadBuffer::new();
     let mut progress = pane.progress();
     loop {
+        let readable = async {
+            if buffer.is_grown() {
+                match tokio::time::timeout(PTY_READ_SHRINK_AFTER, pane.io.readable()).await {
+                    Ok(ready) => Some(ready),
+                    Err(_quiet) => None,
+                }
+            } else {
+                Some(pane.io.readable().await)
+            }
+        };
         let mut guard = tokio::select! {
-            ready = pane.io.readable() => match ready {
-                Ok(guard) => guard,
-                Err(err) => {
+            ready = readable => match ready {
+                Some(Ok(guard)) => guard,
+                Some(Err(err)) => {
                     tracing::warn!(pane = %pane.info.id, %err, "PTY master not pollable");
                     break;
+                }
+                None => {
+                    buffer.shrink();
+                    continue;
                 }
             },
             _ = progress.wait_for(|progress| progress.closed) => break,
         };
-        match guard.try_io(|fd| rustix::io::read(fd.get_ref(), &mut buffer[..]).map_err(io::Error::from)) {
+        match guard.try_io(|fd| rustix::io::read(fd.get_ref(), &mut buffer.bytes[..]).map_err(io::Error::from)) {
             Ok(Ok(0)) => break,
-            Ok(Ok(read)) => pane.accept_output(&buffer[..read]).await,
+            Ok(Ok(read)) => {
+                pane.accept_output(&buffer.bytes[..read]).await;
+                buffer.after_read(read);
+            }
             Ok(Err(err)) if err.kind() == io::ErrorKind::Interrupted => {}
             // EIO: every process holding the terminal's other side is gone.
             Ok(Err(err)) if err.raw_os_error() == Some(rustix::io::Errno::IO.raw_os_error()) => break,
