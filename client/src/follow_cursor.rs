@@ -32,6 +32,12 @@ impl FollowCursor {
         FollowCursor { generation: None, offset: from, ended: false }
     }
 
+    /// A cursor that stands where an earlier follower stopped: after
+    /// `offset` of generation `generation` (its resume is a `reconnect`).
+    pub fn at(generation: u64, offset: u64) -> Self {
+        FollowCursor { generation: Some(generation), offset: Some(offset), ended: false }
+    }
+
     /// The generation of the last stream start, once there was one.
     pub fn generation(&self) -> Option<u64> {
         self.generation

@@ -123,6 +123,25 @@ impl PaneFollower {
         Ok(follower)
     }
 
+    /// Subscribes where `cursor` stands (see [`FollowCursor::new`] and
+    /// [`FollowCursor::at`]), opening the first connection through
+    /// `connector` and retrying it as later ones are, within `policy`:
+    /// for a caller that resumes on behalf of someone else (a browser page
+    /// after a reload) while the host may be restarting.
+    ///
+    /// # Errors
+    /// As [`PaneFollower::next`] when it reconnects.
+    pub async fn from_cursor(
+        connector: Connector,
+        policy: ReconnectPolicy,
+        pane: PaneId,
+        cursor: FollowCursor,
+    ) -> Result<Self, ClientError> {
+        let mut follower = PaneFollower { connector, policy, pane, cursor, stream: None, start_to_hand_on: None };
+        follower.resume().await?;
+        Ok(follower)
+    }
+
     /// The pane followed.
     pub fn pane(&self) -> &PaneId {
         &self.pane

@@ -1,11 +1,11 @@
 //! One WebSocket, one pane: the pane's stream out to the page, the page's
 //! keystrokes, resizes and interrupts in to the host.
 //!
-//! The stream runs on a host connection of its own and resumes like a
-//! [`crate::PaneFollower`]: a [`FollowCursor`] notes the end offset of the
-//! output handed to the page, and a lost host connection is reopened with
-//! `reconnect` from exactly there; the page sees one more `start` (a
-//! replay, normally) and nothing repeats. What the page asks for first
+//! The stream is a [`PaneFollower`] on a host connection of its own: its
+//! [`FollowCursor`] notes the end offset of the output handed to the page,
+//! and a lost host connection is reopened with `reconnect` from exactly
+//! there; the page sees one more `start` (a replay, normally) and nothing
+//! repeats. What the page asks for first
 //! decides the first request:
 //!
 //! - no offset: `events` without `from` (a snapshot of the current screen);
@@ -21,11 +21,11 @@
 
 use super::server::AppState;
 use super::wire::{self, PageMessage};
-use crate::{Client, ClientError, Connector, EventStream, FollowCursor, FollowItem, ReconnectPolicy};
+use crate::{ClientError, Connector, FollowCursor, FollowItem, PaneFollower, ReconnectPolicy};
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
-use panehost_ipc::{Event, PaneId, Request, Size, StreamStart};
+use panehost_ipc::{Event, PaneId, Size};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -70,7 +70,14 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
     let (mut sink, mut incoming) = socket.split();
     let pane = request.pane.clone();
     tracing::debug!(%pane, resume = ?request.resume, "page connected");
-    let mut follow = match Follow::open(state.host.connector().clone(), pane.clone(), request.resume).await {
+    let cursor = match request.resume {
+        Resume::Screen => FollowCursor::new(None),
+        Resume::From(offset) => FollowCursor::new(Some(offset)),
+        Resume::Exact { generation, offset } => FollowCursor::at(generation, offset),
+    };
+    let connector = state.host.connector().clone();
+    let mut follow = match PaneFollower::from_cursor(connector, ReconnectPolicy::default(), pane.clone(), cursor).await
+    {
         Ok(follow) => follow,
         Err(error) => {
             tracing::info!(%pane, %error, "cannot subscribe");
@@ -88,7 +95,7 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
             tokio::select! {
                 item = follow.next() => match item {
                     Ok(Some(FollowItem::Start(start))) => {
-                        let generation = follow.cursor.generation().unwrap_or_default();
+                        let generation = follow.generation().unwrap_or_default();
                         if send(&mut sink, &wire::start(pane.as_str(), generation, &start)).await.is_err() {
                             return;
                         }
@@ -205,105 +212,4 @@ async fn send(sink: &mut Sink, value: &Value) -> Result<(), axum::Error> {
 
 async fn close(sink: &mut Sink, code: u16, reason: &'static str) -> Result<(), axum::Error> {
     sink.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))).await
-}
-
-/// A pane's stream that survives lost host connections (see the module
-/// documentation).
-#[derive(Debug)]
-struct Follow {
-    connector: Connector,
-    policy: ReconnectPolicy,
-    pane: PaneId,
-    cursor: FollowCursor,
-    stream: Option<EventStream>,
-    start_to_hand_on: Option<StreamStart>,
-}
-
-impl Follow {
-    /// Subscribes as `resume` says. Lost connections are retried; the
-    /// host's refusals (`UNKNOWN_PANE`, `OFFSET_OUT_OF_RANGE`) are not.
-    async fn open(connector: Connector, pane: PaneId, resume: Resume) -> Result<Follow, ClientError> {
-        let request = match resume {
-            Resume::Screen => Request::Events { pane: pane.clone(), from: None },
-            Resume::From(offset) => Request::Events { pane: pane.clone(), from: Some(offset) },
-            Resume::Exact { generation, offset } => Request::Reconnect { pane: pane.clone(), generation, offset },
-        };
-        let from = match resume {
-            Resume::Screen => None,
-            Resume::From(offset) | Resume::Exact { offset, .. } => Some(offset),
-        };
-        let mut follow = Follow {
-            connector,
-            policy: ReconnectPolicy::default(),
-            pane,
-            cursor: FollowCursor::new(from),
-            stream: None,
-            start_to_hand_on: None,
-        };
-        let stream = follow.open_stream(request).await?;
-        follow.begin(stream);
-        Ok(follow)
-    }
-
-    /// A `start` first and after every resume, then the pane's events;
-    /// `None` once [`Event::Ended`] was handed on.
-    ///
-    /// Cancel safe: an event is either returned or stays queued, and a
-    /// cancelled resume starts over from the same offset.
-    async fn next(&mut self) -> Result<Option<FollowItem>, ClientError> {
-        loop {
-            if self.cursor.is_ended() {
-                return Ok(None);
-            }
-            if let Some(start) = self.start_to_hand_on.take() {
-                return Ok(Some(FollowItem::Start(start)));
-            }
-            let Some(stream) = self.stream.as_mut() else {
-                let request = self.cursor.resume_request(&self.pane);
-                tracing::debug!(?request, "resuming the pane's stream");
-                let stream = self.open_stream(request).await?;
-                self.begin(stream);
-                continue;
-            };
-            match stream.next().await {
-                Some(event) => {
-                    if let Some(event) = self.cursor.admit(event) {
-                        if matches!(event, Event::Ended { .. }) {
-                            self.stream = None;
-                        }
-                        return Ok(Some(FollowItem::Event(event)));
-                    }
-                }
-                None => {
-                    tracing::warn!(pane = %self.pane, offset = ?self.cursor.offset(), "lost the host connection; resuming");
-                    self.stream = None;
-                }
-            }
-        }
-    }
-
-    async fn open_stream(&self, request: Request) -> Result<EventStream, ClientError> {
-        let connector = &self.connector;
-        self.policy
-            .retry(|| {
-                let request = request.clone();
-                async move { subscribe(&connector.connect().await?, request).await }
-            })
-            .await
-    }
-
-    fn begin(&mut self, stream: EventStream) {
-        self.cursor.on_start(stream.generation(), stream.start());
-        self.start_to_hand_on = Some(stream.start().clone());
-        self.stream = Some(stream);
-    }
-}
-
-/// Sends an `events` or `reconnect` request.
-async fn subscribe(client: &Client, request: Request) -> Result<EventStream, ClientError> {
-    match request {
-        Request::Reconnect { pane, generation, offset } => client.reconnect(&pane, generation, offset).await,
-        Request::Events { pane, from } => client.subscribe(&pane, from).await,
-        other => unreachable!("not a subscribing request: {other:?}"),
-    }
 }
