@@ -23,6 +23,7 @@ pub mod launch_plan;
 pub mod launcher;
 pub mod probe;
 pub mod reference_pattern;
+pub mod relied_flags;
 pub mod resolve;
 pub mod runtimes;
 pub mod version;
