@@ -48,6 +48,7 @@ fn every_requirement_is_met_by_the_help_the_canary_asks_for() {
         let Evidence::CapturedHelp { file } = &descriptor.evidence else { continue };
         let record = record(file);
         assert_eq!(record["runtime"], descriptor.id.as_str(), "{file} is not the record of {}", descriptor.id);
+        assert_eq!(record["package"].as_str(), descriptor.npm_package.as_deref(), "{}: the package", descriptor.id);
         let commands = help_commands(&descriptor);
         for args in &commands {
             assert!(recorded_help(&record).of(args).is_some(), "{}: {args:?} is not recorded in {file}", descriptor.id);
