@@ -21,6 +21,7 @@ pub mod environment;
 pub mod identity;
 pub mod launch_plan;
 pub mod launcher;
+mod network_namespace;
 pub mod probe;
 pub mod reference_pattern;
 pub mod relied_flags;
