@@ -11,6 +11,7 @@
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 pub mod admission;
+pub mod canary;
 pub mod catalog;
 pub mod completion;
 pub mod config;

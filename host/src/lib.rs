@@ -9,6 +9,7 @@
 
 #![warn(missing_debug_implementations, unreachable_pub)]
 
+pub mod canary;
 pub mod config;
 pub mod connection;
 pub mod daemon;
