@@ -1,6 +1,9 @@
-//! Running npm for the canary: through the probe runner (scrubbed
-//! environment, timeout, process group ended), with the user's own home so
-//! that npm finds its cache and its `.npmrc` (registry, proxy).
+//! Running npm for the canary, through the probe runner (timeout, process
+//! group ended). Steps that reach the registry run with the caller's own
+//! environment, so that npm finds its cache, its `.npmrc`, proxies and
+//! certificates (they run no code of the package: installs ignore
+//! scripts). The offline step that runs the package's install scripts gets
+//! the probe runner's scrubbed environment and scratch home instead.
 
 use crate::environment::HostEnvironment;
 use crate::probe::{run_probe_capturing, ProbeError, ProbeNetwork, ProbeRequest, ProbeRun};
@@ -8,9 +11,19 @@ use crate::resolve::resolve_executable;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Variables passed from the caller's environment to npm, when set: how
-/// it reaches the registry.
-const NPM_VARIABLES: &[&str] = &["HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy"];
+/// Set for every npm command: no update check, and no self-update of a
+/// CLI whose scripts run.
+const QUIET: &[(&str, &str)] = &[("npm_config_update_notifier", "false"), ("DISABLE_AUTOUPDATER", "1")];
+
+/// Whether an npm command reaches the registry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NpmStep {
+    /// It talks to the registry: the caller's environment and network.
+    Registry,
+    /// It runs the package's scripts: a scrubbed environment, a scratch
+    /// home, and a private network namespace.
+    Offline,
+}
 
 /// How npm is run.
 #[derive(Debug, Clone)]
@@ -19,8 +32,7 @@ pub struct NpmRun<'a> {
     pub npm: PathBuf,
     /// `PATH` for npm (it needs `node`).
     pub search_path: Option<&'a str>,
-    /// Variables for npm: `HOME`, proxies, no update notifier, no
-    /// self-update of any CLI whose scripts run.
+    /// Variables for registry steps: the caller's, then [`QUIET`].
     pub environment: Vec<(String, String)>,
     /// How long one npm command may take.
     pub timeout: Duration,
@@ -34,31 +46,33 @@ impl<'a> NpmRun<'a> {
     pub fn from_environment(environment: &'a HostEnvironment, timeout: Duration) -> Result<NpmRun<'a>, String> {
         let search_path = environment.get("PATH");
         let npm = resolve_executable("npm", search_path, &[]).ok_or("npm is not on PATH")?;
-        let mut variables = vec![
-            ("HOME".to_owned(), environment.home().display().to_string()),
-            ("npm_config_update_notifier".to_owned(), "false".to_owned()),
-            ("DISABLE_AUTOUPDATER".to_owned(), "1".to_owned()),
-        ];
-        for name in NPM_VARIABLES {
-            if let Some(value) = environment.get(name) {
-                variables.push(((*name).to_owned(), value.to_owned()));
-            }
-        }
+        let mut variables: Vec<(String, String)> =
+            environment.variables.iter().map(|(name, value)| (name.clone(), value.clone())).collect();
+        variables.extend(quiet());
         Ok(NpmRun { npm, search_path, environment: variables, timeout })
     }
 }
 
-/// Runs `npm args`.
+fn quiet() -> Vec<(String, String)> {
+    QUIET.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect()
+}
+
+/// Runs `npm args` as `step` says.
 ///
 /// # Errors
 /// As [`run_probe_capturing`].
-pub fn npm_command(npm: &NpmRun<'_>, args: &[&str], network: ProbeNetwork) -> Result<ProbeRun, ProbeError> {
+pub fn npm_command(npm: &NpmRun<'_>, args: &[&str], step: NpmStep) -> Result<ProbeRun, ProbeError> {
     let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+    let offline = quiet();
+    let (extra_env, network) = match step {
+        NpmStep::Registry => (&npm.environment, ProbeNetwork::Shared),
+        NpmStep::Offline => (&offline, ProbeNetwork::Private),
+    };
     run_probe_capturing(&ProbeRequest {
         program: &npm.npm,
         args: &args,
         search_path: npm.search_path,
-        extra_env: &npm.environment,
+        extra_env,
         timeout: npm.timeout,
         network,
     })
@@ -70,7 +84,7 @@ pub fn npm_command(npm: &NpmRun<'_>, args: &[&str], network: ProbeNetwork) -> Re
 /// # Errors
 /// npm's own words when it fails or prints no version.
 pub fn published_version(npm: &NpmRun<'_>, package: &str) -> Result<String, String> {
-    let run = npm_command(npm, &["view", package, "version"], ProbeNetwork::Shared).map_err(|err| err.to_string())?;
+    let run = npm_command(npm, &["view", package, "version"], NpmStep::Registry).map_err(|err| err.to_string())?;
     let printed = run.stdout.trim();
     if run.succeeded() && crate::version::parse_version(printed).is_some() {
         Ok(printed.to_owned())

@@ -6,16 +6,17 @@
 //! the npm registry into a scratch prefix of its own, in two steps:
 //!
 //! 1. `npm install --prefix SCRATCH --ignore-scripts PACKAGE@VERSION`, with
-//!    the network: the only step that has it, and it runs no code of the
-//!    package.
+//!    the network and the caller's environment: the only step that has
+//!    them, and it runs no code of the package.
 //! 2. `npm rebuild --prefix SCRATCH --offline`, in a private network
-//!    namespace: the package's install scripts (which put a native binary
-//!    in place for some CLIs) run without a network, so a script that
-//!    would download code fails instead.
+//!    namespace, with a scrubbed environment and a scratch home: the
+//!    package's install scripts (which put a native binary in place for
+//!    some CLIs) run without a network or the caller's secrets, so a
+//!    script that would download code fails instead.
 
-use crate::canary::npm::{npm_command, NpmRun};
+use crate::canary::npm::{npm_command, NpmRun, NpmStep};
 use crate::descriptor::{Descriptor, Executable};
-use crate::probe::{describe_exit, ProbeError, ProbeNetwork};
+use crate::probe::{describe_exit, ProbeError};
 use std::path::{Path, PathBuf};
 
 /// What the canary is asked to judge.
@@ -80,9 +81,9 @@ pub fn stage_npm(
     let prefix = scratch.display().to_string();
     let spec = format!("{package}@{version}");
     let install = ["install", "--prefix", &prefix, "--no-fund", "--no-audit", "--ignore-scripts", "--no-save", &spec];
-    expect_success(npm_command(npm, &install, ProbeNetwork::Shared), "npm install --ignore-scripts")?;
+    expect_success(npm_command(npm, &install, NpmStep::Registry), "npm install --ignore-scripts")?;
     let rebuild = ["rebuild", "--prefix", &prefix, "--offline", "--foreground-scripts"];
-    expect_success(npm_command(npm, &rebuild, ProbeNetwork::Private), "npm rebuild (install scripts, offline)")?;
+    expect_success(npm_command(npm, &rebuild, NpmStep::Offline), "npm rebuild (install scripts, offline)")?;
     let bin_dir = scratch.join("node_modules").join(".bin");
     let Executable::Named { names, .. } = &descriptor.executable else {
         return Err(StagingError::NoExecutable(format!("{} is not found by name", descriptor.id)));
