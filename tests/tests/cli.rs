@@ -24,20 +24,6 @@ struct Cli {
     home: PathBuf,
 }
 
-/// What a finished command left behind.
-#[derive(Debug)]
-struct Outcome {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-impl Outcome {
-    fn code(&self) -> Option<i32> {
-        self.status.code()
-    }
-}
-
 impl Cli {
     /// The command line aimed at a [`TestHost`].
     fn for_host(host: &TestHost) -> Cli {

@@ -379,6 +379,21 @@ pub fn process_exists(pid: u32) -> bool {
     }
 }
 
+/// What a finished command left behind.
+#[derive(Debug)]
+pub struct Outcome {
+    pub status: std::process::ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Outcome {
+    /// The exit code, when it exited.
+    pub fn code(&self) -> Option<i32> {
+        self.status.code()
+    }
+}
+
 /// A directory of stand-in executables, to put first on a host's PATH.
 pub struct FakeBin {
     pub dir: tempfile::TempDir,
