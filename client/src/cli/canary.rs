@@ -35,6 +35,13 @@ pub(crate) struct CanaryArgs {
     keep_scratch: bool,
 }
 
+impl CanaryArgs {
+    /// True for `--all-installed`.
+    pub(crate) fn is_all_installed(&self) -> bool {
+        self.all_installed
+    }
+}
+
 /// What the canary is asked to judge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CanaryTarget {
@@ -85,7 +92,7 @@ pub(super) fn run(
     run_canary: fn(CanaryLaunch) -> anyhow::Result<CanaryOutput>,
 ) -> anyhow::Result<ExitCode> {
     context.init_logging();
-    let target = match (args.all_installed, args.runtime, args.version, args.binary) {
+    let target = match (args.is_all_installed(), args.runtime, args.version, args.binary) {
         (true, ..) => CanaryTarget::AllInstalled,
         (false, Some(runtime), Some(version), None) => CanaryTarget::Version { runtime, version },
         (false, Some(runtime), None, Some(path)) => CanaryTarget::Binary { runtime, path },

@@ -250,6 +250,32 @@ mod tests {
     }
 
     #[test]
+    fn canary_takes_a_version_or_a_binary_or_all_installed() {
+        let cli = Cli::try_parse_from(["panehost", "canary", "--runtime", "claude", "--version", "2.1.200"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Canary(_))));
+        assert!(Cli::try_parse_from(["panehost", "canary", "--runtime", "x", "--binary", "/bin/x", "--json"]).is_ok());
+        for wrong in [
+            &["panehost", "canary", "--runtime", "claude"][..],
+            &["panehost", "canary", "--runtime", "claude", "--version", "1", "--binary", "/bin/x"],
+            &["panehost", "canary", "--all-installed", "--version", "1"],
+            &["panehost", "canary", "--version", "1"],
+        ] {
+            assert_eq!(Cli::try_parse_from(wrong).unwrap_err().exit_code(), 2, "{wrong:?}");
+        }
+    }
+
+    #[test]
+    fn the_canary_unit_runs_a_command_line_that_parses() {
+        let unit = include_str!("../../../deploy/panehost-canary.service");
+        let exec = unit.lines().find_map(|line| line.strip_prefix("ExecStart=")).expect("an ExecStart line");
+        let mut words: Vec<&str> = exec.split_whitespace().collect();
+        assert!(words[0].ends_with("/panehost"), "{exec}");
+        words[0] = "panehost";
+        let cli = Cli::try_parse_from(words).unwrap();
+        assert!(matches!(cli.command, Some(Command::Canary(args)) if args.is_all_installed()));
+    }
+
+    #[test]
     fn global_options_go_after_the_subcommand_too() {
         let cli = Cli::try_parse_from(["panehost", "ls", "--socket", "/x/s.sock"]).unwrap();
         assert_eq!(cli.globals.socket.as_deref(), Some(std::path::Path::new("/x/s.sock")));
