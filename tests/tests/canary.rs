@@ -301,3 +301,80 @@ fn a_missing_binary_fails_without_a_probe() {
     assert!(findings(&report, "failures")[0].ends_with("is not an executable file"), "{report:#}");
     assert!(report["probes"].as_array().unwrap().is_empty());
 }
+
+/// A stand-in for npm: `view` publishes 9.9.9 of every package; `install`
+/// (only with `--ignore-scripts`) puts a grok 9.9.9 in the prefix;
+/// `rebuild` runs REBUILD (see [`OFFLINE_REBUILD`]).
+const FAKE_NPM: &str = r#"case "$1" in
+  view) echo 9.9.9 ;;
+  install)
+    case " $* " in *" --ignore-scripts "*) ;; *) echo "scripts were not ignored" >&2; exit 9 ;; esac
+    prefix="$3"
+    mkdir -p "$prefix/node_modules/.bin" "$prefix/node_modules/@vibe-kit/grok-cli"
+    echo '{"version": "9.9.9"}' > "$prefix/node_modules/@vibe-kit/grok-cli/package.json"
+    printf '#!/bin/sh\ncase "$1" in --version) echo 9.9.9 ;; --help) echo "  -m, --model <model>" ;; esac\n' > "$prefix/node_modules/.bin/grok"
+    chmod +x "$prefix/node_modules/.bin/grok" ;;
+  rebuild) REBUILD ;;
+  *) exit 2 ;;
+esac"#;
+
+/// An install-script step that fails when it sees any network interface
+/// but loopback.
+const OFFLINE_REBUILD: &str =
+    r#"[ "$(grep -c -v -e '^ *lo:' -e '|' /proc/net/dev)" = 0 ] || { echo "the network is reachable" >&2; exit 1; }"#;
+
+#[test]
+fn all_installed_judges_only_what_the_registry_publishes_anew() {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    bin.script("npm", &FAKE_NPM.replace("REBUILD", OFFLINE_REBUILD));
+    // grok 1.0.1 is installed and 9.9.9 is published; qwen is up to date.
+    bin.script("grok", "echo 1.0.1");
+    bin.script("qwen", "echo 9.9.9");
+    let mut command = dirs.command(None, &["--all-installed", "--json"]);
+    command.env("PATH", format!("{}:/usr/bin:/bin", bin.dir.path().display()));
+    let outcome = run_to_end(command);
+    let entries = report_of(&outcome);
+    let decisions: Vec<(&str, &str)> = entries
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| (entry["runtime"].as_str().unwrap(), entry["decision"].as_str().unwrap()))
+        .collect();
+    assert_eq!(decisions, [("qwen", "up_to_date"), ("grok", "judged")], "{outcome:?}");
+    let grok = &entries[1];
+    assert_eq!(grok["installed"], "1.0.1");
+    assert_eq!(grok["published"], "9.9.9");
+    let report = &grok["report"];
+    assert_eq!(report["candidate"]["package"], "@vibe-kit/grok-cli");
+    assert_eq!(report["candidate"]["package_version"], "9.9.9");
+    assert_eq!(report["candidate"]["staged_removed"], true);
+    let staged_in = PathBuf::from(report["candidate"]["staged_in"].as_str().unwrap());
+    assert!(staged_in.starts_with(dirs.dir.path().join("cache/panehost/canary")), "{staged_in:?}");
+    assert!(!staged_in.exists(), "the scratch prefix is removed");
+    assert_eq!(dirs.report_files().len(), 1);
+    if !namespaces_available() {
+        // The offline install scripts cannot run: staging is blocked.
+        assert_eq!(outcome.code(), Some(5), "{outcome:?}");
+        return assert_eq!(report["verdict"], "BLOCKED");
+    }
+    assert_eq!(report["verdict"], "PASS", "{report:#}");
+    assert_eq!(outcome.code(), Some(0), "{outcome:?}");
+}
+
+#[test]
+fn an_install_script_that_needs_the_network_blocks_the_run() {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    let needs_network = "echo 'getaddrinfo EAI_AGAIN registry.example' >&2; exit 1";
+    bin.script("npm", &FAKE_NPM.replace("REBUILD", needs_network));
+    let mut command = dirs.command(None, &["--runtime", "grok", "--version", "9.9.9", "--json"]);
+    command.env("PATH", format!("{}:/usr/bin:/bin", bin.dir.path().display()));
+    let outcome = run_to_end(command);
+    assert_eq!(outcome.code(), Some(5), "{outcome:?}");
+    let report = report_of(&outcome);
+    assert_eq!(report["verdict"], "BLOCKED");
+    let blocked = findings(&report, "blocked");
+    assert!(blocked[0].starts_with("staging failed: npm rebuild") && blocked[0].contains("EAI_AGAIN"), "{blocked:?}");
+    assert!(report["probes"].as_array().unwrap().is_empty(), "nothing of the candidate ran");
+}
