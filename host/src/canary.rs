@@ -75,9 +75,17 @@ fn all_installed(
     let mut summary = Vec::new();
     let mut worst = Verdict::Pass;
     for found in installed_runtimes(catalog, &npm) {
-        let installed = found.installed.clone().unwrap_or_else(|| "unknown".to_owned());
-        let mut entry =
-            serde_json::json!({ "runtime": found.runtime, "package": found.package, "installed": found.installed });
+        let installed = match (&found.installed_package, &found.installed) {
+            (Some(package), Some(printed)) => format!("{package} (prints {printed})"),
+            (Some(package), None) => package.clone(),
+            (None, printed) => printed.clone().unwrap_or_else(|| "unknown".to_owned()),
+        };
+        let mut entry = serde_json::json!({
+            "runtime": found.runtime,
+            "package": found.package,
+            "installed": found.installed,
+            "installed_package": found.installed_package,
+        });
         match found.decision {
             Decision::UpToDate => {
                 entry["decision"] = "up_to_date".into();
