@@ -141,7 +141,7 @@ fn findings(report: &Value, kind: &str) -> Vec<String> {
 
 fn expect_blocked_here(outcome: &Outcome) {
     assert_eq!(outcome.code(), Some(5), "{outcome:?}");
-    assert_eq!(report_of(&outcome)["verdict"], "BLOCKED");
+    assert_eq!(report_of(outcome)["verdict"], "BLOCKED");
 }
 
 #[test]
