@@ -378,3 +378,23 @@ fn an_install_script_that_needs_the_network_blocks_the_run() {
     assert!(blocked[0].starts_with("staging failed: npm rebuild") && blocked[0].contains("EAI_AGAIN"), "{blocked:?}");
     assert!(report["probes"].as_array().unwrap().is_empty(), "nothing of the candidate ran");
 }
+
+#[test]
+fn a_candidate_that_crashes_on_help_fails() {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    bin.script(
+        "candidate",
+        "case \"$1\" in\n  --version) echo panehost-fixture-agent 1.2.0 ;;\n  --help) kill -SEGV $$ ;;\nesac",
+    );
+    let outcome = judge(&dirs, &bin.dir.path().join("candidate"));
+    if !namespaces_available() {
+        return expect_blocked_here(&outcome);
+    }
+    assert_eq!(outcome.code(), Some(4), "{outcome:?}");
+    let report = report_of(&outcome);
+    let failures = findings(&report, "failures");
+    assert_eq!(failures[0], "`--help` crashed: signal: 11", "{failures:?}");
+    // With no help, every requirement is missing too.
+    assert_eq!(failures.len(), 3, "{failures:?}");
+}
