@@ -114,16 +114,31 @@ fn namespaces_available() -> bool {
     matches!(status, Ok(status) if status.success())
 }
 
-/// A stand-in for the fixture agent with this `--version` line and this
-/// `--help` text.
-fn stand_in(bin: &FakeBin, version: &str, help: &str) -> PathBuf {
-    bin.script(
-        "candidate",
-        &format!(
-            "case \"$1\" in\n  --version) echo '{version}' ;;\n  --help) printf '%s\\n' '{help}' ;;\n  *) exit 2 ;;\nesac"
-        ),
-    );
+/// The `case "$1"` arms of a stand-in for the fixture agent that prints
+/// this `--version` line and this `--help` text.
+fn version_and_help(version: &str, help: &str) -> String {
+    format!("  --version) echo '{version}' ;;\n  --help) printf '%s\\n' '{help}' ;;")
+}
+
+/// A stand-in for the fixture agent: a script of these `case "$1"` arms.
+fn stand_in(bin: &FakeBin, arms: &str) -> PathBuf {
+    bin.script("candidate", &format!("case \"$1\" in\n{arms}\n  *) exit 2 ;;\nesac"));
     bin.dir.path().join("candidate")
+}
+
+/// Judges a stand-in of these arms and expects `code`; returns the report,
+/// or `None` where the kernel gives no user namespaces (after checking that
+/// the verdict there is BLOCKED).
+fn judge_stand_in(arms: &str, code: i32) -> Option<Value> {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    let outcome = judge(&dirs, &stand_in(&bin, arms));
+    if !namespaces_available() {
+        expect_blocked_here(&outcome);
+        return None;
+    }
+    assert_eq!(outcome.code(), Some(code), "{outcome:?}");
+    Some(report_of(&outcome))
 }
 
 fn binary_args(path: &Path) -> Vec<String> {
@@ -177,7 +192,7 @@ fn the_fixture_agent_passes_and_its_report_is_kept() {
 fn a_candidate_whose_help_lacks_a_relied_on_flag_fails_naming_it() {
     let dirs = CanaryDirs::new();
     let bin = FakeBin::new();
-    let candidate = stand_in(&bin, "panehost-fixture-agent 1.4.0", "usage: candidate [--resume ID]");
+    let candidate = stand_in(&bin, &version_and_help("panehost-fixture-agent 1.4.0", "usage: candidate [--resume ID]"));
     let outcome = judge(&dirs, &candidate);
     if !namespaces_available() {
         return expect_blocked_here(&outcome);
@@ -194,30 +209,16 @@ fn a_candidate_whose_help_lacks_a_relied_on_flag_fails_naming_it() {
 
 #[test]
 fn a_candidate_below_the_floor_fails() {
-    let dirs = CanaryDirs::new();
-    let bin = FakeBin::new();
-    let candidate = stand_in(&bin, "panehost-fixture-agent 0.9.3", "usage: candidate [--resume ID] [--continue]");
-    let outcome = judge(&dirs, &candidate);
-    if !namespaces_available() {
-        return expect_blocked_here(&outcome);
-    }
-    assert_eq!(outcome.code(), Some(4), "{outcome:?}");
-    let report = report_of(&outcome);
+    let arms = version_and_help("panehost-fixture-agent 0.9.3", "usage: candidate [--resume ID] [--continue]");
+    let Some(report) = judge_stand_in(&arms, 4) else { return };
     assert_eq!(report["version"]["floor_status"], "below");
     assert_eq!(findings(&report, "failures"), ["version panehost-fixture-agent 0.9.3 is below the floor 1.0.0"]);
 }
 
 #[test]
 fn a_version_that_cannot_be_read_passes_with_it_unverified() {
-    let dirs = CanaryDirs::new();
-    let bin = FakeBin::new();
-    let candidate = stand_in(&bin, "fixture nightly", "usage: candidate [--resume ID] [--continue]");
-    let outcome = judge(&dirs, &candidate);
-    if !namespaces_available() {
-        return expect_blocked_here(&outcome);
-    }
-    assert_eq!(outcome.code(), Some(3), "{outcome:?}");
-    let report = report_of(&outcome);
+    let arms = version_and_help("fixture nightly", "usage: candidate [--resume ID] [--continue]");
+    let Some(report) = judge_stand_in(&arms, 3) else { return };
     assert_eq!(report["verdict"], "PASS_WITH_UNVERIFIED");
     assert_eq!(report["version"]["floor_status"], "indeterminate");
     assert!(findings(&report, "unverified")[0].contains("indeterminate"), "{report:#}");
@@ -225,18 +226,13 @@ fn a_version_that_cannot_be_read_passes_with_it_unverified() {
 
 #[test]
 fn a_candidate_sees_no_network_interface_but_loopback() {
-    let dirs = CanaryDirs::new();
-    let bin = FakeBin::new();
-    // Its version line says how many network interfaces are up besides loopback.
-    bin.script(
-        "candidate",
-        "case \"$1\" in\n  --version) echo \"panehost-fixture-agent 1.0.$(grep -c -v -e '^ *lo:' -e '|' /proc/net/dev)\" ;;\n  --help) echo 'usage: [--resume ID] [--continue]' ;;\nesac",
+    // Its version line says how many network interfaces it sees besides loopback.
+    let interfaces = "$(grep -c -v -e '^ *lo:' -e '|' /proc/net/dev)";
+    let arms = format!(
+        "  --version) echo \"panehost-fixture-agent 1.0.{interfaces}\" ;;\n  --help) echo 'usage: [--resume ID] [--continue]' ;;"
     );
-    let outcome = judge(&dirs, &bin.dir.path().join("candidate"));
-    if !namespaces_available() {
-        return expect_blocked_here(&outcome);
-    }
-    assert_eq!(report_of(&outcome)["version"]["printed"], "panehost-fixture-agent 1.0.0", "{outcome:?}");
+    let Some(report) = judge_stand_in(&arms, 0) else { return };
+    assert_eq!(report["version"]["printed"], "panehost-fixture-agent 1.0.0", "{report:#}");
 }
 
 #[test]
@@ -381,18 +377,8 @@ fn an_install_script_that_needs_the_network_blocks_the_run() {
 
 #[test]
 fn a_candidate_that_crashes_on_help_fails() {
-    let dirs = CanaryDirs::new();
-    let bin = FakeBin::new();
-    bin.script(
-        "candidate",
-        "case \"$1\" in\n  --version) echo panehost-fixture-agent 1.2.0 ;;\n  --help) kill -SEGV $$ ;;\nesac",
-    );
-    let outcome = judge(&dirs, &bin.dir.path().join("candidate"));
-    if !namespaces_available() {
-        return expect_blocked_here(&outcome);
-    }
-    assert_eq!(outcome.code(), Some(4), "{outcome:?}");
-    let report = report_of(&outcome);
+    let arms = "  --version) echo panehost-fixture-agent 1.2.0 ;;\n  --help) kill -SEGV $$ ;;";
+    let Some(report) = judge_stand_in(arms, 4) else { return };
     let failures = findings(&report, "failures");
     assert_eq!(failures[0], "`--help` crashed: signal: 11", "{failures:?}");
     // With no help, every requirement is missing too.
