@@ -342,6 +342,11 @@ pub struct Descriptor {
     pub limitations: Vec<String>,
     /// Where the declared flags come from.
     pub evidence: Evidence,
+    /// The npm package the CLI is published as, when it is one: the canary
+    /// stages a candidate version of it (`PACKAGE@VERSION`) and asks the
+    /// registry for the published version. The executable is the first of
+    /// the [`Executable::Named`] names in the package's `node_modules/.bin`.
+    pub npm_package: Option<String>,
     /// Where the session's native reference is captured.
     pub reference_capture: ReferenceCapture,
     /// Who owns the conversation's context. Always the CLI: it compacts its

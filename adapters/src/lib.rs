@@ -11,6 +11,7 @@
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 pub mod admission;
+pub mod canary;
 pub mod catalog;
 pub mod completion;
 pub mod config;
@@ -21,10 +22,12 @@ pub mod environment;
 pub mod identity;
 pub mod launch_plan;
 pub mod launcher;
+mod network_namespace;
 pub mod probe;
 pub mod readiness;
 pub mod receipt;
 pub mod reference_pattern;
+pub mod relied_flags;
 pub mod resolve;
 pub mod runtimes;
 pub mod session_store;

@@ -1,6 +1,8 @@
-//! Running a CLI's version probe: a timeout, a scratch HOME, a scrubbed
-//! environment, and every process it started ended afterwards.
+//! Running a CLI's version or help probe: a timeout, a scratch HOME, a
+//! scrubbed environment, optionally no network, and every process it
+//! started ended afterwards.
 
+use crate::network_namespace::without_network;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -24,6 +26,95 @@ pub enum ProbeOutcome {
     Failed(String),
 }
 
+/// Whether a probe's processes may use the host's network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProbeNetwork {
+    /// The host's network, as any child of the host has.
+    Shared,
+    /// None: a private network namespace with no interface up. When the
+    /// kernel refuses one, the probe does not run
+    /// ([`ProbeError::NetworkNamespaceRefused`]).
+    Private,
+}
+
+/// One probe: a program, its arguments, and what may vary around them.
+#[derive(Debug, Clone, Copy)]
+pub struct ProbeRequest<'a> {
+    /// The executable.
+    pub program: &'a Path,
+    /// Its arguments.
+    pub args: &'a [String],
+    /// `PATH` for it; `/usr/bin:/bin` when `None`.
+    pub search_path: Option<&'a str>,
+    /// Variables set beyond the scrubbed base.
+    pub extra_env: &'a [(String, String)],
+    /// How long it may run.
+    pub timeout: Duration,
+    /// Whether it may use the network.
+    pub network: ProbeNetwork,
+}
+
+/// How a probe's process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProbeExit {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal ended it.
+    Signal(i32),
+    /// It did not end within the timeout and was killed.
+    TimedOut,
+}
+
+/// What a probe printed, and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeRun {
+    /// How it ended.
+    pub exit: ProbeExit,
+    /// Its standard output (at most 64 KiB).
+    pub stdout: String,
+    /// Its standard error (at most 64 KiB).
+    pub stderr: String,
+}
+
+impl ProbeRun {
+    /// True when it exited 0.
+    pub fn succeeded(&self) -> bool {
+        self.exit == ProbeExit::Code(0)
+    }
+
+    /// The standard output, or the standard error when the output is
+    /// empty, trimmed.
+    pub fn text(&self) -> &str {
+        if self.stdout.trim().is_empty() {
+            self.stderr.trim()
+        } else {
+            self.stdout.trim()
+        }
+    }
+}
+
+/// Why a probe did not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeError {
+    /// Its scratch home could not be made.
+    #[error("cannot make a scratch home: {0}")]
+    ScratchHome(String),
+    /// The kernel refused a private network namespace.
+    #[error("the kernel refused a private network namespace: {0}")]
+    NetworkNamespaceRefused(String),
+    /// The program could not be started.
+    #[error("cannot run {program}: {reason}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// The system's words.
+        reason: String,
+    },
+    /// Waiting for it failed.
+    #[error("waiting for it failed: {0}")]
+    Wait(String),
+}
+
 /// Runs `program args` with only `PATH` (from `search_path`), a fresh
 /// scratch `HOME`, `LANG=C.UTF-8`, `TERM=dumb` and `extra_env`, with no
 /// input, in its own process group, which is killed when the probe ends or
@@ -35,79 +126,97 @@ pub fn run_probe(
     extra_env: &[(String, String)],
     timeout: Duration,
 ) -> ProbeOutcome {
-    let scratch = match scratch_home() {
-        Ok(dir) => dir,
-        Err(err) => return ProbeOutcome::Failed(format!("cannot make a scratch home: {err}")),
-    };
-    let outcome = run_in(program, args, search_path, extra_env, timeout, &scratch);
-    let _ = std::fs::remove_dir_all(&scratch);
-    outcome
-}
-
-fn run_in(
-    program: &Path,
-    args: &[String],
-    search_path: Option<&str>,
-    extra_env: &[(String, String)],
-    timeout: Duration,
-    home: &Path,
-) -> ProbeOutcome {
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .env_clear()
-        .env("PATH", search_path.unwrap_or("/usr/bin:/bin"))
-        .env("HOME", home)
-        .env("LANG", "C.UTF-8")
-        .env("TERM", "dumb")
-        .envs(extra_env.iter().map(|(name, value)| (name, value)))
-        .current_dir(home);
-    match run_captured(command, timeout) {
-        Err(reason) => ProbeOutcome::Failed(reason),
-        Ok(Captured { status, stdout, stderr }) => {
-            let text = if stdout.trim().is_empty() { stderr.trim() } else { stdout.trim() };
-            if status.success() {
-                ProbeOutcome::Printed(text.to_owned())
-            } else {
-                ProbeOutcome::Failed(format!("{status}: {}", text.chars().take(200).collect::<String>()))
-            }
+    let request = ProbeRequest { program, args, search_path, extra_env, timeout, network: ProbeNetwork::Shared };
+    match run_probe_capturing(&request) {
+        Err(err) => ProbeOutcome::Failed(err.to_string()),
+        Ok(run) if run.exit == ProbeExit::TimedOut => {
+            ProbeOutcome::Failed(format!("no answer within {}s", timeout.as_secs()))
         }
+        Ok(run) if run.succeeded() => ProbeOutcome::Printed(run.text().to_owned()),
+        Ok(run) => ProbeOutcome::Failed(format!(
+            "{}: {}",
+            describe_exit(run.exit),
+            run.text().chars().take(200).collect::<String>()
+        )),
     }
 }
 
-/// What a finished command printed.
-#[derive(Debug)]
-pub(crate) struct Captured {
-    pub(crate) status: std::process::ExitStatus,
-    pub(crate) stdout: String,
-    pub(crate) stderr: String,
+/// Runs a probe as [`run_probe`] does, with the choice of network, and
+/// returns both streams and how it ended, whatever the exit status.
+///
+/// # Errors
+/// Fails when the probe could not run at all, and with
+/// [`ProbeError::NetworkNamespaceRefused`] when a private network was asked
+/// for and the kernel refused it.
+pub fn run_probe_capturing(request: &ProbeRequest<'_>) -> Result<ProbeRun, ProbeError> {
+    let scratch = scratch_home().map_err(|err| ProbeError::ScratchHome(err.to_string()))?;
+    let run = run_in(request, &scratch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    run
 }
 
-/// Runs `command` (its environment, directory and arguments already set)
-/// with no input, in a process group of its own, keeping up to 64 KiB of
-/// each output, and kills the whole group when it exits or `timeout`
-/// passes, whichever comes first: nothing it started outlives it.
-pub(crate) fn run_captured(mut command: Command, timeout: Duration) -> Result<Captured, String> {
+/// How an exit reads in a report: `exit status 2`, `signal 9`.
+pub fn describe_exit(exit: ProbeExit) -> String {
+    match exit {
+        ProbeExit::Code(code) => format!("exit status: {code}"),
+        ProbeExit::Signal(signal) => format!("signal: {signal}"),
+        ProbeExit::TimedOut => "timed out".to_owned(),
+    }
+}
+
+fn run_in(request: &ProbeRequest<'_>, home: &Path) -> Result<ProbeRun, ProbeError> {
+    let program = request.program;
+    let mut command = Command::new(program);
+    command
+        .args(request.args)
+        .env_clear()
+        .env("PATH", request.search_path.unwrap_or("/usr/bin:/bin"))
+        .env("HOME", home)
+        .env("LANG", "C.UTF-8")
+        .env("TERM", "dumb")
+        .envs(request.extra_env.iter().map(|(name, value)| (name, value)))
+        .current_dir(home);
+    let namespace = match request.network {
+        ProbeNetwork::Shared => None,
+        ProbeNetwork::Private => Some(
+            without_network(&mut command)
+                .map_err(|err| ProbeError::NetworkNamespaceRefused(format!("cannot prepare it: {err}")))?,
+        ),
+    };
+    match run_captured(command, request.timeout) {
+        Err(ProbeError::Spawn { program, reason }) => match namespace.as_ref().and_then(|guard| guard.refusal()) {
+            Some(refusal) => {
+                Err(ProbeError::NetworkNamespaceRefused(format!("unshare(CLONE_NEWUSER|CLONE_NEWNET): {refusal}")))
+            }
+            None => Err(ProbeError::Spawn { program, reason }),
+        },
+        other => other,
+    }
+}
+
+/// Runs `command` (its program, arguments, environment and directory
+/// already set) with no input, in a process group of its own, keeping up
+/// to 64 KiB of each output stream, and kills the whole group when it
+/// exits or `timeout` passes, whichever comes first: nothing it started
+/// outlives it. Used by the probes here and by the completion receipt.
+///
+/// # Errors
+/// Fails when the program cannot be started or waited for.
+pub fn run_captured(mut command: Command, timeout: Duration) -> Result<ProbeRun, ProbeError> {
     command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     let program = command.get_program().to_string_lossy().into_owned();
-    let mut child = command.spawn().map_err(|err| format!("cannot run {program}: {err}"))?;
+    let mut child = command.spawn().map_err(|err| ProbeError::Spawn { program, reason: err.to_string() })?;
     let group = child.id();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let (done, finished) = mpsc::channel();
     std::thread::spawn(move || {
-        let read_all = |pipe: Option<Box<dyn Read + Send>>| {
-            let mut text = String::new();
-            if let Some(pipe) = pipe {
-                let _ = pipe.take(MAX_PROBE_OUTPUT).read_to_string(&mut text);
-            }
-            text
-        };
-        let err_reader =
-            std::thread::spawn(move || read_all(stderr.map(|pipe| Box::new(pipe) as Box<dyn Read + Send>)));
-        let out = read_all(stdout.map(|pipe| Box::new(pipe) as Box<dyn Read + Send>));
-        let err = err_reader.join().unwrap_or_default();
+        // Standard error drains on a thread of its own, so that a flood on
+        // one stream cannot stall the other.
+        let errors = std::thread::spawn(move || read_bounded(stderr));
+        let out = read_bounded(stdout);
+        let err = errors.join().unwrap_or_default();
         let status = child.wait();
         let _ = done.send((status, out, err));
     });
@@ -117,10 +226,27 @@ pub(crate) fn run_captured(mut command: Command, timeout: Duration) -> Result<Ca
         let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
     match result {
-        Err(_) => Err(format!("no answer within {}s", timeout.as_secs())),
-        Ok((Err(err), _, _)) => Err(format!("waiting for it failed: {err}")),
-        Ok((Ok(status), stdout, stderr)) => Ok(Captured { status, stdout, stderr }),
+        Err(_) => Ok(ProbeRun { exit: ProbeExit::TimedOut, stdout: String::new(), stderr: String::new() }),
+        Ok((Err(err), _, _)) => Err(ProbeError::Wait(err.to_string())),
+        Ok((Ok(status), stdout, stderr)) => {
+            let exit = match (status.code(), std::os::unix::process::ExitStatusExt::signal(&status)) {
+                (Some(code), _) => ProbeExit::Code(code),
+                (None, Some(signal)) => ProbeExit::Signal(signal),
+                (None, None) => ProbeExit::Code(-1),
+            };
+            Ok(ProbeRun { exit, stdout, stderr })
+        }
     }
+}
+
+/// Reads a pipe to its end, keeping the first [`MAX_PROBE_OUTPUT`] bytes
+/// and discarding the rest (so the writer never blocks on a full pipe).
+fn read_bounded(pipe: Option<impl Read>) -> String {
+    let Some(mut pipe) = pipe else { return String::new() };
+    let mut kept = Vec::new();
+    let _ = (&mut pipe).take(MAX_PROBE_OUTPUT).read_to_end(&mut kept);
+    let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+    String::from_utf8_lossy(&kept).into_owned()
 }
 
 fn scratch_home() -> std::io::Result<std::path::PathBuf> {
@@ -172,5 +298,40 @@ mod tests {
         let args = vec!["-c".to_owned(), "sleep 30 & wait".to_owned()];
         let outcome = run_probe(Path::new("/bin/sh"), &args, None, &[], Duration::from_millis(300));
         assert!(matches!(outcome, ProbeOutcome::Failed(ref reason) if reason.contains("no answer")), "{outcome:?}");
+    }
+
+    fn shell(script: &str, network: ProbeNetwork) -> Result<ProbeRun, ProbeError> {
+        let args = vec!["-c".to_owned(), script.to_owned()];
+        let request = ProbeRequest {
+            program: Path::new("/bin/sh"),
+            args: &args,
+            search_path: None,
+            extra_env: &[],
+            timeout: Duration::from_secs(10),
+            network,
+        };
+        run_probe_capturing(&request)
+    }
+
+    #[test]
+    fn a_private_probe_sees_no_network_but_its_own_ids() {
+        match shell("id -u; cat /proc/net/dev", ProbeNetwork::Private) {
+            Ok(run) => {
+                assert!(run.succeeded(), "{run:?}");
+                let mut lines = run.stdout.lines();
+                assert_eq!(lines.next(), Some(rustix::process::getuid().as_raw().to_string().as_str()));
+                let interfaces: Vec<&str> = lines.skip(2).filter_map(|line| line.split(':').next()).collect();
+                assert_eq!(interfaces.iter().map(|name| name.trim()).collect::<Vec<_>>(), ["lo"], "{run:?}");
+            }
+            // A kernel without user namespaces says so; it never runs the probe with the network.
+            Err(ProbeError::NetworkNamespaceRefused(reason)) => eprintln!("skipped: {reason}"),
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_probe_keeps_both_streams_and_the_exit_code() {
+        let run = shell("echo out; echo err >&2; exit 3", ProbeNetwork::Shared).unwrap();
+        assert_eq!((run.exit, run.stdout.as_str(), run.stderr.as_str()), (ProbeExit::Code(3), "out\n", "err\n"));
     }
 }

@@ -11,7 +11,7 @@
 //! model's training can produce a passing answer.
 
 use crate::launch_plan::LaunchPlan;
-use crate::probe::{run_captured, Captured};
+use crate::probe::{describe_exit, run_captured, ProbeExit, ProbeRun};
 use std::io::Read;
 use std::path::Path;
 use std::process::Command;
@@ -116,16 +116,20 @@ pub fn take(plan: &LaunchPlan, challenge: &Challenge, timeout: Duration) -> Prob
     let outcome = run_captured(command, timeout);
     let elapsed = started.elapsed();
     let (passed, detail) = match outcome {
-        Err(reason) => (false, reason),
-        Ok(Captured { status, stdout, stderr }) => match challenge.check(&stdout) {
-            Ok(()) if status.success() => (true, format!("answered with the expected object ({status})")),
-            Ok(()) => (false, format!("answered with the expected object but exited with {status}")),
-            Err(mismatch) if status.success() => (false, mismatch),
-            Err(mismatch) => {
-                let stderr: String = stderr.trim().chars().take(300).collect();
-                (false, format!("{status}; {mismatch}; standard error: {stderr:?}"))
+        Err(err) => (false, err.to_string()),
+        Ok(ProbeRun { exit: ProbeExit::TimedOut, .. }) => (false, format!("no answer within {}s", timeout.as_secs())),
+        Ok(run) => {
+            let status = describe_exit(run.exit);
+            match challenge.check(&run.stdout) {
+                Ok(()) if run.succeeded() => (true, format!("answered with the expected object ({status})")),
+                Ok(()) => (false, format!("answered with the expected object but ended with {status}")),
+                Err(mismatch) if run.succeeded() => (false, mismatch),
+                Err(mismatch) => {
+                    let stderr: String = run.stderr.trim().chars().take(300).collect();
+                    (false, format!("{status}; {mismatch}; standard error: {stderr:?}"))
+                }
             }
-        },
+        }
     };
     ProbeResult { passed, detail, elapsed }
 }

@@ -1,8 +1,13 @@
 //! Every flag an adapter relies on appears in the real CLI's help, as
 //! recorded in `adapters/evidence/` (rerun `adapters/evidence/capture.sh`
-//! to record a new version), and the floor is the version recorded.
+//! to record a new version), and the floor is the version recorded. What
+//! "relied on" means is `panehost_adapters::relied_flags`, the definition
+//! the canary applies to a candidate version too.
 
-use panehost_adapters::descriptor::{Descriptor, Evidence, LoginForm, ModelForm};
+use panehost_adapters::descriptor::Evidence;
+use panehost_adapters::relied_flags::{
+    help_commands, lists_value, relied_on_flags, requirements, unmet_requirements, HelpTexts,
+};
 use panehost_adapters::runtimes;
 use panehost_adapters::version::parse_version;
 use std::path::PathBuf;
@@ -13,90 +18,43 @@ fn record(file: &str) -> serde_json::Value {
     serde_json::from_str(&text).unwrap()
 }
 
-/// All the help text a record holds.
-fn help_text(record: &serde_json::Value) -> String {
-    record["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|command| command["output"].as_str().unwrap_or_default().to_owned())
-        .collect::<Vec<_>>()
-        .join("\n")
+/// Every help text a record holds, by the arguments that printed it.
+fn recorded_help(record: &serde_json::Value) -> HelpTexts {
+    let mut help = HelpTexts::new();
+    for command in record["commands"].as_array().unwrap() {
+        let args: Vec<String> =
+            command["args"].as_array().unwrap().iter().filter_map(|arg| arg.as_str()).map(str::to_owned).collect();
+        help.insert(args, command["output"].as_str().unwrap_or_default().to_owned());
+    }
+    help
 }
 
-/// The flags and subcommand words a descriptor's launcher passes (the
-/// self-update settings are documented separately: most CLIs do not list
-/// them in their help).
-fn relied_on(descriptor: &Descriptor) -> Vec<String> {
-    let mut tokens = Vec::new();
-    let flag = |arg: &str| arg.split('=').next().unwrap_or(arg).to_owned();
-    tokens.extend(descriptor.base_args.iter().filter(|arg| arg.starts_with('-')).map(|arg| flag(arg)));
-    if let ModelForm::Optional { flag: model } | ModelForm::Required { flag: model } = &descriptor.model {
-        tokens.push(model.clone());
-    }
-    for form in &descriptor.resume_forms {
-        if form.leads {
-            tokens.push(form.args[0].clone());
-        }
-        tokens.extend(form.args.iter().filter(|arg| arg.starts_with('-')).map(|arg| flag(arg)));
-    }
-    if let LoginForm::InTerminal { args } = &descriptor.login {
-        tokens.extend(args.iter().take(1).cloned());
-    }
-    for (_, form) in &descriptor.permission_profiles {
-        tokens.extend(form.args.iter().filter(|arg| arg.starts_with('-')).map(|arg| flag(arg)));
-    }
-    tokens
-}
-
-/// The values a descriptor's permission profiles pass (after `=`, or as
-/// arguments of their own), each item of a comma-separated list on its own:
-/// sandbox policies, approval modes, tool names.
-fn profile_values(descriptor: &Descriptor) -> Vec<String> {
-    let mut values = Vec::new();
-    for (_, form) in &descriptor.permission_profiles {
-        for arg in &form.args {
-            let value = match arg.split_once('=') {
-                Some((_, value)) if arg.starts_with('-') => value,
-                None if !arg.starts_with('-') => arg.as_str(),
-                _ => continue,
-            };
-            values.extend(value.split(',').map(str::to_owned));
+/// Only the help of the commands the canary asks: what it would see.
+fn canary_view(record: &serde_json::Value, commands: &[Vec<String>]) -> HelpTexts {
+    let recorded = recorded_help(record);
+    let mut help = HelpTexts::new();
+    for args in commands {
+        if let Some(text) = recorded.of(args) {
+            help.insert(args.clone(), text.to_owned());
         }
     }
-    values
-}
-
-/// True when `value` is a word of the help: the possible values of an
-/// option are listed quoted, after a colon, or as `kind(argument)`.
-fn appears_as_value(help: &str, value: &str) -> bool {
-    help.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))).any(|word| word == value)
-}
-
-/// The help one command of a record printed (`["resume", "--help"]`).
-fn command_help(record: &serde_json::Value, args: &[&str]) -> Option<String> {
-    record["commands"].as_array().unwrap().iter().find_map(|command| {
-        let recorded: Vec<&str> = command["args"].as_array()?.iter().filter_map(|arg| arg.as_str()).collect();
-        (recorded == args).then(|| command["output"].as_str().unwrap_or_default().to_owned())
-    })
-}
-
-fn appears(help: &str, token: &str) -> bool {
-    help.split(|c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']' | '(' | ')' | '`' | '|' | '<' | '>'))
-        .any(|word| word == token)
+    help
 }
 
 #[test]
-fn every_flag_relied_on_appears_in_the_recorded_help() {
+fn every_requirement_is_met_by_the_help_the_canary_asks_for() {
     let mut checked = 0;
     for descriptor in runtimes::built_in() {
         let Evidence::CapturedHelp { file } = &descriptor.evidence else { continue };
         let record = record(file);
         assert_eq!(record["runtime"], descriptor.id.as_str(), "{file} is not the record of {}", descriptor.id);
-        let help = help_text(&record);
-        for token in relied_on(&descriptor) {
-            assert!(appears(&help, &token), "{}: {token:?} is not in the recorded help ({file})", descriptor.id);
+        assert_eq!(record["package"].as_str(), descriptor.npm_package.as_deref(), "{}: the package", descriptor.id);
+        let commands = help_commands(&descriptor);
+        for args in &commands {
+            assert!(recorded_help(&record).of(args).is_some(), "{}: {args:?} is not recorded in {file}", descriptor.id);
         }
+        let unmet = unmet_requirements(&descriptor, &canary_view(&record, &commands));
+        assert!(unmet.is_empty(), "{}: not in the recorded help ({file}): {unmet:?}", descriptor.id);
         let recorded = parse_version(record["version"].as_str().unwrap());
         let floor = descriptor.version.floor.as_deref().and_then(parse_version);
         assert_eq!(recorded, floor, "{}: the floor is the version whose help was recorded", descriptor.id);
@@ -106,66 +64,47 @@ fn every_flag_relied_on_appears_in_the_recorded_help() {
 }
 
 #[test]
-fn every_permission_profile_value_appears_in_the_recorded_help() {
-    let mut checked = 0;
+fn only_runtimes_with_recorded_help_enforce_permission_profiles() {
     for descriptor in runtimes::built_in() {
         if descriptor.permission_profiles.is_empty() {
             continue;
         }
-        // Only flags checked against a real CLI's help may enforce a profile.
-        let Evidence::CapturedHelp { file } = &descriptor.evidence else {
-            panic!("{} maps permission profiles without recorded help", descriptor.id)
-        };
-        let record = record(file);
-        let help = help_text(&record);
-        for value in profile_values(&descriptor) {
-            assert!(
-                appears_as_value(&help, &value),
-                "{}: profile value {value:?} is not in the recorded help ({file})",
-                descriptor.id
-            );
-            checked += 1;
-        }
-        // A resume that is a subcommand takes the profile's flags too.
-        for form in descriptor.resume_forms.iter().filter(|form| form.leads) {
-            let subcommand = form.args[0].as_str();
-            let help = command_help(&record, &[subcommand, "--help"])
-                .unwrap_or_else(|| panic!("{}: no recorded help of `{subcommand}`", descriptor.id));
-            for (profile, profile_form) in &descriptor.permission_profiles {
-                for arg in profile_form.args.iter().filter(|arg| arg.starts_with('-')) {
-                    let flag = arg.split('=').next().unwrap();
-                    assert!(
-                        appears(&help, flag),
-                        "{}: {flag} ({}) is not in the recorded help of `{subcommand}`",
-                        descriptor.id,
-                        profile.as_str()
-                    );
-                }
-            }
-        }
+        assert!(
+            matches!(descriptor.evidence, Evidence::CapturedHelp { .. }),
+            "{} maps permission profiles without recorded help",
+            descriptor.id
+        );
+        assert!(!requirements(&descriptor).is_empty());
     }
-    assert!(checked > 0);
 }
 
 #[test]
 fn the_value_check_catches_a_mode_the_cli_does_not_have() {
-    let gemini = help_text(&record("gemini.json"));
-    assert!(appears_as_value(&gemini, "auto_edit"));
-    assert!(!appears_as_value(&gemini, "auto-edit"), "qwen spells it auto-edit, gemini auto_edit");
-    let qwen = help_text(&record("qwen.json"));
-    assert!(appears_as_value(&qwen, "auto-edit"));
-    let codex = help_text(&record("codex.json"));
-    assert!(appears_as_value(&codex, "read-only") && !appears_as_value(&codex, "on-failure"));
+    let gemini = recorded_help(&record("gemini.json")).joined();
+    assert!(lists_value(&gemini, "auto_edit"));
+    assert!(!lists_value(&gemini, "auto-edit"), "qwen spells it auto-edit, gemini auto_edit");
+    let qwen = recorded_help(&record("qwen.json")).joined();
+    assert!(lists_value(&qwen, "auto-edit"));
+    let codex = recorded_help(&record("codex.json")).joined();
+    assert!(lists_value(&codex, "read-only") && !lists_value(&codex, "on-failure"));
     let claude = runtimes::built_in().into_iter().find(|d| d.id == "claude").unwrap();
-    assert!(relied_on(&claude).contains(&"--permission-mode".to_owned()));
-    assert!(relied_on(&claude).contains(&"--disallowedTools".to_owned()));
+    assert!(relied_on_flags(&claude).contains(&"--permission-mode".to_owned()));
+    assert!(relied_on_flags(&claude).contains(&"--disallowedTools".to_owned()));
 }
 
 #[test]
 fn the_check_catches_a_flag_the_cli_does_not_have() {
     let claude = runtimes::built_in().into_iter().find(|d| d.id == "claude").unwrap();
-    let help = help_text(&record("claude.json"));
-    assert!(appears(&help, "--continue"));
-    assert!(!appears(&help, "--resume-latest"));
-    assert!(relied_on(&claude).contains(&"--resume".to_owned()));
+    let record = record("claude.json");
+    let mut help = canary_view(&record, &help_commands(&claude));
+    assert!(unmet_requirements(&claude, &help).is_empty());
+    let top = help.of(&["--help".to_owned()]).unwrap().replace("--continue", "--resume-latest");
+    help = HelpTexts::new();
+    help.insert(vec!["--help".to_owned()], top);
+    help.insert(
+        vec!["auth".to_owned(), "--help".to_owned()],
+        recorded_help(&record).of(&["auth".into(), "--help".into()]).unwrap().to_owned(),
+    );
+    let unmet: Vec<String> = unmet_requirements(&claude, &help).into_iter().map(|r| r.token).collect();
+    assert_eq!(unmet, ["--continue"]);
 }

@@ -140,7 +140,7 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
 /// The built-in runtimes and the operator's custom ones. Each problem in the
 /// configuration file is logged with its line; a bad runtime is left out and
 /// the others load.
-fn catalog(environment: HostEnvironment, config_path: Option<&Path>) -> Catalog {
+pub(crate) fn catalog(environment: HostEnvironment, config_path: Option<&Path>) -> Catalog {
     let path = config_path.map(Path::to_path_buf).unwrap_or_else(|| config::default_config_path(&environment));
     let mut descriptors = runtimes::built_in();
     let built_in_ids: Vec<&str> = descriptors.iter().map(|descriptor| descriptor.id.as_str()).collect();

@@ -10,6 +10,7 @@
 #![warn(missing_debug_implementations, unreachable_pub)]
 
 pub mod atomic_file;
+pub mod canary;
 pub mod config;
 pub mod connection;
 pub mod daemon;

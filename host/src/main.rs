@@ -1,14 +1,17 @@
-//! The `panehost` command: `panehost host` runs the daemon; every other
-//! subcommand is a client.
+//! The `panehost` command: `panehost host` runs the daemon, `panehost
+//! canary` judges a candidate CLI; every other subcommand is a client.
 
 fn main() -> std::process::ExitCode {
-    panehost_client::cli::main(|launch| {
-        panehost_host::run(panehost_host::HostConfig {
-            socket: launch.socket,
-            state_dir: launch.state_dir,
-            pane_limits: panehost_host::config::pane_limits_from_env()?,
-            log_filter: launch.log_filter,
-            runtimes_config: panehost_host::config::runtimes_config_from_env(),
-        })
+    panehost_client::cli::main(panehost_client::cli::Entrypoints {
+        run_host: |launch| {
+            panehost_host::run(panehost_host::HostConfig {
+                socket: launch.socket,
+                state_dir: launch.state_dir,
+                pane_limits: panehost_host::config::pane_limits_from_env()?,
+                log_filter: launch.log_filter,
+                runtimes_config: panehost_host::config::runtimes_config_from_env(),
+            })
+        },
+        run_canary: panehost_host::canary::run,
     })
 }

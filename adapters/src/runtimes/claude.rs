@@ -65,6 +65,8 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::FullAccess, &["--permission-mode", "bypassPermissions"]),
         ],
         limitations: Vec::new(),
+        // Published on the npm registry (`adapters/evidence/claude.json` names the same package).
+        npm_package: Some("@anthropic-ai/claude-code".into()),
         ..agent_cli("claude", "Claude Code", &["claude"], Evidence::CapturedHelp { file: "claude.json".into() })
     }
 }

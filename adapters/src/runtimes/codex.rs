@@ -67,6 +67,8 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::FullAccess, &["-s", "danger-full-access", "-a", "never"]),
         ],
         limitations: Vec::new(),
+        // Published on the npm registry (`adapters/evidence/codex.json` names the same package).
+        npm_package: Some("@openai/codex".into()),
         ..agent_cli("codex", "Codex", &["codex"], Evidence::CapturedHelp { file: "codex.json".into() })
     }
 }

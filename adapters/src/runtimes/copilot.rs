@@ -68,6 +68,8 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::FullAccess, &["--allow-all"]),
         ],
         limitations: strings(&[UNOBSERVED]),
+        // Published on the npm registry (`adapters/evidence/copilot.json` names the same package).
+        npm_package: Some("@github/copilot".into()),
         ..agent_cli(
             "copilot",
             "GitHub Copilot CLI",

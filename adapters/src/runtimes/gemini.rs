@@ -40,6 +40,8 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::FullAccess, &["--approval-mode", "yolo"]),
         ],
         limitations: strings(&[limitation::PROVIDER_SELECTION_ONLY, UNOBSERVED, limitation::LOGIN_NOT_IN_TERMINAL]),
+        // Published on the npm registry (`adapters/evidence/gemini.json` names the same package).
+        npm_package: Some("@google/gemini-cli".into()),
         ..agent_cli("gemini", "Gemini CLI", &["gemini"], Evidence::CapturedHelp { file: "gemini.json".into() })
     }
 }

@@ -24,6 +24,8 @@ pub(super) fn descriptor() -> Descriptor {
             limitation::PERMISSION_PROFILE_UNENFORCED,
             limitation::RECEIPT_UNAVAILABLE,
         ]),
+        // Published on the npm registry (`adapters/evidence/grok.json` names the same package).
+        npm_package: Some("@vibe-kit/grok-cli".into()),
         ..agent_cli("grok", "Grok CLI", &["grok"], Evidence::CapturedHelp { file: "grok.json".into() })
     }
 }

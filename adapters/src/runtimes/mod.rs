@@ -147,6 +147,7 @@ pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: 
         permission_profiles: Vec::new(),
         limitations: Vec::new(),
         evidence,
+        npm_package: None,
         reference_capture: ReferenceCapture::None,
         context_owner: ContextOwner::Cli,
     }

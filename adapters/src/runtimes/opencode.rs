@@ -45,6 +45,8 @@ pub(super) fn descriptor() -> Descriptor {
         receipt: receipt(&["run", "{prompt}"]),
         permission_profiles: vec![profile(PermissionProfile::FullAccess, &["--auto"])],
         limitations: strings(&[UNOBSERVED, limitation::PERMISSION_PROFILE_UNENFORCED]),
+        // Published on the npm registry (`adapters/evidence/opencode.json` names the same package).
+        npm_package: Some("opencode-ai".into()),
         ..agent_cli("opencode", "OpenCode", &["opencode"], Evidence::CapturedHelp { file: "opencode.json".into() })
     }
 }

@@ -47,6 +47,8 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::FullAccess, &["--approval-mode", "yolo"]),
         ],
         limitations: strings(&[UNOBSERVED]),
+        // Published on the npm registry (`adapters/evidence/qwen.json` names the same package).
+        npm_package: Some("@qwen-code/qwen-code".into()),
         ..agent_cli("qwen", "Qwen Code", &["qwen"], Evidence::CapturedHelp { file: "qwen.json".into() })
     }
 }

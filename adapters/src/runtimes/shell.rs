@@ -40,6 +40,7 @@ pub(super) fn descriptor() -> Descriptor {
             limitation::PERMISSION_PROFILE_UNENFORCED,
         ]),
         evidence: Evidence::ThisRepository,
+        npm_package: None,
         reference_capture: ReferenceCapture::None,
         context_owner: ContextOwner::Cli,
     }

@@ -7,9 +7,11 @@
 //!
 //! Exit codes: 0 on success, 1 when the host answers with an error (printed
 //! as `error: CODE: message`) or anything else fails, 2 for usage errors.
+//! `panehost canary` adds 3, 4 and 5 for its verdicts (docs/CANARY.md).
 
 mod ask;
 mod attach;
+mod canary;
 mod close;
 mod context;
 mod control;
@@ -41,6 +43,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+pub use canary::{CanaryLaunch, CanaryOutput, CanaryTarget};
+
 /// What `panehost host` hands to the daemon.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostLaunch {
@@ -53,10 +57,20 @@ pub struct HostLaunch {
     pub log_filter: Option<String>,
 }
 
+/// What the binary supplies that this crate cannot: the parts of
+/// `panehost` that need the daemon or the runtime descriptors.
+#[derive(Debug, Clone, Copy)]
+pub struct Entrypoints {
+    /// Runs the daemon in the foreground (blocking, with its own async
+    /// runtime) for `panehost host`.
+    pub run_host: fn(HostLaunch) -> anyhow::Result<()>,
+    /// Runs the canary (blocking) for `panehost canary`.
+    pub run_canary: fn(CanaryLaunch) -> anyhow::Result<CanaryOutput>,
+}
+
 /// Runs the `panehost` command with the process's arguments and returns its
-/// exit code. `run_host` runs the daemon in the foreground (blocking, with
-/// its own async runtime) for `panehost host`.
-pub fn main(run_host: fn(HostLaunch) -> anyhow::Result<()>) -> ExitCode {
+/// exit code.
+pub fn main(entrypoints: Entrypoints) -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
@@ -65,13 +79,14 @@ pub fn main(run_host: fn(HostLaunch) -> anyhow::Result<()>) -> ExitCode {
         }
     };
     let result = Context::resolve(&cli.globals).and_then(|context| match cli.command {
-        Some(Command::Host) => host::run(&context, run_host),
-        Some(command) => run_client(context, command),
+        Some(Command::Host) => host::run(&context, entrypoints.run_host).map(|()| ExitCode::SUCCESS),
+        Some(Command::Canary(args)) => canary::run(&context, args, entrypoints.run_canary),
+        Some(command) => run_client(context, command).map(|()| ExitCode::SUCCESS),
         // On its defaults, panehost opens a shell in a new pane, attached.
-        None => run_client(context, Command::New(new::NewArgs::default())),
+        None => run_client(context, Command::New(new::NewArgs::default())).map(|()| ExitCode::SUCCESS),
     });
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(error) => report(&error),
     }
 }
@@ -110,7 +125,7 @@ fn run_client(context: Context, command: Command) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let result = runtime.block_on(async {
         match command {
-            Command::Host => unreachable!("handled before the runtime starts"),
+            Command::Host | Command::Canary(_) => unreachable!("handled before the runtime starts"),
             Command::New(args) => new::run(&context, args).await,
             Command::Start(args) => start::run(&context, args).await,
             Command::Ls(args) => ls::run(&context, args).await,
@@ -193,6 +208,8 @@ enum Command {
     Control,
     /// Serve a web terminal for the panes on a local HTTP port.
     Web(web::WebArgs),
+    /// Judge a candidate version of a runtime's CLI offline; never installs it.
+    Canary(canary::CanaryArgs),
 }
 
 #[cfg(test)]
@@ -230,6 +247,32 @@ mod tests {
         let error = Cli::try_parse_from(["panehost", "resize", "p1", "0x24"]).unwrap_err();
         assert_eq!(error.exit_code(), 2);
         assert!(error.to_string().contains("at least 1"), "{error}");
+    }
+
+    #[test]
+    fn canary_takes_a_version_or_a_binary_or_all_installed() {
+        let cli = Cli::try_parse_from(["panehost", "canary", "--runtime", "claude", "--version", "2.1.200"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Canary(_))));
+        assert!(Cli::try_parse_from(["panehost", "canary", "--runtime", "x", "--binary", "/bin/x", "--json"]).is_ok());
+        for wrong in [
+            &["panehost", "canary", "--runtime", "claude"][..],
+            &["panehost", "canary", "--runtime", "claude", "--version", "1", "--binary", "/bin/x"],
+            &["panehost", "canary", "--all-installed", "--version", "1"],
+            &["panehost", "canary", "--version", "1"],
+        ] {
+            assert_eq!(Cli::try_parse_from(wrong).unwrap_err().exit_code(), 2, "{wrong:?}");
+        }
+    }
+
+    #[test]
+    fn the_canary_unit_runs_a_command_line_that_parses() {
+        let unit = include_str!("../../../deploy/panehost-canary.service");
+        let exec = unit.lines().find_map(|line| line.strip_prefix("ExecStart=")).expect("an ExecStart line");
+        let mut words: Vec<&str> = exec.split_whitespace().collect();
+        assert!(words[0].ends_with("/panehost"), "{exec}");
+        words[0] = "panehost";
+        let cli = Cli::try_parse_from(words).unwrap();
+        assert!(matches!(cli.command, Some(Command::Canary(args)) if args.is_all_installed()));
     }
 
     #[test]

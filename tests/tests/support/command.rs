@@ -126,7 +126,12 @@ pub fn read_all_on_thread(mut pipe: impl Read + Send + 'static) -> std::thread::
 /// Spawns `command` with piped output, feeds it `input` (or nothing), and
 /// waits up to [`WAIT`] for it to exit; a command still running then is
 /// killed and the test fails.
-pub fn run_to_end(mut command: Command, input: Option<&[u8]>) -> Outcome {
+pub fn run_to_end(command: Command, input: Option<&[u8]>) -> Outcome {
+    run_to_end_within(command, input, WAIT)
+}
+
+/// Like [`run_to_end`], waiting up to `wait`.
+pub fn run_to_end_within(mut command: Command, input: Option<&[u8]>, wait: Duration) -> Outcome {
     command
         .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
@@ -144,7 +149,7 @@ pub fn run_to_end(mut command: Command, input: Option<&[u8]>) -> Outcome {
     });
     let stdout = read_all_on_thread(guard.child().stdout.take().unwrap());
     let stderr = read_all_on_thread(guard.child().stderr.take().unwrap());
-    let deadline = Instant::now() + WAIT;
+    let deadline = Instant::now() + wait;
     let status = loop {
         if let Some(status) = guard.child().try_wait().unwrap() {
             guard.0 = None;
@@ -154,7 +159,7 @@ pub fn run_to_end(mut command: Command, input: Option<&[u8]>) -> Outcome {
             drop(guard); // kills it
             let stdout = String::from_utf8_lossy(&stdout.join().unwrap()).into_owned();
             let stderr = String::from_utf8_lossy(&stderr.join().unwrap()).into_owned();
-            panic!("{description} did not exit within {WAIT:?}\nstdout: {stdout}\nstderr: {stderr}");
+            panic!("{description} did not exit within {wait:?}\nstdout: {stdout}\nstderr: {stderr}");
         }
         std::thread::sleep(Duration::from_millis(10));
     };

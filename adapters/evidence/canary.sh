@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# canary.sh — run `panehost canary` offline against the CLIs that
+# capture.sh installed, and keep each report as evidence.
+#
+# Usage:
+#   bash adapters/evidence/canary.sh [CACHE_DIR]
+#
+#   CACHE_DIR  where capture.sh installed the CLIs, one npm prefix per
+#              runtime (CACHE_DIR/<runtime>). Default:
+#              ${PANEHOST_CLI_CACHE:-$HOME/.cache/panehost/clis}
+#   PANEHOST   the panehost binary (default: panehost on PATH)
+#   CANARY_ONLY="codex qwen"   optional: only these runtimes
+#
+# For each runtime it runs
+#   panehost canary --runtime ID --binary CACHE_DIR/ID/node_modules/.bin/ID --json
+# (the probes run in a private network namespace; nothing is installed or
+# promoted) with a state directory of its own, and writes
+# adapters/evidence/canary/<runtime>.json: the report with the cache written
+# as `<cache>`, the invoking user's home as `$HOME`, and the scratch state
+# directory as `<state>`. A runtime that is not installed gets no file.
+#
+# Needs: bash, node (the CLIs are node packages or launchers), python3.
+set -euo pipefail
+
+EVIDENCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CACHE_DIR="${1:-${PANEHOST_CLI_CACHE:-$HOME/.cache/panehost/clis}}"
+PANEHOST="${PANEHOST:-panehost}"
+RUNTIMES=(${CANARY_ONLY:-codex claude gemini opencode qwen copilot grok})
+OUT_DIR="$EVIDENCE_DIR/canary"
+mkdir -p "$OUT_DIR"
+CACHE_DIR="$(cd "$CACHE_DIR" && pwd)"
+STATE="$(mktemp -d)"
+trap 'rm -rf "$STATE"' EXIT
+
+for runtime in "${RUNTIMES[@]}"; do
+  bin="$CACHE_DIR/$runtime/node_modules/.bin/$runtime"
+  if [[ ! -x "$bin" ]]; then
+    echo "[canary] $runtime: not installed at $bin; skipped" >&2
+    continue
+  fi
+  status=0
+  report="$(DISABLE_AUTOUPDATER=1 "$PANEHOST" --state-dir "$STATE" canary --runtime "$runtime" --binary "$bin" --json)" || status=$?
+  echo "[canary] $runtime: exit $status" >&2
+  REPORT="$report" CACHE="$CACHE_DIR" STATE_DIR="$STATE" python3 - "$OUT_DIR/$runtime.json" <<'PY'
+import json, os, sys
+
+text = os.environ["REPORT"]
+for path, name in ((os.environ["CACHE"], "<cache>"), (os.environ["STATE_DIR"], "<state>"), (os.environ["HOME"], "$HOME")):
+    text = text.replace(path, name)
+report = json.loads(text)
+with open(sys.argv[1], "w") as f:
+    json.dump(report, f, indent=2)
+    f.write("\n")
+PY
+done

@@ -1,0 +1,191 @@
+//! The canary's probes of a staged candidate: `--version` and the help
+//! commands of [`relied_flags`](crate::relied_flags), each through the
+//! probe runner without a network, and what they show.
+
+use crate::canary::report::{ProbeRecord, RequirementsRecord, SwitchesRecord, VersionRecord};
+use crate::canary::verdict::Findings;
+use crate::descriptor::Descriptor;
+use crate::probe::{describe_exit, run_probe_capturing, ProbeError, ProbeExit, ProbeNetwork, ProbeRequest, ProbeRun};
+use crate::relied_flags::{
+    help_commands, lists_flag, requirements, self_update_switches, unmet_requirements, HelpScope, HelpTexts,
+    Requirement, RequirementKind,
+};
+use crate::version::{floor_status, parse_version, FloorStatus};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// What the probes showed.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ProbeFindings {
+    pub(crate) version: VersionRecord,
+    pub(crate) probes: Vec<ProbeRecord>,
+    pub(crate) requirements: RequirementsRecord,
+    pub(crate) switches: SwitchesRecord,
+    /// The kernel refused the private network namespace: nothing ran.
+    pub(crate) namespace_refused: bool,
+}
+
+/// Where and how the candidate's probes run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ProbeSetting<'a> {
+    pub(crate) executable: &'a Path,
+    pub(crate) search_path: Option<&'a str>,
+    pub(crate) timeout: Duration,
+}
+
+/// Runs the version probe and the help commands offline and records what
+/// they show in `findings`. Stops at a refused network namespace (which
+/// blocks the run).
+pub(crate) fn probe_offline(
+    descriptor: &Descriptor,
+    setting: ProbeSetting<'_>,
+    findings: &mut Findings,
+) -> ProbeFindings {
+    let mut seen = ProbeFindings {
+        version: VersionRecord {
+            floor: descriptor.version.floor.clone(),
+            floor_status: FloorStatus::Indeterminate.as_str().to_owned(),
+            ..VersionRecord::default()
+        },
+        ..ProbeFindings::default()
+    };
+    let mut environment = descriptor.self_update_off.environment.clone();
+    environment.extend(descriptor.environment.iter().cloned());
+    let probe = |args: &[String], records: &mut Vec<ProbeRecord>, findings: &mut Findings| {
+        run_one(setting, &environment, args, records, findings)
+    };
+    if descriptor.version.args.is_empty() {
+        findings.unverified.push("the adapter declares no version probe: the version is indeterminate".into());
+    } else {
+        let Some(run) = probe(&descriptor.version.args, &mut seen.probes, findings) else {
+            seen.namespace_refused = !findings.blocked.is_empty();
+            return seen;
+        };
+        read_version(descriptor, &run, &mut seen.version, findings);
+    }
+    let mut help = HelpTexts::new();
+    for args in help_commands(descriptor) {
+        match probe(&args, &mut seen.probes, findings) {
+            Some(run) => help.insert(args, format!("{}\n{}", run.stdout, run.stderr)),
+            None if findings.blocked.is_empty() => continue,
+            None => {
+                seen.namespace_refused = true;
+                return seen;
+            }
+        }
+    }
+    check_help(descriptor, &help, &mut seen, findings);
+    seen
+}
+
+/// Runs one probe offline and records it; `None` when it did not run
+/// (a refused namespace blocks the run; anything else fails it).
+fn run_one(
+    setting: ProbeSetting<'_>,
+    environment: &[(String, String)],
+    args: &[String],
+    records: &mut Vec<ProbeRecord>,
+    findings: &mut Findings,
+) -> Option<ProbeRun> {
+    let started = Instant::now();
+    let request = ProbeRequest {
+        program: setting.executable,
+        args,
+        search_path: setting.search_path,
+        extra_env: environment,
+        timeout: setting.timeout,
+        network: ProbeNetwork::Private,
+    };
+    let outcome = run_probe_capturing(&request);
+    let seconds = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
+    let (exit, output) = match &outcome {
+        Ok(run) => (describe_exit(run.exit), format!("{}\n{}", run.stdout, run.stderr)),
+        Err(err) => (format!("did not run: {err}"), String::new()),
+    };
+    let first_line = output.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or("").to_owned();
+    records.push(ProbeRecord { args: args.to_vec(), exit, seconds, output_bytes: output.trim().len(), first_line });
+    let command = args.join(" ");
+    match outcome {
+        Err(ProbeError::NetworkNamespaceRefused(reason)) => {
+            findings.blocked.push(format!("no private network namespace: {reason}"));
+            None
+        }
+        Err(err) => {
+            findings.failures.push(format!("`{command}` did not run: {err}"));
+            None
+        }
+        Ok(run) => {
+            if matches!(run.exit, ProbeExit::TimedOut | ProbeExit::Signal(_)) {
+                findings.failures.push(format!("`{command}` crashed: {}", describe_exit(run.exit)));
+            }
+            Some(run)
+        }
+    }
+}
+
+/// The version line, the floor check, and what they mean for the verdict.
+fn read_version(descriptor: &Descriptor, run: &ProbeRun, record: &mut VersionRecord, findings: &mut Findings) {
+    let args = descriptor.version.args.join(" ");
+    if !run.succeeded() {
+        findings.failures.push(format!("`{args}` failed ({}): {}", describe_exit(run.exit), first_words(run.text())));
+        return;
+    }
+    let text = run.text();
+    let line =
+        text.lines().find(|line| parse_version(line).is_some()).unwrap_or_else(|| text.lines().next().unwrap_or(""));
+    record.printed = Some(line.trim().to_owned()).filter(|line| !line.is_empty());
+    let status = floor_status(record.printed.as_deref(), descriptor.version.floor.as_deref());
+    record.floor_status = status.as_str().to_owned();
+    match (status, &descriptor.version.floor) {
+        (FloorStatus::Below, floor) => findings.failures.push(format!(
+            "version {} is below the floor {}",
+            line.trim(),
+            floor.as_deref().unwrap_or("?")
+        )),
+        (FloorStatus::Indeterminate, _) => {
+            findings.unverified.push(format!("the version is indeterminate: `{args}` printed {:?}", first_words(text)))
+        }
+        (FloorStatus::AtOrAbove, None) => {
+            findings.unverified.push("the adapter declares no version floor to compare with".into())
+        }
+        (FloorStatus::AtOrAbove, Some(_)) => {}
+    }
+}
+
+/// The requirements against the help, and the self-update switches.
+fn check_help(descriptor: &Descriptor, help: &HelpTexts, seen: &mut ProbeFindings, findings: &mut Findings) {
+    let unmet = unmet_requirements(descriptor, help);
+    seen.requirements.checked = requirements(descriptor).iter().map(describe_requirement).collect();
+    seen.requirements.missing = unmet.iter().map(describe_requirement).collect();
+    for requirement in &unmet {
+        findings.failures.push(format!("{} is not in the help", describe_requirement(requirement)));
+    }
+    let all = help.joined();
+    for switch in self_update_switches(descriptor) {
+        if lists_flag(&all, &switch) {
+            seen.switches.seen.push(switch);
+        } else {
+            findings.unverified.push(format!("self-update switch `{switch}` is not listed in the help"));
+            seen.switches.unseen.push(switch);
+        }
+    }
+    if let Some(note) = &descriptor.self_update_off.note {
+        findings.unverified.push(format!("self-update is switched off by {note}, which the help cannot show"));
+    }
+}
+
+/// `--continue` (flag), `read-only` (value), `-s` (flag of `resume --help`).
+pub(crate) fn describe_requirement(requirement: &Requirement) -> String {
+    let kind = match requirement.kind {
+        RequirementKind::Flag => "flag",
+        RequirementKind::Value => "value",
+    };
+    match &requirement.scope {
+        HelpScope::Any => format!("`{}` ({kind})", requirement.token),
+        HelpScope::Subcommand(subcommand) => format!("`{}` ({kind} of `{subcommand} --help`)", requirement.token),
+    }
+}
+
+fn first_words(text: &str) -> String {
+    text.chars().take(160).collect::<String>().replace('\n', " / ")
+}

@@ -1,0 +1,356 @@
+//! `panehost canary`, end to end: the real binary judges candidates of the
+//! `fixture` runtime (the fixture agent, and stand-ins that differ from it
+//! in one way each), probing them in a private network namespace.
+//!
+//! Where the kernel gives no user namespaces, every verdict must be
+//! BLOCKED; these tests check exactly that there instead of skipping.
+
+mod support;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+use support::command::{run_to_end_within, Outcome};
+use support::*;
+
+/// The canary probes for up to a minute per command; a run of these
+/// candidates takes well under a second each.
+const CANARY_WAIT: Duration = Duration::from_secs(120);
+
+/// The JSON report a `--json` run printed.
+fn report_of(outcome: &Outcome) -> Value {
+    serde_json::from_str(outcome.stdout.trim_end())
+        .unwrap_or_else(|error| panic!("no JSON report ({error}): {outcome:?}"))
+}
+
+/// A state directory, a home and a cache of their own for each test.
+struct CanaryDirs {
+    dir: tempfile::TempDir,
+}
+
+impl CanaryDirs {
+    fn new() -> CanaryDirs {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        CanaryDirs { dir }
+    }
+
+    fn state_dir(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+
+    /// `panehost --state-dir D canary ARGS...` in an environment built from
+    /// scratch. `wrapper` runs first when given (`sh -c SCRIPT sh`).
+    fn command(&self, wrapper: Option<&str>, args: &[&str]) -> Command {
+        let mut command = match wrapper {
+            Some(script) => {
+                let mut command = Command::new("/bin/sh");
+                command.args(["-c", script, "sh"]).arg(panehost_bin());
+                command
+            }
+            None => Command::new(panehost_bin()),
+        };
+        command
+            .arg("--state-dir")
+            .arg(self.state_dir())
+            .arg("canary")
+            .args(args)
+            .env_clear()
+            .env("PATH", format!("{}:/usr/local/bin:/usr/bin:/bin", bin_dir().display()))
+            .env("HOME", self.dir.path().join("home"))
+            .env("XDG_CACHE_HOME", self.dir.path().join("cache"))
+            .env("LANG", "C.UTF-8");
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> Outcome {
+        run_to_end_within(self.command(None, args), None, CANARY_WAIT)
+    }
+
+    /// The report files written under the state directory.
+    fn report_files(&self) -> Vec<PathBuf> {
+        match std::fs::read_dir(self.state_dir().join("canary")) {
+            Ok(entries) => entries.map(|entry| entry.unwrap().path()).collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+}
+
+/// Whether this kernel lets an unprivileged process make a user and a
+/// network namespace (what the canary needs to probe).
+fn namespaces_available() -> bool {
+    let status = Command::new("unshare").args(["--user", "--net", "true"]).stderr(Stdio::null()).status();
+    matches!(status, Ok(status) if status.success())
+}
+
+/// The `case "$1"` arms of a stand-in for the fixture agent that prints
+/// this `--version` line and this `--help` text.
+fn version_and_help(version: &str, help: &str) -> String {
+    format!("  --version) echo '{version}' ;;\n  --help) printf '%s\\n' '{help}' ;;")
+}
+
+/// A stand-in for the fixture agent: a script of these `case "$1"` arms.
+fn stand_in(bin: &FakeBin, arms: &str) -> PathBuf {
+    bin.script("candidate", &format!("case \"$1\" in\n{arms}\n  *) exit 2 ;;\nesac"));
+    bin.dir.path().join("candidate")
+}
+
+/// Judges a stand-in of these arms and expects `code`; returns the report,
+/// or `None` where the kernel gives no user namespaces (after checking that
+/// the verdict there is BLOCKED).
+fn judge_stand_in(arms: &str, code: i32) -> Option<Value> {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    let outcome = judge(&dirs, &stand_in(&bin, arms));
+    if !namespaces_available() {
+        expect_blocked_here(&outcome);
+        return None;
+    }
+    assert_eq!(outcome.code(), Some(code), "{outcome:?}");
+    Some(report_of(&outcome))
+}
+
+fn binary_args(path: &Path) -> Vec<String> {
+    ["--runtime", "fixture", "--binary", &path.display().to_string(), "--json"].map(str::to_owned).to_vec()
+}
+
+fn judge(dirs: &CanaryDirs, path: &Path) -> Outcome {
+    let args = binary_args(path);
+    dirs.run(&args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+fn findings(report: &Value, kind: &str) -> Vec<String> {
+    report["findings"][kind].as_array().unwrap().iter().map(|item| item.as_str().unwrap().to_owned()).collect()
+}
+
+fn expect_blocked_here(outcome: &Outcome) {
+    assert_eq!(outcome.code(), Some(5), "{outcome:?}");
+    assert_eq!(report_of(outcome)["verdict"], "BLOCKED");
+}
+
+#[test]
+fn the_fixture_agent_passes_and_its_report_is_kept() {
+    let dirs = CanaryDirs::new();
+    let outcome = judge(&dirs, &bin_dir().join("panehost-fixture-agent"));
+    if !namespaces_available() {
+        return expect_blocked_here(&outcome);
+    }
+    assert_eq!(outcome.code(), Some(0), "{outcome:?}");
+    let report = report_of(&outcome);
+    assert_eq!(report["verdict"], "PASS", "{report:#}");
+    assert_eq!(report["runtime"], "fixture");
+    assert_eq!(report["version"]["floor_status"], "at_or_above");
+    assert!(report["network"].as_str().unwrap().starts_with("private network namespace"));
+    assert!(report["promotion"].as_str().unwrap().starts_with("not performed"));
+    assert_eq!(report["candidate"]["sha256"].as_str().unwrap().len(), 64);
+    let probes: Vec<&Value> = report["probes"].as_array().unwrap().iter().collect();
+    assert_eq!(
+        probes.iter().map(|probe| probe["args"][0].as_str().unwrap()).collect::<Vec<_>>(),
+        ["--version", "--help"]
+    );
+    assert!(probes.iter().all(|probe| probe["exit"] == "exit status: 0"), "{probes:?}");
+    let files = dirs.report_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0].file_name().unwrap().to_str().unwrap().to_owned();
+    assert!(name.starts_with("fixture-1.0.0-") && name.ends_with("Z.json"), "{name}");
+    let kept: Value = serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    assert_eq!(kept, report);
+}
+
+#[test]
+fn a_candidate_whose_help_lacks_a_relied_on_flag_fails_naming_it() {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    let candidate = stand_in(&bin, &version_and_help("panehost-fixture-agent 1.4.0", "usage: candidate [--resume ID]"));
+    let outcome = judge(&dirs, &candidate);
+    if !namespaces_available() {
+        return expect_blocked_here(&outcome);
+    }
+    assert_eq!(outcome.code(), Some(4), "{outcome:?}");
+    let report = report_of(&outcome);
+    assert_eq!(report["verdict"], "FAIL");
+    assert_eq!(report["requirements"]["missing"], serde_json::json!(["`--continue` (flag)"]));
+    assert_eq!(findings(&report, "failures"), ["`--continue` (flag) is not in the help"]);
+    // The summary for people names it too.
+    let summary = dirs.run(&binary_args(&candidate).iter().map(String::as_str).take(4).collect::<Vec<_>>());
+    assert!(summary.stdout.contains("FAIL") && summary.stdout.contains("`--continue`"), "{summary:?}");
+}
+
+#[test]
+fn a_candidate_below_the_floor_fails() {
+    let arms = version_and_help("panehost-fixture-agent 0.9.3", "usage: candidate [--resume ID] [--continue]");
+    let Some(report) = judge_stand_in(&arms, 4) else { return };
+    assert_eq!(report["version"]["floor_status"], "below");
+    assert_eq!(findings(&report, "failures"), ["version panehost-fixture-agent 0.9.3 is below the floor 1.0.0"]);
+}
+
+#[test]
+fn a_version_that_cannot_be_read_passes_with_it_unverified() {
+    let arms = version_and_help("fixture nightly", "usage: candidate [--resume ID] [--continue]");
+    let Some(report) = judge_stand_in(&arms, 3) else { return };
+    assert_eq!(report["verdict"], "PASS_WITH_UNVERIFIED");
+    assert_eq!(report["version"]["floor_status"], "indeterminate");
+    assert!(findings(&report, "unverified")[0].contains("indeterminate"), "{report:#}");
+}
+
+#[test]
+fn a_candidate_sees_no_network_interface_but_loopback() {
+    // Its version line says how many network interfaces it sees besides loopback.
+    let interfaces = "$(grep -c -v -e '^ *lo:' -e '|' /proc/net/dev)";
+    let arms = format!(
+        "  --version) echo \"panehost-fixture-agent 1.0.{interfaces}\" ;;\n  --help) echo 'usage: [--resume ID] [--continue]' ;;"
+    );
+    let Some(report) = judge_stand_in(&arms, 0) else { return };
+    assert_eq!(report["version"]["printed"], "panehost-fixture-agent 1.0.0", "{report:#}");
+}
+
+#[test]
+fn without_user_namespaces_the_verdict_is_blocked_and_nothing_runs() {
+    // A user namespace whose limit on further user namespaces is zero: the
+    // kernel refuses the canary's own unshare, as on a host that disables
+    // them.
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    let marker = dirs.dir.path().join("ran");
+    bin.script("candidate", &format!("touch '{}'; echo panehost-fixture-agent 1.0.0", marker.display()));
+    let script = "echo 0 > /proc/sys/user/max_user_namespaces || exit 97; exec \"$@\"";
+    let args = binary_args(&bin.dir.path().join("candidate"));
+    let command = dirs.command(Some(script), &args.iter().map(String::as_str).collect::<Vec<_>>());
+    let program = command.get_program().to_owned();
+    let wrapped: Vec<_> = command.get_args().map(ToOwned::to_owned).collect();
+    let mut unshared = Command::new("unshare");
+    unshared.args(["--user", "--map-current-user", "--"]).arg(program).args(wrapped);
+    unshared.env_clear().envs(command.get_envs().filter_map(|(name, value)| Some((name, value?))));
+    if !namespaces_available() {
+        // The refusal is the host's own: the plain run shows it.
+        return expect_blocked_here(&dirs.run(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+    }
+    let outcome = run_to_end_within(unshared, None, CANARY_WAIT);
+    assert_ne!(outcome.code(), Some(97), "cannot lower the namespace limit here: {outcome:?}");
+    assert_eq!(outcome.code(), Some(5), "{outcome:?}");
+    let report = report_of(&outcome);
+    assert_eq!(report["verdict"], "BLOCKED");
+    let blocked = findings(&report, "blocked");
+    assert!(blocked[0].starts_with("no private network namespace: "), "{blocked:?}");
+    assert!(report["network"].as_str().unwrap().starts_with("none:"), "{report:#}");
+    assert!(!marker.exists(), "the candidate ran without a private network");
+}
+
+#[test]
+fn what_cannot_be_judged_is_refused_with_a_reason() {
+    let dirs = CanaryDirs::new();
+    let outcome = dirs.run(&["--runtime", "no-such-runtime", "--binary", "/bin/true"]);
+    assert_eq!(outcome.code(), Some(1), "{outcome:?}");
+    assert!(outcome.stderr.contains("unknown runtime"), "{outcome:?}");
+    let outcome = dirs.run(&["--runtime", "fixture", "--version", "1.0.0"]);
+    assert_eq!(outcome.code(), Some(1), "{outcome:?}");
+    assert!(outcome.stderr.contains("not published as an npm package"), "{outcome:?}");
+    let outcome = dirs.run(&["--runtime", "claude", "--version", "--registry=http://example.invalid"]);
+    assert_eq!(outcome.code(), Some(2), "a value that looks like an option is a usage error: {outcome:?}");
+    let outcome = dirs.run(&["--runtime", "claude", "--version=1.0 ; rm -rf x"]);
+    assert_eq!(outcome.code(), Some(1), "{outcome:?}");
+    assert!(outcome.stderr.contains("is not a version"), "{outcome:?}");
+    let outcome = dirs.run(&["--runtime", "fixture"]);
+    assert_eq!(outcome.code(), Some(2), "{outcome:?}");
+    let outcome = dirs.run(&["--all-installed", "--runtime", "fixture"]);
+    assert_eq!(outcome.code(), Some(2), "{outcome:?}");
+    assert!(dirs.report_files().is_empty());
+}
+
+#[test]
+fn a_missing_binary_fails_without_a_probe() {
+    let dirs = CanaryDirs::new();
+    let outcome = judge(&dirs, &dirs.dir.path().join("nothing-here"));
+    assert_eq!(outcome.code(), Some(4), "{outcome:?}");
+    let report = report_of(&outcome);
+    assert!(findings(&report, "failures")[0].ends_with("is not an executable file"), "{report:#}");
+    assert!(report["probes"].as_array().unwrap().is_empty());
+}
+
+/// A stand-in for npm: `view` publishes 9.9.9 of every package; `install`
+/// (only with `--ignore-scripts`) puts a grok 9.9.9 in the prefix;
+/// `rebuild` runs REBUILD (see [`OFFLINE_REBUILD`]).
+const FAKE_NPM: &str = r#"case "$1" in
+  view) echo 9.9.9 ;;
+  install)
+    case " $* " in *" --ignore-scripts "*) ;; *) echo "scripts were not ignored" >&2; exit 9 ;; esac
+    prefix="$3"
+    mkdir -p "$prefix/node_modules/.bin" "$prefix/node_modules/@vibe-kit/grok-cli"
+    echo '{"version": "9.9.9"}' > "$prefix/node_modules/@vibe-kit/grok-cli/package.json"
+    printf '#!/bin/sh\ncase "$1" in --version) echo 9.9.9 ;; --help) echo "  -m, --model <model>" ;; esac\n' > "$prefix/node_modules/.bin/grok"
+    chmod +x "$prefix/node_modules/.bin/grok" ;;
+  rebuild) REBUILD ;;
+  *) exit 2 ;;
+esac"#;
+
+/// An install-script step that fails when it sees any network interface
+/// but loopback.
+const OFFLINE_REBUILD: &str =
+    r#"[ "$(grep -c -v -e '^ *lo:' -e '|' /proc/net/dev)" = 0 ] || { echo "the network is reachable" >&2; exit 1; }"#;
+
+#[test]
+fn all_installed_judges_only_what_the_registry_publishes_anew() {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    bin.script("npm", &FAKE_NPM.replace("REBUILD", OFFLINE_REBUILD));
+    // grok 1.0.1 is installed and 9.9.9 is published; qwen is up to date.
+    bin.script("grok", "echo 1.0.1");
+    bin.script("qwen", "echo 9.9.9");
+    let mut command = dirs.command(None, &["--all-installed", "--json"]);
+    command.env("PATH", format!("{}:/usr/bin:/bin", bin.dir.path().display()));
+    let outcome = run_to_end_within(command, None, CANARY_WAIT);
+    let entries = report_of(&outcome);
+    let decisions: Vec<(&str, &str)> = entries
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| (entry["runtime"].as_str().unwrap(), entry["decision"].as_str().unwrap()))
+        .collect();
+    assert_eq!(decisions, [("qwen", "up_to_date"), ("grok", "judged")], "{outcome:?}");
+    let grok = &entries[1];
+    assert_eq!(grok["installed"], "1.0.1");
+    assert_eq!(grok["published"], "9.9.9");
+    let report = &grok["report"];
+    assert_eq!(report["candidate"]["package"], "@vibe-kit/grok-cli");
+    assert_eq!(report["candidate"]["package_version"], "9.9.9");
+    assert_eq!(report["candidate"]["staged_removed"], true);
+    let staged_in = PathBuf::from(report["candidate"]["staged_in"].as_str().unwrap());
+    assert!(staged_in.starts_with(dirs.dir.path().join("cache/panehost/canary")), "{staged_in:?}");
+    assert!(!staged_in.exists(), "the scratch prefix is removed");
+    assert_eq!(dirs.report_files().len(), 1);
+    if !namespaces_available() {
+        // The offline install scripts cannot run: staging is blocked.
+        assert_eq!(outcome.code(), Some(5), "{outcome:?}");
+        return assert_eq!(report["verdict"], "BLOCKED");
+    }
+    assert_eq!(report["verdict"], "PASS", "{report:#}");
+    assert_eq!(outcome.code(), Some(0), "{outcome:?}");
+}
+
+#[test]
+fn an_install_script_that_needs_the_network_blocks_the_run() {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    let needs_network = "echo 'getaddrinfo EAI_AGAIN registry.example' >&2; exit 1";
+    bin.script("npm", &FAKE_NPM.replace("REBUILD", needs_network));
+    let mut command = dirs.command(None, &["--runtime", "grok", "--version", "9.9.9", "--json"]);
+    command.env("PATH", format!("{}:/usr/bin:/bin", bin.dir.path().display()));
+    let outcome = run_to_end_within(command, None, CANARY_WAIT);
+    assert_eq!(outcome.code(), Some(5), "{outcome:?}");
+    let report = report_of(&outcome);
+    assert_eq!(report["verdict"], "BLOCKED");
+    let blocked = findings(&report, "blocked");
+    assert!(blocked[0].starts_with("staging failed: npm rebuild") && blocked[0].contains("EAI_AGAIN"), "{blocked:?}");
+    assert!(report["probes"].as_array().unwrap().is_empty(), "nothing of the candidate ran");
+}
+
+#[test]
+fn a_candidate_that_crashes_on_help_fails() {
+    let arms = "  --version) echo panehost-fixture-agent 1.2.0 ;;\n  --help) kill -SEGV $$ ;;";
+    let Some(report) = judge_stand_in(arms, 4) else { return };
+    let failures = findings(&report, "failures");
+    assert_eq!(failures[0], "`--help` crashed: signal: 11", "{failures:?}");
+    // With no help, every requirement is missing too.
+    assert_eq!(failures.len(), 3, "{failures:?}");
+}
