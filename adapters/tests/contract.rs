@@ -232,7 +232,7 @@ const PROFILE_ARGV: &[(&str, PermissionProfile, &[&str])] = &[
     ("copilot", PermissionProfile::WorkspaceWrite, &["--allow-tool=write", "--disallow-temp-dir"]),
     ("copilot", PermissionProfile::FullAccess, &["--allow-all"]),
     ("qwen", PermissionProfile::ReadOnly, &["--approval-mode", "plan"]),
-    ("qwen", PermissionProfile::WorkspaceWrite, &["--approval-mode", "auto-edit"]),
+    ("qwen", PermissionProfile::WorkspaceWrite, &["--approval-mode", "default"]),
     ("qwen", PermissionProfile::FullAccess, &["--approval-mode", "yolo"]),
 ];
 
