@@ -56,3 +56,30 @@ pub fn parse(lines: &[String]) -> Turn {
     }
     turn
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_line_of_each_kind_and_side_requests_left_out() {
+        let lines: Vec<String> = [
+            "#3 POST /v1/messages",
+            "#3 no tool that writes among []",
+            "#4 tool call Write (write) {} of declared [Write (write)]",
+            "#5 tool result (marked as an error) from Write: \"denied\"",
+            "#6 tool result from Write: \"later\"",
+            "not a request line",
+        ]
+        .map(String::from)
+        .to_vec();
+        let turn = parse(&lines);
+        assert_eq!(turn.call.as_deref(), Some("tool call Write (write) {} of declared [Write (write)]"));
+        assert_eq!(turn.result.as_deref(), Some("tool result (marked as an error) from Write: \"denied\""));
+        assert_eq!(turn.no_tool, None);
+        assert!(turn.ended());
+        let offered_none = parse(&["#2 no tool that writes among [Read]".to_owned()]);
+        assert!(offered_none.ended() && offered_none.call.is_none());
+        assert!(!parse(&lines[..3]).ended());
+    }
+}

@@ -74,3 +74,46 @@ fn context(seen: &Observed) -> String {
     parts.push(seen.pane.clone());
     parts.join("; ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::boundary::cases::CASES;
+    use crate::record::{FAIL, PASS};
+
+    fn seen(result: Option<&str>, asked: bool, file: Option<&str>) -> Observed {
+        Observed {
+            turn: Turn { call: Some("tool call Write".into()), result: result.map(str::to_owned), no_tool: None },
+            asked: asked.then(|| "Do you want to create it?".to_owned()),
+            file: file.map(str::to_owned),
+            ..Observed::default()
+        }
+    }
+
+    #[test]
+    fn nothing_may_be_written_where_it_must_be_kept() {
+        let kept = &CASES[0];
+        assert_eq!(kept.expect, Expect::Kept);
+        let refused = judge(kept, "x", &seen(Some("tool result: denied"), false, None));
+        assert_eq!(refused.result, PASS);
+        assert!(refused.detail.starts_with("refused"), "{}", refused.detail);
+        let asked = judge(kept, "x", &seen(None, true, None));
+        assert_eq!(asked.result, PASS);
+        assert!(asked.detail.starts_with("asked"), "{}", asked.detail);
+        let written = judge(kept, "x", &seen(Some("tool result: ok"), true, Some("x\n")));
+        assert_eq!(written.result, FAIL, "a file fails the step whatever the CLI showed");
+        assert!(written.detail.starts_with("written"), "{}", written.detail);
+        let unfinished = judge(kept, "x", &seen(None, false, None));
+        assert_eq!(unfinished.result, FAIL);
+        assert!(unfinished.detail.starts_with("no_turn"), "{}", unfinished.detail);
+    }
+
+    #[test]
+    fn the_write_must_hold_what_was_asked() {
+        let allowed = &CASES[1];
+        assert_eq!(allowed.expect, Expect::Written);
+        assert_eq!(judge(allowed, "x", &seen(Some("ok"), false, Some("x\n"))).result, PASS);
+        assert_eq!(judge(allowed, "x", &seen(Some("ok"), false, Some("other"))).result, FAIL);
+        assert_eq!(judge(allowed, "x", &seen(None, true, None)).result, FAIL, "asked is not written");
+    }
+}
