@@ -1,6 +1,7 @@
 //! The model endpoint fixture (`panehost-model-endpoint`) on its own: each
-//! API dialect streamed and whole, the scripted answers, the model lists,
-//! errors, stopping when a client leaves, and the loopback-only bind.
+//! API dialect streamed and whole, the scripted answers, tool calls of the
+//! client's own writing tool and the answer to their results, the model
+//! lists, errors, stopping when a client leaves, and the loopback-only bind.
 //!
 //! Requests go over a plain `TcpStream` with `Connection: close`; responses
 //! are parsed here, chunked transfer encoding included.
