@@ -28,7 +28,7 @@
 //! * `--keep`: keep the scratch directory (HOME, host and fixture logs).
 //! * `--doc-only`: rewrite the page from the records; run nothing.
 //! * `--boundaries`: instead of the steps below, the permission-profile
-//!   proof (`boundary/`): per CLI, a write each profile must refuse or
+//!   proof (`boundary/`): per CLI, the writes each profile must refuse or
 //!   allow, in records of their own (`RECORDS/boundaries/<id>.json`); the
 //!   page is left as it is.
 //!

@@ -1,6 +1,6 @@
-//! What the boundary proof probes: for each permission profile, one write
-//! the profile must refuse or allow, where it goes, and the scripted model
-//! turn that asks the CLI for it.
+//! What the boundary proof probes: for each permission profile, the writes
+//! the profile must refuse or allow, where they go, with which kind of
+//! tool, and the scripted model turn that asks the CLI for each.
 //!
 //! Every probe writes a file named after the runtime and the case, either
 //! inside the pane's working directory (`<home>/work`) or outside it, in
@@ -38,6 +38,9 @@ pub struct Case {
     pub profile: PermissionProfile,
     pub place: Place,
     pub expect: Expect,
+    /// The kind of tool the model asks for first (`write` or `shell`; the
+    /// other when the CLI declares none of that kind).
+    pub prefer: &'static str,
 }
 
 /// The probes, in the order they run.
@@ -47,24 +50,35 @@ pub const CASES: &[Case] = &[
         profile: PermissionProfile::ReadOnly,
         place: Place::Inside,
         expect: Expect::Kept,
+        prefer: "write",
     },
     Case {
         name: "workspace_write_inside",
         profile: PermissionProfile::WorkspaceWrite,
         place: Place::Inside,
         expect: Expect::Written,
+        prefer: "write",
     },
     Case {
         name: "workspace_write_outside",
         profile: PermissionProfile::WorkspaceWrite,
         place: Place::Outside,
         expect: Expect::Kept,
+        prefer: "write",
     },
     Case {
         name: "full_access_write_outside",
         profile: PermissionProfile::FullAccess,
         place: Place::Outside,
         expect: Expect::Written,
+        prefer: "write",
+    },
+    Case {
+        name: "full_access_shell_outside",
+        profile: PermissionProfile::FullAccess,
+        place: Place::Outside,
+        expect: Expect::Written,
+        prefer: "shell",
     },
 ];
 
@@ -101,8 +115,8 @@ impl Case {
 }
 
 /// The fixture's script: one entry per runtime and case, each asking for
-/// a call of the CLI's own file-writing tool (its shell tool when it has
-/// none) that writes the case's file.
+/// a call of the CLI's own tool of the case's preferred kind (the other
+/// kind when it has none) that writes the case's file.
 pub fn script(runtimes: &[String], home: &Path, work: &Path) -> Value {
     let entries: Vec<Value> = runtimes
         .iter()
@@ -114,7 +128,7 @@ pub fn script(runtimes: &[String], home: &Path, work: &Path) -> Value {
                     "tool_call": {
                         "path": case.target(runtime, home, work).display().to_string(),
                         "content": case.content(runtime),
-                        "prefer": "write",
+                        "prefer": case.prefer,
                     },
                 })
             })

@@ -3,8 +3,8 @@
 //! For one runtime, after `install` and `detect`, one step per case of
 //! `cases.rs`, each in a pane of its own started through the host with the
 //! case's `permission_profile`: the fixture plays a model that asks the CLI
-//! to write a file with the CLI's own writing tool (its shell tool when it
-//! declares none), and the step checks on disk whether the file was
+//! to write a file with the CLI's own writing tool, or its shell tool (the
+//! case says which first), and the step checks on disk whether the file was
 //! written, with what the CLI told the model and showed on its screen
 //! (`probe.rs`, `verdict.rs`). Then `leftovers`, as in the other proof.
 //!
