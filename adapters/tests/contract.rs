@@ -218,7 +218,7 @@ fn codex_resume_leads_its_argv_and_claude_resume_follows() {
 /// Every profile a built-in runtime enforces, with what its argv must
 /// contain. Adding a mapping to a descriptor means adding it here.
 const PROFILE_ARGV: &[(&str, PermissionProfile, &[&str])] = &[
-    ("claude", PermissionProfile::ReadOnly, &["--permission-mode", "plan", "--disallowedTools=Bash,Edit"]),
+    ("claude", PermissionProfile::ReadOnly, &["--permission-mode", "plan", "--disallowedTools=Bash,Edit,Write"]),
     ("claude", PermissionProfile::WorkspaceWrite, &["--permission-mode", "acceptEdits"]),
     ("claude", PermissionProfile::FullAccess, &["--permission-mode", "bypassPermissions"]),
     ("codex", PermissionProfile::ReadOnly, &["-s", "read-only", "-a", "never"]),
@@ -232,7 +232,7 @@ const PROFILE_ARGV: &[(&str, PermissionProfile, &[&str])] = &[
     ("copilot", PermissionProfile::WorkspaceWrite, &["--allow-tool=write", "--disallow-temp-dir"]),
     ("copilot", PermissionProfile::FullAccess, &["--allow-all"]),
     ("qwen", PermissionProfile::ReadOnly, &["--approval-mode", "plan"]),
-    ("qwen", PermissionProfile::WorkspaceWrite, &["--approval-mode", "auto-edit"]),
+    ("qwen", PermissionProfile::WorkspaceWrite, &["--approval-mode", "default"]),
     ("qwen", PermissionProfile::FullAccess, &["--approval-mode", "yolo"]),
 ];
 

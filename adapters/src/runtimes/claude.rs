@@ -55,12 +55,16 @@ pub(super) fn descriptor() -> Descriptor {
         completion: CompletionSignal::Hook,
         hook_injection: Some(HookInjection::ClaudeSettings),
         // `--permission-mode` for this run only. Read-only is plan mode, and
-        // the shell and file edits are denied as well (`--disallowedTools`;
-        // an `Edit` rule covers every file-editing tool), so leaving plan
-        // mode does not lift it and no allow rule of the user's overrides
-        // it. The value is attached with `=`: the option is variadic.
+        // the shell and every file-writing tool are denied as well
+        // (`--disallowedTools`), so leaving plan mode does not lift it and
+        // no allow rule of the user's overrides it. `Edit` alone does not
+        // cover `Write`: 2.1.197 in plan mode still offered `Write` and asked
+        // before creating a file (tests/live-records/boundaries). Its
+        // `NotebookEdit` is not named in the recorded help, so it is not
+        // denied here and still asks. The value is attached with `=`: the
+        // option is variadic.
         permission_profiles: vec![
-            profile(PermissionProfile::ReadOnly, &["--permission-mode", "plan", "--disallowedTools=Bash,Edit"]),
+            profile(PermissionProfile::ReadOnly, &["--permission-mode", "plan", "--disallowedTools=Bash,Edit,Write"]),
             profile(PermissionProfile::WorkspaceWrite, &["--permission-mode", "acceptEdits"]),
             profile(PermissionProfile::FullAccess, &["--permission-mode", "bypassPermissions"]),
         ],

@@ -35,15 +35,18 @@ pub(super) fn descriptor() -> Descriptor {
         login: LoginForm::InTerminal { args: strings(&["auth"]) },
         reads_environment: strings(&["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "DASHSCOPE_API_KEY"]),
         self_update_off: SelfUpdateOff { note: Some("settings only".into()), ..SelfUpdateOff::default() },
-        // `--approval-mode`: plan only, auto-edit approves edit tools
-        // (commands still ask), yolo approves everything.
+        // `--approval-mode`: plan only, default asks before every edit and
+        // command, yolo approves everything. Workspace-write is `default`,
+        // narrower than the profile: `auto-edit` approves edits anywhere,
+        // and 0.15.10 under it wrote a file outside the working directory
+        // without asking (tests/live-records/boundaries).
         // A positional prompt with no terminal on stdin runs once and exits
         // (`-p` is deprecated in favour of it). Sign-in is not observed: the
         // key may be in its settings file.
         receipt: receipt(&["{read_only}", "{prompt}"]),
         permission_profiles: vec![
             profile(PermissionProfile::ReadOnly, &["--approval-mode", "plan"]),
-            profile(PermissionProfile::WorkspaceWrite, &["--approval-mode", "auto-edit"]),
+            profile(PermissionProfile::WorkspaceWrite, &["--approval-mode", "default"]),
             profile(PermissionProfile::FullAccess, &["--approval-mode", "yolo"]),
         ],
         limitations: strings(&[UNOBSERVED]),

@@ -39,10 +39,14 @@ impl LoggedRequest {
 }
 
 impl Endpoint {
-    /// Starts `bin --port 0` with its log in `log`.
-    pub fn start(bin: &Path, log: &Path) -> Result<Endpoint, String> {
+    /// Starts `bin --port 0`, with `--script SCRIPT` when given, its log in `log`.
+    pub fn start(bin: &Path, log: &Path, script: Option<&Path>) -> Result<Endpoint, String> {
         let log_file = std::fs::File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
-        let mut child = Command::new(bin)
+        let mut command = Command::new(bin);
+        if let Some(script) = script {
+            command.arg("--script").arg(script);
+        }
+        let mut child = command
             .args(["--port", "0"])
             .env_clear()
             .env("PATH", "/usr/bin:/bin")

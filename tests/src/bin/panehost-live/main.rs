@@ -12,7 +12,7 @@
 //!
 //! ```text
 //! panehost-live [--runtime ID]... [--cache DIR] [--records DIR] [--doc FILE]
-//!               [--bin-dir DIR] [--keep] [--doc-only]
+//!               [--bin-dir DIR] [--keep] [--doc-only] [--boundaries]
 //! ```
 //!
 //! * `--runtime ID`: only this CLI (repeatable): `codex`, `claude`,
@@ -27,6 +27,10 @@
 //!   `panehost-model-endpoint` are. Default: this binary's directory.
 //! * `--keep`: keep the scratch directory (HOME, host and fixture logs).
 //! * `--doc-only`: rewrite the page from the records; run nothing.
+//! * `--boundaries`: instead of the steps below, the permission-profile
+//!   proof (`boundary/`): per CLI, the writes each profile must refuse or
+//!   allow, in records of their own (`RECORDS/boundaries/<id>.json`); the
+//!   page is left as it is.
 //!
 //! It needs node and npm (the CLIs are npm packages), and no network once
 //! the CLIs are in the cache. A run of all seven takes about eight minutes.
@@ -71,6 +75,7 @@
 //! group is left), and at the end any process still carrying the scratch
 //! HOME.
 
+mod boundary;
 mod close;
 mod compatibility;
 mod detect;
@@ -127,6 +132,9 @@ fn run(options: &Options) -> Result<(), String> {
     if !options.doc_only {
         live(options)?;
     }
+    if options.boundaries {
+        return Ok(());
+    }
     write_doc(options)
 }
 
@@ -176,14 +184,26 @@ fn live(options: &Options) -> Result<(), String> {
     }
 
     // 2. The scratch HOME, the fixture, the host.
-    let dir = std::env::temp_dir().join(format!("panehost-live-{}", std::process::id()));
+    // The boundary proof's writes outside the working directory must not
+    // land in the temporary directory, which some sandboxes leave writable.
+    let base = match options.cache.parent() {
+        Some(parent) if options.boundaries => parent.to_path_buf(),
+        _ => std::env::temp_dir(),
+    };
+    let dir = base.join(format!("panehost-live-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| e.to_string())?;
     let scratch = Scratch { dir: dir.canonicalize().unwrap_or(dir), keep: options.keep };
     let home = scratch.dir.join("home");
     let work = home.join("work");
     std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-    let mut endpoint = Endpoint::start(&endpoint_bin, &scratch.dir.join("endpoint.log"))?;
+    let script = scratch.dir.join("script.json");
+    if options.boundaries {
+        let entries = boundary::cases::script(&options.runtimes, &home, &work);
+        std::fs::write(&script, entries.to_string()).map_err(|e| format!("cannot write {}: {e}", script.display()))?;
+    }
+    let script = options.boundaries.then_some(script.as_path());
+    let mut endpoint = Endpoint::start(&endpoint_bin, &scratch.dir.join("endpoint.log"), script)?;
     profiles::write_configs(&home, &work, endpoint.port)
         .map_err(|e| format!("cannot write the CLIs' configuration: {e}"))?;
     let path = host_path(&bin_dirs);
@@ -236,11 +256,14 @@ fn live(options: &Options) -> Result<(), String> {
                 work: work.clone(),
                 submissions: Default::default(),
             };
-            let (steps, state) = run::run(&ctx, install).await;
+            let (steps, state) =
+                if options.boundaries { boundary::run(&ctx, install).await } else { run::run(&ctx, install).await };
             run::record(id, &state, &host_version, steps)
         });
         let record = sanitize(record, &sanitizer);
-        record::write(&options.records, &record)?;
+        let records =
+            if options.boundaries { boundary::records_dir(&options.records) } else { options.records.clone() };
+        record::write(&records, &record)?;
         summary.push(record);
     }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 pub const LIVE_RUNTIMES: &[&str] = &["codex", "claude", "gemini", "qwen", "copilot", "opencode", "grok"];
 
 pub const USAGE: &str = "usage: panehost-live [--runtime ID]... [--cache DIR] [--records DIR] [--doc FILE]
-                     [--bin-dir DIR] [--keep] [--doc-only]
+                     [--bin-dir DIR] [--keep] [--doc-only] [--boundaries]
 
   --runtime ID   run only this runtime (repeatable): codex, claude, gemini, qwen,
                  copilot, opencode, grok (default: all seven)
@@ -17,7 +17,9 @@ pub const USAGE: &str = "usage: panehost-live [--runtime ID]... [--cache DIR] [-
   --bin-dir DIR  where panehost, panehost-keeper and panehost-model-endpoint are
                  (default: the directory of this binary)
   --keep         keep the scratch directory (HOME, logs) and print its path
-  --doc-only     only rewrite the page from the records; run nothing";
+  --doc-only     only rewrite the page from the records; run nothing
+  --boundaries   the permission-profile proof instead of the other steps: a write
+                 each profile must refuse or allow; records in RECORDS/boundaries";
 
 /// What to do.
 #[derive(Debug, Clone)]
@@ -30,6 +32,8 @@ pub struct Options {
     pub repo: PathBuf,
     pub keep: bool,
     pub doc_only: bool,
+    /// Run the boundary proof (`boundary/`) instead of the other steps.
+    pub boundaries: bool,
 }
 
 impl Options {
@@ -54,6 +58,7 @@ impl Options {
             repo,
             keep: false,
             doc_only: false,
+            boundaries: false,
         };
         let mut args = args.peekable();
         while let Some(arg) = args.next() {
@@ -78,6 +83,7 @@ impl Options {
                 "--bin-dir" => options.bin_dir = absolute(value()?),
                 "--keep" => options.keep = true,
                 "--doc-only" => options.doc_only = true,
+                "--boundaries" => options.boundaries = true,
                 "--help" | "-h" => return Err(String::new()),
                 other => return Err(format!("unknown argument {other:?}")),
             }

@@ -148,7 +148,7 @@ fn amend_send(ctx: &Ctx<'_>, steps: &mut [StepRecord]) {
 /// Closes any pane a step left behind (one that ran out of time), then
 /// checks that no process carrying the scratch HOME outlives the runtime's
 /// run, ending any that does by its pid.
-async fn leftovers(ctx: &Ctx<'_>) -> Outcome {
+pub async fn leftovers(ctx: &Ctx<'_>) -> Outcome {
     let mut notes = Vec::new();
     match ctx.client.list().await {
         Ok(panes) => {

@@ -46,7 +46,7 @@ pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
 }
 
 /// The process's command line, as the host built it, each argument quoted.
-fn argv(pid: u32) -> String {
+pub fn argv(pid: u32) -> String {
     match std::fs::read(format!("/proc/{pid}/cmdline")) {
         Ok(bytes) => {
             let args: Vec<String> = bytes

@@ -7,9 +7,16 @@
 //! the last also has `finishReason: "STOP"` and `usageMetadata`. Without
 //! `alt=sse`, `streamGenerateContent` answers a JSON array holding one whole
 //! response. Whole: one response with the whole text.
+//!
+//! A tool call is one `functionCall` part (`name`, `args`, `id`) in one
+//! response (one event when streamed) with `finishReason: "STOP"`. Declared
+//! tools are `tools[].functionDeclarations[].{name, parameters}` (or
+//! `parametersJsonSchema`); a tool's result comes back as a last content
+//! holding `functionResponse` parts.
 
 use crate::script::Prompt;
 use crate::sse::{self, Step};
+use crate::tools::{Declared, Exchange, ToolResult};
 use crate::{error, script, RequestId, Shared, Turn};
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
@@ -18,18 +25,67 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde_json::{json, Value};
 
-/// The prompt: the last content whose role is `user` (or has no role).
+fn parts(content: &Value) -> &[Value] {
+    content["parts"].as_array().map(Vec::as_slice).unwrap_or_default()
+}
+
+fn function_responses(content: &Value) -> impl Iterator<Item = &Value> {
+    parts(content).iter().filter_map(|p| p.get("functionResponse"))
+}
+
+/// The prompt: the last content whose role is `user` (or has no role) and
+/// that carries no function response.
 pub fn prompt(body: &Value) -> Prompt {
     let contents = body["contents"].as_array().map(Vec::as_slice).unwrap_or_default();
     contents
         .iter()
         .rev()
-        .find(|c| c["role"].is_null() || c["role"] == "user")
-        .map(|c| {
-            let parts = c["parts"].as_array().map(Vec::as_slice).unwrap_or_default();
-            Prompt::from_parts(parts.iter().filter_map(|p| p["text"].as_str()))
-        })
+        .find(|c| (c["role"].is_null() || c["role"] == "user") && function_responses(c).next().is_none())
+        .map(|c| Prompt::from_parts(parts(c).iter().filter_map(|p| p["text"].as_str())))
         .unwrap_or_default()
+}
+
+/// The prompt, the declared functions, and the function response of the
+/// last content.
+pub fn exchange(body: &Value) -> Exchange {
+    let groups = body["tools"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let tools = groups
+        .iter()
+        .flat_map(|group| group["functionDeclarations"].as_array().map(Vec::as_slice).unwrap_or_default())
+        .filter_map(|f| {
+            let parameters =
+                if f["parametersJsonSchema"].is_object() { &f["parametersJsonSchema"] } else { &f["parameters"] };
+            Some(Declared { name: f["name"].as_str()?.to_owned(), parameters: lowercase_types(parameters) })
+        })
+        .collect();
+    let contents = body["contents"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let result = contents.last().and_then(|c| function_responses(c).last()).map(|response| {
+        let answer = &response["response"];
+        let text = match answer.get("output").or(answer.get("error")) {
+            Some(Value::String(text)) => text.clone(),
+            _ => answer.to_string(),
+        };
+        let is_error = answer.get("error").is_some();
+        ToolResult { name: response["name"].as_str().map(str::to_owned), text, is_error }
+    });
+    Exchange { prompt: prompt(body), tools, result }
+}
+
+/// Gemini's schemas may spell types in capitals (`STRING`); the tool
+/// choice reads JSON schema's lower-case names.
+fn lowercase_types(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, value)| match (key.as_str(), value) {
+                    ("type", Value::String(kind)) => (key.clone(), json!(kind.to_lowercase())),
+                    _ => (key.clone(), lowercase_types(value)),
+                })
+                .collect(),
+        ),
+        Value::Array(values) => Value::Array(values.iter().map(lowercase_types).collect()),
+        other => other.clone(),
+    }
 }
 
 fn usage(turn: &Turn) -> Value {
@@ -41,8 +97,12 @@ fn usage(turn: &Turn) -> Value {
 }
 
 fn response(turn: &Turn, text: &str, last: bool) -> Value {
+    let part = match &turn.call {
+        Some(call) => json!({ "functionCall": { "id": call.id, "name": call.name, "args": call.arguments } }),
+        None => json!({ "text": text }),
+    };
     let mut candidate = json!({
-        "content": { "parts": [{ "text": text }], "role": "model" },
+        "content": { "parts": [part], "role": "model" },
         "index": 0,
     });
     let mut response = json!({
@@ -74,20 +134,23 @@ pub async fn generate(
         Ok(body) => body,
         Err(bad) => return bad.into_response(),
     };
-    let prompt = prompt(&body);
+    let exchange = exchange(&body);
     match action {
-        "countTokens" => Json(json!({ "totalTokens": script::words(&prompt.text) })).into_response(),
+        "countTokens" => Json(json!({ "totalTokens": script::words(&exchange.prompt.text) })).into_response(),
         "generateContent" => {
-            let turn = app.turn(id, model, &prompt, false).await;
+            let turn = app.turn(id, model, &exchange, false).await;
             turn.wait_whole().await;
             Json(response(&turn, &turn.answer.text, true)).into_response()
         }
         "streamGenerateContent" => {
             let sse_wanted = query.unwrap_or_default().split('&').any(|pair| pair == "alt=sse");
-            let turn = app.turn(id, model, &prompt, sse_wanted).await;
+            let turn = app.turn(id, model, &exchange, sse_wanted).await;
             if !sse_wanted {
                 turn.wait_whole().await;
                 return Json(json!([response(&turn, &turn.answer.text, true)])).into_response();
+            }
+            if turn.call.is_some() {
+                return sse::response(turn.request, vec![Step::now(sse::event(None, &response(&turn, "", true)))]);
             }
             let steps: Vec<Step> = turn.text_steps(|piece, last| sse::event(None, &response(&turn, piece, last)));
             sse::response(turn.request, steps)

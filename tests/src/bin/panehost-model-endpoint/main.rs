@@ -46,6 +46,7 @@ mod openai_chat;
 mod openai_responses;
 mod script;
 mod sse;
+mod tools;
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -54,7 +55,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use script::{Answer, Prompt, Script};
+use script::{Answer, Script};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -63,6 +64,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tools::{Call, Exchange};
 
 const USAGE: &str = "\
 usage: panehost-model-endpoint [--port N] [--bind ADDR] [--script FILE]
@@ -89,6 +91,8 @@ pub struct Turn {
     pub request: u64,
     pub model: String,
     pub answer: Answer,
+    /// The tool call the model makes instead of a text answer.
+    pub call: Option<Call>,
     pub pieces: Vec<String>,
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -127,10 +131,13 @@ impl Turn {
 }
 
 impl App {
-    /// Chooses the answer for a prompt, logs it, and waits the delay before
-    /// the first byte.
-    pub async fn turn(&self, request: RequestId, model: &str, prompt: &Prompt, stream: bool) -> Turn {
-        let answer = self.script.answer(prompt);
+    /// Chooses the answer for a request's prompt (a tool call, when its
+    /// rule asks for one and the request declares a tool that writes), logs
+    /// it, and waits the delay before the first byte.
+    pub async fn turn(&self, request: RequestId, model: &str, exchange: &Exchange, stream: bool) -> Turn {
+        let prompt = &exchange.prompt;
+        let mut answer = self.script.answer(prompt);
+        let (call, note) = tools::settle(&mut answer, exchange, format!("call_{}", request.0));
         let pieces = answer.pieces();
         eprintln!(
             "#{} prompt {:?} -> {} ({} words, {})",
@@ -140,6 +147,9 @@ impl App {
             script::words(&answer.text),
             if stream { "streamed" } else { "whole" }
         );
+        if let Some(note) = note {
+            eprintln!("#{} {}", request.0, shorten(&note, 2000));
+        }
         let delay = self.delay + answer.delay;
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
@@ -150,6 +160,7 @@ impl App {
             input_tokens: script::words(&prompt.text),
             output_tokens: script::words(&answer.text),
             answer,
+            call,
             pieces,
             created: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
         }
@@ -205,7 +216,8 @@ pub fn content_text<'a>(content: &'a Value, text_types: &[&str]) -> Vec<&'a str>
     }
 }
 
-fn shorten(text: &str, max: usize) -> String {
+/// `text` cut at `max` characters, with `…` when it was longer.
+pub fn shorten(text: &str, max: usize) -> String {
     let mut chars = text.chars();
     let short: String = chars.by_ref().take(max).collect();
     if chars.next().is_some() {

@@ -6,9 +6,16 @@
 //! chunk per word in `delta.content`, then an empty delta with
 //! `finish_reason: "stop"` and the `usage`, then `data: [DONE]`.
 //! Whole: a `chat.completion` with `choices[0].message` and `usage`.
+//!
+//! A tool call is `message.tool_calls` (streamed: a first delta with the
+//! call's id, name and empty `arguments`, a second with the arguments) and
+//! `finish_reason: "tool_calls"`. Declared tools are
+//! `tools[].function.{name, parameters}`; a tool's result comes back as a
+//! last message with role `tool`.
 
 use crate::script::Prompt;
 use crate::sse::{self, Step};
+use crate::tools::{self, Call, Declared, Exchange, ToolResult};
 use crate::{content_text, model_or, RequestId, Shared, Turn};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -25,6 +32,34 @@ pub fn prompt(body: &Value) -> Prompt {
         .find(|m| m["role"] == "user")
         .map(|m| Prompt::from_parts(content_text(&m["content"], &["text", "input_text"])))
         .unwrap_or_default()
+}
+
+/// The prompt, the declared tools, and the tool result of the last message.
+pub fn exchange(body: &Value) -> Exchange {
+    let tools = body["tools"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let tools = tools
+        .iter()
+        .filter_map(|t| {
+            let function = &t["function"];
+            Some(Declared { name: function["name"].as_str()?.to_owned(), parameters: function["parameters"].clone() })
+        })
+        .collect();
+    let messages = body["messages"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let result = messages.last().filter(|m| m["role"] == "tool").map(|message| {
+        let name = messages
+            .iter()
+            .flat_map(|m| m["tool_calls"].as_array().map(Vec::as_slice).unwrap_or_default())
+            .find(|call| call["id"] == message["tool_call_id"])
+            .and_then(|call| call["function"]["name"].as_str())
+            .or(message["name"].as_str())
+            .map(str::to_owned);
+        ToolResult { name, text: tools::result_text(&message["content"]), is_error: false }
+    });
+    Exchange { prompt: prompt(body), tools, result }
+}
+
+fn tool_call(call: &Call, arguments: &str) -> Value {
+    json!({ "index": 0, "id": call.id, "type": "function", "function": { "name": call.name, "arguments": arguments } })
 }
 
 fn usage(turn: &Turn) -> Value {
@@ -56,18 +91,40 @@ pub async fn completions(State(app): State<Shared>, Extension(id): Extension<Req
         Err(bad) => return bad.into_response(),
     };
     let stream = body["stream"].as_bool().unwrap_or(false);
-    let turn = app.turn(id, model_or(&app, &body), &prompt(&body), stream).await;
+    let turn = app.turn(id, model_or(&app, &body), &exchange(&body), stream).await;
+    let finish = if turn.call.is_some() { "tool_calls" } else { "stop" };
     if stream {
-        let mut steps =
-            vec![Step::now(sse::event(None, &chunk(&turn, json!({"role": "assistant", "content": ""}), None, None)))];
-        steps.extend(
-            turn.text_steps(|piece, _| sse::event(None, &chunk(&turn, json!({ "content": piece }), None, None))),
-        );
-        steps.push(Step::now(sse::event(None, &chunk(&turn, json!({}), Some("stop"), Some(usage(&turn))))));
+        let frame = |delta: Value| Step::now(sse::event(None, &chunk(&turn, delta, None, None)));
+        let mut steps = Vec::new();
+        match &turn.call {
+            Some(call) => {
+                steps.push(frame(json!({"role": "assistant", "content": null, "tool_calls": [tool_call(call, "")]})));
+                let arguments = json!({ "index": 0, "function": { "arguments": call.arguments.to_string() } });
+                steps.push(frame(json!({ "tool_calls": [arguments] })));
+            }
+            None => {
+                steps.push(frame(json!({"role": "assistant", "content": ""})));
+                steps.extend(
+                    turn.text_steps(|piece, _| {
+                        sse::event(None, &chunk(&turn, json!({ "content": piece }), None, None))
+                    }),
+                );
+            }
+        }
+        steps.push(Step::now(sse::event(None, &chunk(&turn, json!({}), Some(finish), Some(usage(&turn))))));
         steps.push(Step::now(sse::done()));
         return sse::response(turn.request, steps);
     }
     turn.wait_whole().await;
+    let message = match &turn.call {
+        Some(call) => json!({
+            "role": "assistant",
+            "content": null,
+            "tool_calls": [tool_call(call, &call.arguments.to_string())],
+            "refusal": null,
+        }),
+        None => json!({ "role": "assistant", "content": turn.answer.text, "refusal": null }),
+    };
     Json(json!({
         "id": format!("chatcmpl-{}", turn.request),
         "object": "chat.completion",
@@ -76,9 +133,9 @@ pub async fn completions(State(app): State<Shared>, Extension(id): Extension<Req
         "system_fingerprint": "panehost-model-endpoint",
         "choices": [{
             "index": 0,
-            "message": { "role": "assistant", "content": turn.answer.text, "refusal": null },
+            "message": message,
             "logprobs": null,
-            "finish_reason": "stop",
+            "finish_reason": finish,
         }],
         "usage": usage(&turn),
     }))

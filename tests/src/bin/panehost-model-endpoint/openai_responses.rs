@@ -7,9 +7,17 @@
 //! `response.content_part.done`, `response.output_item.done`,
 //! `response.completed` (the whole response, with `usage`).
 //! Whole: the response object.
+//!
+//! A tool call is one `function_call` output item (streamed:
+//! `response.output_item.added` with empty `arguments`, one
+//! `response.function_call_arguments.delta`, `…arguments.done`,
+//! `response.output_item.done`, `response.completed`). Declared tools are
+//! the `tools[]` of `type: "function"` (`name`, `parameters`); a tool's
+//! result comes back as a last input item of type `function_call_output`.
 
 use crate::script::Prompt;
 use crate::sse::{self, Step};
+use crate::tools::{self, Call, Declared, Exchange, ToolResult};
 use crate::{content_text, model_or, RequestId, Shared, Turn};
 use axum::body::Bytes;
 use axum::extract::State;
@@ -30,6 +38,43 @@ pub fn prompt(body: &Value) -> Prompt {
             .unwrap_or_default(),
         _ => Prompt::default(),
     }
+}
+
+fn items(body: &Value) -> &[Value] {
+    body["input"].as_array().map(Vec::as_slice).unwrap_or_default()
+}
+
+/// The prompt, the declared function tools, and the tool result of the last
+/// input item.
+pub fn exchange(body: &Value) -> Exchange {
+    let tools = body["tools"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let tools = tools
+        .iter()
+        .filter(|t| t["type"] == "function")
+        .filter_map(|t| Some(Declared { name: t["name"].as_str()?.to_owned(), parameters: t["parameters"].clone() }))
+        .collect();
+    let input = items(body);
+    let outputs = ["function_call_output", "custom_tool_call_output"];
+    let result = input.last().filter(|item| outputs.iter().any(|kind| item["type"] == *kind)).map(|item| {
+        let name = input
+            .iter()
+            .find(|call| call["call_id"] == item["call_id"] && call.get("name").is_some())
+            .and_then(|call| call["name"].as_str())
+            .map(str::to_owned);
+        ToolResult { name, text: tools::result_text(&item["output"]), is_error: false }
+    });
+    Exchange { prompt: prompt(body), tools, result }
+}
+
+fn function_call(turn: &Turn, call: &Call, status: &str, arguments: &str) -> Value {
+    json!({
+        "id": format!("fc_{}", turn.request),
+        "type": "function_call",
+        "status": status,
+        "call_id": call.id,
+        "name": call.name,
+        "arguments": arguments,
+    })
 }
 
 fn item_id(turn: &Turn) -> String {
@@ -83,7 +128,10 @@ pub async fn responses(State(app): State<Shared>, Extension(id): Extension<Reque
         Err(bad) => return bad.into_response(),
     };
     let stream = body["stream"].as_bool().unwrap_or(false);
-    let turn = app.turn(id, model_or(&app, &body), &prompt(&body), stream).await;
+    let turn = app.turn(id, model_or(&app, &body), &exchange(&body), stream).await;
+    if let Some(call) = &turn.call {
+        return call_response(&turn, &body, call, stream).await;
+    }
     let done_item = message(&turn, "completed", vec![output_text(&turn.answer.text)]);
     if !stream {
         turn.wait_whole().await;
@@ -150,5 +198,53 @@ pub async fn responses(State(app): State<Shared>, Extension(id): Extension<Reque
         "type": "response.completed",
         "response": response_object(&turn, &body, "completed", vec![done_item.clone()], usage(&turn)),
     }))));
+    sse::response(turn.request, steps)
+}
+
+/// The response that calls a tool, whole or streamed.
+async fn call_response(turn: &Turn, body: &Value, call: &Call, stream: bool) -> Response {
+    let arguments = call.arguments.to_string();
+    let done_item = function_call(turn, call, "completed", &arguments);
+    if !stream {
+        turn.wait_whole().await;
+        return Json(response_object(turn, body, "completed", vec![done_item], usage(turn))).into_response();
+    }
+    let item = format!("fc_{}", turn.request);
+    let frames = [
+        json!({
+            "type": "response.created",
+            "response": response_object(turn, body, "in_progress", vec![], Value::Null),
+        }),
+        json!({
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": function_call(turn, call, "in_progress", ""),
+        }),
+        json!({
+            "type": "response.function_call_arguments.delta",
+            "item_id": item,
+            "output_index": 0,
+            "delta": arguments,
+        }),
+        json!({
+            "type": "response.function_call_arguments.done",
+            "item_id": item,
+            "output_index": 0,
+            "arguments": arguments,
+        }),
+        json!({ "type": "response.output_item.done", "output_index": 0, "item": done_item }),
+        json!({
+            "type": "response.completed",
+            "response": response_object(turn, body, "completed", vec![done_item.clone()], usage(turn)),
+        }),
+    ];
+    let steps = frames
+        .into_iter()
+        .enumerate()
+        .map(|(sequence, mut data)| {
+            data["sequence_number"] = json!(sequence);
+            Step::now(sse::typed(data))
+        })
+        .collect();
     sse::response(turn.request, steps)
 }

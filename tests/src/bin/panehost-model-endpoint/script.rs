@@ -17,7 +17,14 @@
 //! `{"match": "substring", "answer": "text", "delay_ms": N, "word_delay_ms": N}`;
 //! `delay_ms` (default 0) is waited before the first byte of the response,
 //! `word_delay_ms` (default 0) between two streamed words.
+//!
+//! An entry may also hold `"tool_call": {"path": "/abs/file", "content":
+//! "text", "prefer": "write" | "shell"}` (see `tools.rs`): its prompt is then
+//! answered with a call of the client's own file-writing or shell tool, and
+//! the request that carries that tool's result with `answer` followed by
+//! what the result said.
 
+use crate::tools::CallSpec;
 use serde::Deserialize;
 use std::path::Path;
 use std::time::Duration;
@@ -33,6 +40,9 @@ pub struct Entry {
     pub delay_ms: u64,
     #[serde(default)]
     pub word_delay_ms: u64,
+    /// Answer with a call of the client's writing tool first.
+    #[serde(default)]
+    pub tool_call: Option<CallSpec>,
 }
 
 /// The rules, the file's first and then the built-in ones.
@@ -70,6 +80,8 @@ pub struct Answer {
     pub word_delay: Duration,
     /// Which rule answered, for the log.
     pub rule: String,
+    /// The entry's tool call, when it asks for one.
+    pub tool_call: Option<CallSpec>,
 }
 
 impl Answer {
@@ -112,6 +124,7 @@ impl Script {
                     delay: Duration::from_millis(entry.delay_ms),
                     word_delay: Duration::from_millis(entry.word_delay_ms),
                     rule: format!("match {:?}", entry.pattern),
+                    tool_call: entry.tool_call.clone(),
                 };
             }
         }
@@ -122,6 +135,7 @@ impl Script {
                     delay: Duration::ZERO,
                     word_delay: Duration::ZERO,
                     rule: "object".into(),
+                    tool_call: None,
                 };
             }
         }
@@ -130,6 +144,7 @@ impl Script {
             delay: Duration::ZERO,
             word_delay: Duration::ZERO,
             rule: "echo".into(),
+            tool_call: None,
         }
     }
 }
@@ -158,8 +173,14 @@ fn first_object(text: &str) -> Option<&str> {
 
 fn builtin_entries() -> Vec<Entry> {
     vec![
-        Entry { pattern: "PING".into(), answer: "PONG".into(), delay_ms: 0, word_delay_ms: 0 },
-        Entry { pattern: "SLOW".into(), answer: vec!["slow answer"; 60].join(" "), delay_ms: 0, word_delay_ms: 500 },
+        Entry { pattern: "PING".into(), answer: "PONG".into(), delay_ms: 0, word_delay_ms: 0, tool_call: None },
+        Entry {
+            pattern: "SLOW".into(),
+            answer: vec!["slow answer"; 60].join(" "),
+            delay_ms: 0,
+            word_delay_ms: 500,
+            tool_call: None,
+        },
     ]
 }
 
