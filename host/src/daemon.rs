@@ -86,8 +86,18 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         pane_environment: vec![("PANEHOST_SOCKET".to_owned(), config.socket.display().to_string())],
         records: RecordStore::open(&config.state_dir).context("pane records")?,
         receipts: ReceiptStore::open(&config.state_dir).context("completion receipts")?,
+        restored: tokio::sync::watch::Sender::new(false),
     });
-    restore::restore_panes(&host).await;
+    // Connections are served while the last host's panes come back (a
+    // restore may start CLIs and probe their versions, which takes
+    // seconds); their requests wait until it is done.
+    let restoring = {
+        let host = Arc::clone(&host);
+        tokio::spawn(async move {
+            restore::restore_panes(&host).await;
+            host.restored.send_replace(true);
+        })
+    };
     let mut terminate = signal(SignalKind::terminate()).context("SIGTERM handler")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("SIGINT handler")?;
     let mut hand_over = signal(SignalKind::quit()).context("SIGQUIT handler")?;
@@ -111,6 +121,8 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         }
     };
     drop(listener);
+    // A pane being restored is closed (or handed on) with the others.
+    let _ = restoring.await;
     if leave_panes {
         // An upgrade: the panes stay with their keepers, and the next host
         // on this state directory takes them back.

@@ -42,6 +42,7 @@ pub struct ConnectionContext {
 /// Handles one request.
 #[tracing::instrument(skip_all, fields(op = request_name(&request)))]
 pub async fn handle(host: &HostState, context: &mut ConnectionContext, request: Request) -> Reply {
+    host.wait_restored().await;
     match request {
         Request::Start(params) => handle_start(host, params).await.into(),
         Request::Send(params) => turn_handlers::handle_send(host, params).await.into(),

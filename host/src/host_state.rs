@@ -7,6 +7,7 @@ use crate::registry::Registry;
 use crate::runtime_gate::RuntimeGate;
 use panehost_adapters::Catalog;
 use std::sync::Arc;
+use tokio::sync::watch;
 
 /// The host's shared state.
 #[derive(Debug)]
@@ -25,4 +26,16 @@ pub struct HostState {
     pub receipts: ReceiptStore,
     /// Variables every pane gets from the host (`PANEHOST_SOCKET`).
     pub pane_environment: Vec<(String, String)>,
+    /// Whether the panes of the last host are all restored: requests wait
+    /// for it, so no client sees a pane missing that is on its way back.
+    pub restored: watch::Sender<bool>,
+}
+
+impl HostState {
+    /// Waits until the panes of the last host are restored (at once, when
+    /// they are).
+    pub async fn wait_restored(&self) {
+        let mut restored = self.restored.subscribe();
+        let _ = restored.wait_for(|done| *done).await;
+    }
 }

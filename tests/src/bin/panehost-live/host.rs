@@ -11,6 +11,7 @@ use panehost_client::{Client, ClientOptions};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How long the host may take to listen, or to exit once asked to.
@@ -22,9 +23,50 @@ const HOST_BINARIES: &[&str] = &["panehost", "panehost-keeper"];
 /// A running host.
 #[derive(Debug)]
 pub struct Host {
-    child: Option<Child>,
+    child: Mutex<Option<Child>>,
+    /// How it was started, to start it again after a reboot.
+    launch: Launch,
     pub socket: PathBuf,
     pub log: PathBuf,
+}
+
+/// What starts the host.
+#[derive(Debug, Clone)]
+struct Launch {
+    program: PathBuf,
+    dir: PathBuf,
+    home: PathBuf,
+    path: String,
+    variables: Vec<(String, String)>,
+}
+
+impl Launch {
+    fn spawn(&self, socket: &Path, log: &Path) -> Result<Child, String> {
+        let log_file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
+        Command::new(&self.program)
+            .arg("--socket")
+            .arg(socket)
+            .arg("--state-dir")
+            .arg(self.dir.join("state"))
+            .arg("host")
+            .env_clear()
+            .env("PATH", &self.path)
+            .env("HOME", &self.home)
+            .env("SHELL", "/bin/sh")
+            .env("LANG", "C.UTF-8")
+            .env("PANEHOST_LOG", "debug")
+            .envs(self.variables.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .current_dir(&self.home)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log_file)
+            .spawn()
+            .map_err(|e| format!("cannot run the host: {e}"))
+    }
 }
 
 impl Host {
@@ -49,46 +91,80 @@ impl Host {
         }
         let socket = dir.join("run").join("host.sock");
         let log = dir.join("host.log");
-        let log_file = std::fs::File::create(&log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
-        let child = Command::new(own_bin.join("panehost"))
-            .arg("--socket")
-            .arg(&socket)
-            .arg("--state-dir")
-            .arg(dir.join("state"))
-            .arg("host")
-            .env_clear()
-            .env("PATH", path)
-            .env("HOME", home)
-            .env("SHELL", "/bin/sh")
-            .env("LANG", "C.UTF-8")
-            .env("PANEHOST_LOG", "debug")
-            .envs(variables.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .current_dir(home)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log_file)
-            .spawn()
-            .map_err(|e| format!("cannot run the host: {e}"))?;
-        let mut host = Host { child: Some(child), socket, log };
+        let _ = std::fs::remove_file(&log);
+        let launch = Launch {
+            program: own_bin.join("panehost"),
+            dir: dir.to_path_buf(),
+            home: home.to_path_buf(),
+            path: path.to_owned(),
+            variables: variables.to_vec(),
+        };
+        let child = launch.spawn(&socket, &log)?;
+        let host = Host { child: Mutex::new(Some(child)), launch, socket, log };
+        host.wait_listening()?;
+        Ok(host)
+    }
+
+    /// Waits until the host accepts connections.
+    fn wait_listening(&self) -> Result<(), String> {
         let deadline = Instant::now() + HOST_WAIT;
-        while UnixStream::connect(&host.socket).is_err() {
-            if let Some(child) = host.child.as_mut() {
+        while UnixStream::connect(&self.socket).is_err() {
+            if let Some(child) = self.child().as_mut() {
                 if let Ok(Some(status)) = child.try_wait() {
-                    return Err(format!("the host exited ({status}) before listening; see {}", host.log.display()));
+                    return Err(format!("the host exited ({status}) before listening; see {}", self.log.display()));
                 }
             }
             if Instant::now() > deadline {
-                host.stop();
+                self.stop();
                 return Err(format!("the host did not listen within {HOST_WAIT:?}"));
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        Ok(host)
+        Ok(())
+    }
+
+    fn child(&self) -> std::sync::MutexGuard<'_, Option<Child>> {
+        self.child.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The host's state directory (pane records, keepers' sockets).
+    pub fn state_dir(&self) -> PathBuf {
+        self.launch.dir.join("state")
+    }
+
+    /// A reboot, as far as the panes can tell: SIGKILL to the host, to every
+    /// keeper it started and to every process of the process groups
+    /// `groups`; then a new host on the same socket and state directory,
+    /// which restores the panes from their records.
+    pub fn reboot(&self, groups: &[u32]) -> Result<(), String> {
+        if let Some(mut child) = self.child().take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let keepers = self.state_dir().join("panes").join("keepers").display().to_string();
+        let mut doomed = crate::procs::with_cmdline(&keepers);
+        for group in groups {
+            doomed.extend(crate::procs::group(*group));
+        }
+        for process in &doomed {
+            if let Some(pid) = rustix::process::Pid::from_raw(process.pid as i32) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+        let deadline = Instant::now() + HOST_WAIT;
+        while doomed.iter().any(|process| crate::procs::alive(process.pid)) {
+            if Instant::now() > deadline {
+                return Err(format!("still alive after SIGKILL: {}", crate::procs::list(&doomed)));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        *self.child() = Some(self.launch.spawn(&self.socket, &self.log)?);
+        self.wait_listening()
     }
 
     /// The host's pid.
     pub fn pid(&self) -> u32 {
-        self.child.as_ref().map(Child::id).unwrap_or(0)
+        self.child().as_ref().map(Child::id).unwrap_or(0)
     }
 
     /// A new connection (bincode, as a Rust API server would use).
@@ -99,8 +175,8 @@ impl Host {
     }
 
     /// SIGTERM (the host closes its panes), then SIGKILL by pid.
-    pub fn stop(&mut self) {
-        let Some(mut child) = self.child.take() else { return };
+    pub fn stop(&self) {
+        let Some(mut child) = self.child().take() else { return };
         if let Some(pid) = rustix::process::Pid::from_raw(child.id() as i32) {
             let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
         }

@@ -91,6 +91,7 @@ mod profiles;
 mod proxy;
 mod reconnect;
 mod record;
+mod restore;
 mod resume;
 mod run;
 mod send;
@@ -207,7 +208,7 @@ fn live(options: &Options) -> Result<(), String> {
     profiles::write_configs(&home, &work, endpoint.port)
         .map_err(|e| format!("cannot write the CLIs' configuration: {e}"))?;
     let path = host_path(&bin_dirs);
-    let mut host = Host::start(&options.bin_dir, &scratch.dir, &home, &path, &profiles::host_variables(endpoint.port))?;
+    let host = Host::start(&options.bin_dir, &scratch.dir, &home, &path, &profiles::host_variables(endpoint.port))?;
     eprintln!("[live] fixture on port {} (pid {}), host pid {}", endpoint.port, endpoint.pid(), host.pid());
 
     let mut sanitizer = Sanitizer::default();

@@ -51,6 +51,19 @@ pub fn group(pgid: u32) -> Vec<Proc> {
         .collect()
 }
 
+/// The live processes whose command line contains `needle`.
+pub fn with_cmdline(needle: &str) -> Vec<Proc> {
+    pids()
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains(needle))
+        })
+        .filter(|pid| alive(*pid))
+        .map(|pid| Proc { pid, name: name(pid) })
+        .collect()
+}
+
 /// The live processes whose environment holds `HOME=<home>`, except this
 /// one and those in `except`.
 pub fn with_home(home: &Path, except: &[u32]) -> Vec<Proc> {

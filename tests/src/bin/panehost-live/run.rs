@@ -7,7 +7,7 @@ use crate::outcome::{skipped, timed, Outcome};
 use crate::profiles::Profile;
 use crate::record::{Record, StepRecord, PASS};
 use crate::submit::How;
-use crate::{close, detect, interrupt, procs, reconnect, resume, send, start};
+use crate::{close, detect, interrupt, procs, reconnect, restore, resume, send, start};
 use panehost_adapters::descriptor::Descriptor;
 use panehost_client::Client;
 use panehost_ipc::{PaneSummary, RuntimeInfo, TurnReport};
@@ -20,8 +20,11 @@ pub const STEP_LIMIT: Duration = Duration::from_secs(60);
 /// The most a step that starts a pane of its own may take (opencode alone
 /// needs about 10 s to reach its prompt on two cores).
 pub const STARTING_STEP_LIMIT: Duration = Duration::from_secs(90);
+/// The most the reboot step may take: a start, a turn, the capture of the
+/// session reference, a reboot and the restored CLI's redraw.
+pub const REBOOT_STEP_LIMIT: Duration = Duration::from_secs(180);
 /// The most one runtime may take.
-pub const RUNTIME_BUDGET: Duration = Duration::from_secs(300);
+pub const RUNTIME_BUDGET: Duration = Duration::from_secs(420);
 
 /// What every step of one runtime sees.
 pub struct Ctx<'a> {
@@ -89,9 +92,17 @@ pub async fn run(ctx: &Ctx<'_>, install: StepRecord) -> (Vec<StepRecord>, State)
 
     step!("detect", STEP_LIMIT, detect::run(ctx, &mut state));
     if steps.last().is_some_and(|s| s.result != PASS) && state.info.as_ref().is_none_or(|info| !info.available) {
-        for name in
-            ["start", "send", "completion", "interrupt", "close", "resume_reference", "resume_latest", "reconnect"]
-        {
+        for name in [
+            "start",
+            "send",
+            "completion",
+            "interrupt",
+            "close",
+            "resume_reference",
+            "resume_latest",
+            "reconnect",
+            "restore_reference",
+        ] {
             steps.push(skipped(name, "the host did not find the CLI"));
         }
     } else {
@@ -118,6 +129,8 @@ pub async fn run(ctx: &Ctx<'_>, install: StepRecord) -> (Vec<StepRecord>, State)
                 step.detail.push_str(&format!("; diagnosis, after the other steps: {diagnosis}"));
             }
         }
+        // Last: the reboot ends this run's connection to the host.
+        step!("restore_reference", REBOOT_STEP_LIMIT, restore::run(ctx));
     }
     steps.push(timed("leftovers", STEP_LIMIT, leftovers(ctx)).await);
     amend_send(ctx, &mut steps);
