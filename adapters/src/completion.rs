@@ -4,8 +4,15 @@
 //! A hook runs `panehost notify --event EVENT` inside the pane; that command
 //! finds its pane through `PANEHOST_PANE`, `PANEHOST_NOTIFY_TOKEN` and
 //! `PANEHOST_SOCKET`, which the host sets for every pane.
+//!
+//! Some CLIs take their hooks on the command line; others only read them
+//! from a settings file or a plugin directory. For those, the launch names
+//! a file of the host's own (in its hook directory) through an argument or
+//! a variable the CLI reads, and the plan carries the file's contents for
+//! the host to write before it spawns the CLI: the user's files are never
+//! touched.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How a runtime's hooks are injected into a launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,28 +23,119 @@ pub enum HookInjection {
     /// Codex: `-c notify=[...]` sets the notify program for this run only;
     /// Codex calls it with a JSON payload after each turn.
     CodexNotify,
+    /// Gemini CLI: `GEMINI_CLI_SYSTEM_DEFAULTS_PATH` names a settings file
+    /// of the host's with the hooks `BeforeAgent`, `AfterAgent` and
+    /// `Notification` (hooks are on by default). The system-defaults layer
+    /// is the lowest: the user's own settings still apply over it.
+    GeminiSystemDefaults,
+    /// Qwen Code: `QWEN_CODE_SYSTEM_DEFAULTS_PATH` names a settings file of
+    /// the host's with the hooks `UserPromptSubmit`, `Stop` and
+    /// `Notification`.
+    QwenSystemDefaults,
+    /// GitHub Copilot CLI: `--plugin-dir <dir>` loads a plugin of the
+    /// host's for this run only, whose `hooks/hooks.json` holds
+    /// `userPromptSubmitted` and `agentStop`.
+    CopilotPluginDir,
 }
 
-/// The arguments that inject the hooks, calling `notify_command`.
-pub fn injection_args(injection: HookInjection, notify_command: &Path) -> Vec<String> {
-    let program = notify_command.display().to_string();
+/// A file the host writes before spawning a launch that names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchFile {
+    /// Where it goes (inside the host's hook directory).
+    pub path: PathBuf,
+    /// Its contents.
+    pub contents: String,
+}
+
+/// What a launch adds to inject the hooks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Injection {
+    /// Arguments added to the start arguments.
+    pub args: Vec<String>,
+    /// Variables set for the launch.
+    pub environment: Vec<(String, String)>,
+    /// Files the host writes before the spawn.
+    pub files: Vec<LaunchFile>,
+}
+
+/// The injection that makes the CLI's hooks call `notify_command`, with
+/// any files placed in `hook_dir`. `None` when the injection needs files
+/// and the host offers no directory for them.
+pub fn injection(injection: HookInjection, notify_command: &Path, hook_dir: Option<&Path>) -> Option<Injection> {
+    let program = shell_quote(&notify_command.display().to_string());
+    let command = |event: &str| format!("{program} notify --event {event}");
+    let nested = |event: &str| serde_json::json!([{ "hooks": [{ "type": "command", "command": command(event) }] }]);
+    // Settings with the hooks named for a turn's start and end, and for a
+    // notification, each reporting to the host.
+    let settings = |started: &str, completed: &str, notification: &str| {
+        let mut hooks = serde_json::Map::new();
+        hooks.insert(started.to_owned(), nested("turn_started"));
+        hooks.insert(completed.to_owned(), nested("turn_completed"));
+        hooks.insert(notification.to_owned(), nested("notification"));
+        serde_json::json!({ "hooks": hooks })
+    };
     match injection {
         HookInjection::ClaudeSettings => {
-            let hook = |event: &str| serde_json::json!([{ "hooks": [{ "type": "command", "command": format!("{} notify --event {event}", shell_quote(&program)) }] }]);
-            let settings = serde_json::json!({
-                "hooks": {
-                    "UserPromptSubmit": hook("turn_started"),
-                    "Stop": hook("turn_completed"),
-                    "Notification": hook("notification"),
-                }
-            });
-            vec!["--settings".to_owned(), settings.to_string()]
+            let settings = settings("UserPromptSubmit", "Stop", "Notification");
+            Some(Injection { args: vec!["--settings".to_owned(), settings.to_string()], ..Injection::default() })
         }
         HookInjection::CodexNotify => {
-            let array = serde_json::json!([program, "notify", "--event", "turn_completed"]);
-            vec!["-c".to_owned(), format!("notify={array}")]
+            let array =
+                serde_json::json!([notify_command.display().to_string(), "notify", "--event", "turn_completed"]);
+            Some(Injection { args: vec!["-c".to_owned(), format!("notify={array}")], ..Injection::default() })
+        }
+        HookInjection::GeminiSystemDefaults => Some(settings_file(
+            hook_dir?,
+            "gemini-system-defaults.json",
+            "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+            settings("BeforeAgent", "AfterAgent", "Notification"),
+        )),
+        HookInjection::QwenSystemDefaults => Some(settings_file(
+            hook_dir?,
+            "qwen-system-defaults.json",
+            "QWEN_CODE_SYSTEM_DEFAULTS_PATH",
+            settings("UserPromptSubmit", "Stop", "Notification"),
+        )),
+        HookInjection::CopilotPluginDir => {
+            let plugin = hook_dir?.join("copilot-plugin");
+            let flat =
+                |event: &str| serde_json::json!([{ "type": "command", "bash": command(event), "timeoutSec": 10 }]);
+            let hooks = serde_json::json!({
+                "version": 1,
+                "hooks": {
+                    "userPromptSubmitted": flat("turn_started"),
+                    "agentStop": flat("turn_completed"),
+                }
+            });
+            let manifest = serde_json::json!({
+                "name": "panehost-turns",
+                "description": "Reports the start and end of each turn to the panehost host.",
+                "version": "1.0.0",
+            });
+            Some(Injection {
+                args: vec!["--plugin-dir".to_owned(), plugin.display().to_string()],
+                environment: Vec::new(),
+                files: vec![
+                    LaunchFile { path: plugin.join(".plugin").join("plugin.json"), contents: pretty(&manifest) },
+                    LaunchFile { path: plugin.join("hooks").join("hooks.json"), contents: pretty(&hooks) },
+                ],
+            })
         }
     }
+}
+
+/// A settings file in `hook_dir` named by `variable`.
+fn settings_file(hook_dir: &Path, name: &str, variable: &str, settings: serde_json::Value) -> Injection {
+    let path = hook_dir.join(name);
+    Injection {
+        args: Vec::new(),
+        environment: vec![(variable.to_owned(), path.display().to_string())],
+        files: vec![LaunchFile { path, contents: pretty(&settings) }],
+    }
+}
+
+fn pretty(value: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
 }
 
 /// Quotes a path for a POSIX shell command line.
@@ -49,9 +147,14 @@ fn shell_quote(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn files_json(injection: &Injection, name: &str) -> serde_json::Value {
+        let file = injection.files.iter().find(|file| file.path.ends_with(name)).expect(name);
+        serde_json::from_str(&file.contents).unwrap()
+    }
+
     #[test]
     fn claude_gets_settings_json_with_three_hooks() {
-        let args = injection_args(HookInjection::ClaudeSettings, Path::new("/opt/it's/panehost"));
+        let args = injection(HookInjection::ClaudeSettings, Path::new("/opt/it's/panehost"), None).unwrap().args;
         assert_eq!(args[0], "--settings");
         let settings: serde_json::Value = serde_json::from_str(&args[1]).unwrap();
         let command = settings["hooks"]["Stop"][0]["hooks"][0]["command"].as_str().unwrap();
@@ -62,7 +165,35 @@ mod tests {
 
     #[test]
     fn codex_gets_a_toml_array_of_strings() {
-        let args = injection_args(HookInjection::CodexNotify, Path::new("/opt/panehost"));
+        let args = injection(HookInjection::CodexNotify, Path::new("/opt/panehost"), None).unwrap().args;
         assert_eq!(args, ["-c", r#"notify=["/opt/panehost","notify","--event","turn_completed"]"#]);
+    }
+
+    #[test]
+    fn gemini_and_qwen_get_a_system_defaults_file_of_the_hosts() {
+        let dir = Path::new("/state/hooks");
+        let gemini = injection(HookInjection::GeminiSystemDefaults, Path::new("/opt/panehost"), Some(dir)).unwrap();
+        assert!(gemini.args.is_empty());
+        assert_eq!(
+            gemini.environment,
+            [("GEMINI_CLI_SYSTEM_DEFAULTS_PATH".to_owned(), "/state/hooks/gemini-system-defaults.json".to_owned())]
+        );
+        let settings = files_json(&gemini, "gemini-system-defaults.json");
+        let command = settings["hooks"]["AfterAgent"][0]["hooks"][0]["command"].as_str().unwrap();
+        assert_eq!(command, "'/opt/panehost' notify --event turn_completed");
+        let qwen = injection(HookInjection::QwenSystemDefaults, Path::new("/opt/panehost"), Some(dir)).unwrap();
+        assert_eq!(qwen.environment[0].0, "QWEN_CODE_SYSTEM_DEFAULTS_PATH");
+        assert!(files_json(&qwen, "qwen-system-defaults.json")["hooks"]["Stop"].is_array());
+        assert!(injection(HookInjection::QwenSystemDefaults, Path::new("/opt/panehost"), None).is_none());
+    }
+
+    #[test]
+    fn copilot_gets_a_plugin_directory_of_the_hosts() {
+        let dir = Path::new("/state/hooks");
+        let copilot = injection(HookInjection::CopilotPluginDir, Path::new("/opt/panehost"), Some(dir)).unwrap();
+        assert_eq!(copilot.args, ["--plugin-dir", "/state/hooks/copilot-plugin"]);
+        let hooks = files_json(&copilot, "hooks/hooks.json");
+        assert_eq!(hooks["hooks"]["agentStop"][0]["bash"], "'/opt/panehost' notify --event turn_completed");
+        assert_eq!(files_json(&copilot, ".plugin/plugin.json")["name"], "panehost-turns");
     }
 }

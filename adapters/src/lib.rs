@@ -21,6 +21,7 @@ pub mod environment;
 pub mod identity;
 pub mod launch_plan;
 pub mod launcher;
+pub mod notify_payload;
 pub mod probe;
 pub mod reference_pattern;
 pub mod resolve;

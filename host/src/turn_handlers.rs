@@ -76,13 +76,10 @@ async fn submit(pane: &Pane, params: &SendParams) -> Result<usize, ErrorBody> {
         // Several TUIs read text and an Enter that arrive together as one
         // paste, and keep the Enter as text: let the echo of the input
         // settle first (seen live with claude, gemini, qwen and grok).
-        let mut progress = pane.progress();
-        progress.borrow_and_update();
-        let settle = async { while let Ok(Ok(())) = tokio::time::timeout(SUBMIT_SETTLE, progress.changed()).await {} };
-        let _ = tokio::time::timeout(SUBMIT_SETTLE_LIMIT, settle).await;
+        pane.wait_output_quiet(SUBMIT_SETTLE, SUBMIT_SETTLE_LIMIT).await;
     }
     pane.write_input(b"\r", INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
-    pane.input_submitted();
+    pane.input_submitted(&params.text);
     Ok(body.len() + 1)
 }
 

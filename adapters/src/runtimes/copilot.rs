@@ -3,9 +3,11 @@
 //! (`adapters/evidence/copilot.json`). `--resume` takes an optional value,
 //! so the reference is attached with `=`.
 
-use super::{agent_cli, profile, resume, strings, variables, UNOBSERVED};
+use super::{agent_cli, profile, resume, strings, variables};
+use crate::completion::HookInjection;
 use crate::descriptor::{
-    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
+    CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff,
+    VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
 
@@ -51,7 +53,11 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::WorkspaceWrite, &["--allow-tool=write", "--disallow-temp-dir"]),
             profile(PermissionProfile::FullAccess, &["--allow-all"]),
         ],
-        limitations: strings(&[UNOBSERVED]),
+        // `--plugin-dir` loads a plugin of the host's for this run only;
+        // its hooks report userPromptSubmitted and agentStop.
+        completion: CompletionSignal::Hook,
+        hook_injection: Some(HookInjection::CopilotPluginDir),
+        limitations: Vec::new(),
         ..agent_cli(
             "copilot",
             "GitHub Copilot CLI",

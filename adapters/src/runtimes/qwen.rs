@@ -1,9 +1,11 @@
 //! `qwen`: Qwen Code. Flags checked against `qwen --help` and `qwen auth
 //! --help` of 0.15.10 (`adapters/evidence/qwen.json`).
 
-use super::{agent_cli, profile, resume, strings, UNOBSERVED};
+use super::{agent_cli, profile, resume, strings};
+use crate::completion::HookInjection;
 use crate::descriptor::{
-    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
+    CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff,
+    VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
 
@@ -29,7 +31,12 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::WorkspaceWrite, &["--approval-mode", "auto-edit"]),
             profile(PermissionProfile::FullAccess, &["--approval-mode", "yolo"]),
         ],
-        limitations: strings(&[UNOBSERVED]),
+        // Claude Code's hooks, read from settings files only: a system
+        // defaults file of the host's, named by a variable for this run,
+        // adds UserPromptSubmit, Stop and Notification.
+        completion: CompletionSignal::Hook,
+        hook_injection: Some(HookInjection::QwenSystemDefaults),
+        limitations: Vec::new(),
         ..agent_cli("qwen", "Qwen Code", &["qwen"], Evidence::CapturedHelp { file: "qwen.json".into() })
     }
 }
