@@ -36,7 +36,54 @@ pub enum HookInjection {
     /// host's for this run only, whose `hooks/hooks.json` holds
     /// `userPromptSubmitted` and `agentStop`.
     CopilotPluginDir,
+    /// OpenCode: `OPENCODE_CONFIG_CONTENT` adds a plugin of the host's (a
+    /// JavaScript module) to this run's configuration; it reports a
+    /// session going busy and idle (`session.status`, `session.idle`) for
+    /// the sessions that are no sub-agent's.
+    OpencodePlugin,
 }
+
+/// The OpenCode plugin; `NOTIFY_PROGRAM` becomes the notify command, as a
+/// JavaScript string. Reports run one after the other, in order, and never
+/// hold up the CLI.
+const OPENCODE_PLUGIN: &str = r#"// Written by the panehost host: reports the start and end of each turn.
+import { spawn } from "node:child_process";
+
+const program = NOTIFY_PROGRAM;
+
+export const PanehostTurns = async () => {
+  const subAgents = new Set();
+  const busy = new Set();
+  let queue = Promise.resolve();
+  const report = (event, sessionID) => {
+    const payload = JSON.stringify({ sessionID });
+    queue = queue.then(() => new Promise((done) => {
+      const child = spawn(program, ["notify", "--event", event, payload], { stdio: "ignore" });
+      child.on("error", () => done());
+      child.on("exit", () => done());
+    }));
+  };
+  return {
+    event: async ({ event }) => {
+      const properties = event.properties || {};
+      const sessionID = properties.sessionID;
+      if (event.type === "session.created" && properties.info && properties.info.parentID) {
+        subAgents.add(sessionID);
+      }
+      if (!sessionID || subAgents.has(sessionID)) {
+        return;
+      }
+      if (event.type === "session.status" && properties.status && properties.status.type === "busy" && !busy.has(sessionID)) {
+        busy.add(sessionID);
+        report("turn_started", sessionID);
+      } else if (event.type === "session.idle") {
+        busy.delete(sessionID);
+        report("turn_completed", sessionID);
+      }
+    },
+  };
+};
+"#;
 
 /// A file the host writes before spawning a launch that names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,6 +168,19 @@ pub fn injection(injection: HookInjection, notify_command: &Path, hook_dir: Opti
                 ],
             })
         }
+        HookInjection::OpencodePlugin => {
+            let path = hook_dir?.join("opencode-plugin.js");
+            let program = serde_json::Value::String(notify_command.display().to_string()).to_string();
+            let url = format!("file://{}", path.display().to_string().replace('%', "%25").replace(' ', "%20"));
+            Some(Injection {
+                args: Vec::new(),
+                environment: vec![(
+                    "OPENCODE_CONFIG_CONTENT".to_owned(),
+                    serde_json::json!({ "plugin": [url] }).to_string(),
+                )],
+                files: vec![LaunchFile { path, contents: OPENCODE_PLUGIN.replace("NOTIFY_PROGRAM", &program) }],
+            })
+        }
     }
 }
 
@@ -195,5 +255,18 @@ mod tests {
         let hooks = files_json(&copilot, "hooks/hooks.json");
         assert_eq!(hooks["hooks"]["agentStop"][0]["bash"], "'/opt/panehost' notify --event turn_completed");
         assert_eq!(files_json(&copilot, ".plugin/plugin.json")["name"], "panehost-turns");
+    }
+
+    #[test]
+    fn opencode_gets_a_plugin_of_the_hosts_in_its_configuration() {
+        let dir = Path::new("/state dir/hooks");
+        let opencode = injection(HookInjection::OpencodePlugin, Path::new("/opt/\"x\"/panehost"), Some(dir)).unwrap();
+        assert!(opencode.args.is_empty());
+        assert_eq!(opencode.environment[0].0, "OPENCODE_CONFIG_CONTENT");
+        let config: serde_json::Value = serde_json::from_str(&opencode.environment[0].1).unwrap();
+        assert_eq!(config["plugin"][0], "file:///state%20dir/hooks/opencode-plugin.js");
+        let plugin = &opencode.files[0];
+        assert_eq!(plugin.path, dir.join("opencode-plugin.js"));
+        assert!(plugin.contents.contains(r#"const program = "/opt/\"x\"/panehost";"#), "{}", plugin.contents);
     }
 }

@@ -43,13 +43,15 @@ pub fn reported_turn(injection: Option<HookInjection>, payload: &str) -> Reporte
         }
         // Claude Code, Gemini CLI, Qwen Code and Copilot report their
         // sub-agents through hooks of their own (SubagentStop), which are
-        // not injected; their session id changes on /clear, so it is no
+        // not injected (the OpenCode plugin leaves sub-agents' sessions
+        // out itself); their session id changes on /clear, so it is no
         // conversation identity to hold on to.
         Some(
             HookInjection::ClaudeSettings
             | HookInjection::GeminiSystemDefaults
             | HookInjection::QwenSystemDefaults
-            | HookInjection::CopilotPluginDir,
+            | HookInjection::CopilotPluginDir
+            | HookInjection::OpencodePlugin,
         )
         | None => ReportedTurn::default(),
     }

@@ -87,6 +87,39 @@ while True:
     hook(end, {"prompt": prompt})
 "#;
 
+/// A stand-in for OpenCode that loads the plugins its configuration names
+/// through `OPENCODE_CONFIG_CONTENT` (the host's plugin, run by node) and
+/// sends them the events the real one does: for each prompt, a sub-agent's
+/// session created, busy and idle, and the session going busy, then idle
+/// after the answer.
+const FAKE_OPENCODE: &str = r#"#!/usr/bin/env node
+const readline = require("node:readline");
+(async () => {
+  const config = JSON.parse(process.env.OPENCODE_CONFIG_CONTENT);
+  const plugins = [];
+  for (const url of config.plugin) {
+    const module = await import(url);
+    for (const make of Object.values(module)) plugins.push(await make({}));
+  }
+  const emit = async (type, properties) => {
+    for (const plugin of plugins) await plugin.event({ event: { type, properties } });
+  };
+  const settle = () => new Promise((done) => setTimeout(done, 50));
+  process.stdout.write("opencode> ");
+  for await (const line of readline.createInterface({ input: process.stdin })) {
+    const prompt = line.replace("\x1b[200~", "").replace("\x1b[201~", "").trim();
+    await emit("session.status", { sessionID: "ses_main", status: { type: "busy" } });
+    await emit("session.created", { sessionID: "ses_child", info: { id: "ses_child", parentID: "ses_main" } });
+    await emit("session.status", { sessionID: "ses_child", status: { type: "busy" } });
+    await emit("session.idle", { sessionID: "ses_child" });
+    await settle();
+    process.stdout.write("opencode answered: " + prompt + "\n");
+    await emit("session.idle", { sessionID: "ses_main" });
+    process.stdout.write("opencode> ");
+  }
+})();
+"#;
+
 /// A stand-in for Codex that calls its notify program after each turn, with
 /// the JSON payload as the last argument, as the real one does. Like Codex
 /// 0.171.0, it titles a new conversation in a thread of its own, and its
@@ -298,6 +331,7 @@ fn an_answer_drawn_after_the_stop_hook_is_in_the_added_text() {
 
 /// Gemini CLI, Qwen Code and Copilot read hooks from files only: the host
 /// writes its own and names them for the launch; the user's are untouched.
+/// (OpenCode's plugin is a program of its own: see the next test.)
 #[test]
 fn hooks_injected_through_files_report_turns() {
     let fake = FakeBin::new();
@@ -396,6 +430,37 @@ fn a_pane_past_its_wall_time_is_closed() {
         _ => None,
     });
     assert_eq!(status.and_then(|s| s.signal).as_deref(), Some("SIGHUP"));
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+/// OpenCode's turns through the host's plugin, run by node as OpenCode
+/// would run it: one start and one end per prompt, none for a sub-agent.
+#[test]
+fn the_opencode_plugin_reports_the_sessions_turns_but_not_sub_agents() {
+    let fake = FakeBin::new();
+    fake.program("opencode", FAKE_OPENCODE);
+    let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
+    let mut conn = host.connect(Encoding::Json);
+    let (pane, sub, mut transcript) = start_at_prompt(&mut conn, "opencode");
+    for prompt in ["first", "second"] {
+        let report = ask(&mut conn, &pane, prompt);
+        assert_eq!(report.source, "hook");
+        assert!(report.added_text.contains(&format!("opencode answered: {prompt}")), "{}", report.added_text);
+    }
+    conn.follow_until(sub, &mut transcript, |t| {
+        t.events.iter().filter(|e| matches!(e, Event::TurnCompleted { .. })).count() >= 2
+    });
+    let kinds: Vec<&str> = transcript
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::TurnStarted { .. } => Some("started"),
+            Event::TurnCompleted { .. } => Some("completed"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(kinds, ["started", "completed", "started", "completed"]);
     conn.ok(Request::Close { pane });
     host.stop();
 }

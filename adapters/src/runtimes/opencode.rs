@@ -3,9 +3,11 @@
 //! exact session, `-c, --continue` the last one, `auth` manages providers
 //! and credentials in the terminal.
 
-use super::{agent_cli, profile, resume, strings, variables, UNOBSERVED};
+use super::{agent_cli, profile, resume, strings, variables};
+use crate::completion::HookInjection;
 use crate::descriptor::{
-    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
+    CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff,
+    VersionProbe,
 };
 use crate::reference_pattern::ReferencePattern;
 use panehost_ipc::limitation;
@@ -31,7 +33,11 @@ pub(super) fn descriptor() -> Descriptor {
         // permissions that are not explicitly denied"): full access, and no
         // narrower profile.
         permission_profiles: vec![profile(PermissionProfile::FullAccess, &["--auto"])],
-        limitations: strings(&[UNOBSERVED, limitation::PERMISSION_PROFILE_UNENFORCED]),
+        // A plugin of the host's, added to this run's configuration through
+        // OPENCODE_CONFIG_CONTENT, reports its session going busy and idle.
+        completion: CompletionSignal::Hook,
+        hook_injection: Some(HookInjection::OpencodePlugin),
+        limitations: strings(&[limitation::PERMISSION_PROFILE_UNENFORCED]),
         ..agent_cli("opencode", "OpenCode", &["opencode"], Evidence::CapturedHelp { file: "opencode.json".into() })
     }
 }
