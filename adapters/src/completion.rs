@@ -12,6 +12,8 @@
 //! the host to write before it spawns the CLI: the user's files are never
 //! touched.
 
+use crate::environment::HostEnvironment;
+use crate::system_defaults::{self, DefaultsLocation};
 use std::path::{Path, PathBuf};
 
 /// How a runtime's hooks are injected into a launch.
@@ -105,25 +107,47 @@ pub struct Injection {
     pub files: Vec<LaunchFile>,
 }
 
-/// The injection that makes the CLI's hooks call `notify_command`, with
-/// any files placed in `hook_dir`. `None` when the injection needs files
-/// and the host offers no directory for them.
-pub fn injection(injection: HookInjection, notify_command: &Path, hook_dir: Option<&Path>) -> Option<Injection> {
+/// Gemini CLI's system-defaults file.
+const GEMINI_DEFAULTS: DefaultsLocation = DefaultsLocation {
+    variable: "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+    unix: "/etc/gemini-cli/system-defaults.json",
+    macos: "/Library/Application Support/GeminiCli/system-defaults.json",
+};
+
+/// Qwen Code's system-defaults file.
+const QWEN_DEFAULTS: DefaultsLocation = DefaultsLocation {
+    variable: "QWEN_CODE_SYSTEM_DEFAULTS_PATH",
+    unix: "/etc/qwen-code/system-defaults.json",
+    macos: "/Library/Application Support/QwenCode/system-defaults.json",
+};
+
+/// The injection that makes the CLI's hooks call the host's notify
+/// command, with any files placed in its hook directory. `None` when the
+/// host offers no notify command, or the injection needs files and the
+/// host offers no directory for them.
+pub fn injection(injection: HookInjection, environment: &HostEnvironment) -> Option<Injection> {
+    let notify_command = environment.notify_command.as_deref()?;
+    let hook_dir = environment.hook_dir.as_deref();
     let program = shell_quote(&notify_command.display().to_string());
     let command = |event: &str| format!("{program} notify --event {event}");
     let nested = |event: &str| serde_json::json!([{ "hooks": [{ "type": "command", "command": command(event) }] }]);
     // Settings with the hooks named for a turn's start and end, and for a
     // notification, each reporting to the host.
-    let settings = |started: &str, completed: &str, notification: &str| {
+    let hooks = |started: &str, completed: &str, notification: &str| {
         let mut hooks = serde_json::Map::new();
         hooks.insert(started.to_owned(), nested("turn_started"));
         hooks.insert(completed.to_owned(), nested("turn_completed"));
         hooks.insert(notification.to_owned(), nested("notification"));
-        serde_json::json!({ "hooks": hooks })
+        hooks
+    };
+    // A system-defaults file: the machine's own, with the hooks added.
+    let defaults = |location: &DefaultsLocation, name: &str, added| {
+        let settings = system_defaults::with_hooks(location, environment, added);
+        Some(settings_file(hook_dir?, name, location.variable, settings))
     };
     match injection {
         HookInjection::ClaudeSettings => {
-            let settings = settings("UserPromptSubmit", "Stop", "Notification");
+            let settings = serde_json::json!({ "hooks": hooks("UserPromptSubmit", "Stop", "Notification") });
             Some(Injection { args: vec!["--settings".to_owned(), settings.to_string()], ..Injection::default() })
         }
         HookInjection::CodexNotify => {
@@ -131,18 +155,14 @@ pub fn injection(injection: HookInjection, notify_command: &Path, hook_dir: Opti
                 serde_json::json!([notify_command.display().to_string(), "notify", "--event", "turn_completed"]);
             Some(Injection { args: vec!["-c".to_owned(), format!("notify={array}")], ..Injection::default() })
         }
-        HookInjection::GeminiSystemDefaults => Some(settings_file(
-            hook_dir?,
+        HookInjection::GeminiSystemDefaults => defaults(
+            &GEMINI_DEFAULTS,
             "gemini-system-defaults.json",
-            "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
-            settings("BeforeAgent", "AfterAgent", "Notification"),
-        )),
-        HookInjection::QwenSystemDefaults => Some(settings_file(
-            hook_dir?,
-            "qwen-system-defaults.json",
-            "QWEN_CODE_SYSTEM_DEFAULTS_PATH",
-            settings("UserPromptSubmit", "Stop", "Notification"),
-        )),
+            hooks("BeforeAgent", "AfterAgent", "Notification"),
+        ),
+        HookInjection::QwenSystemDefaults => {
+            defaults(&QWEN_DEFAULTS, "qwen-system-defaults.json", hooks("UserPromptSubmit", "Stop", "Notification"))
+        }
         HookInjection::CopilotPluginDir => {
             let plugin = hook_dir?.join("copilot-plugin");
             let flat =
@@ -207,6 +227,14 @@ fn shell_quote(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn host(notify: &str, hook_dir: Option<&str>) -> HostEnvironment {
+        HostEnvironment {
+            notify_command: Some(PathBuf::from(notify)),
+            hook_dir: hook_dir.map(PathBuf::from),
+            ..HostEnvironment::default()
+        }
+    }
+
     fn files_json(injection: &Injection, name: &str) -> serde_json::Value {
         let file = injection.files.iter().find(|file| file.path.ends_with(name)).expect(name);
         serde_json::from_str(&file.contents).unwrap()
@@ -214,7 +242,7 @@ mod tests {
 
     #[test]
     fn claude_gets_settings_json_with_three_hooks() {
-        let args = injection(HookInjection::ClaudeSettings, Path::new("/opt/it's/panehost"), None).unwrap().args;
+        let args = injection(HookInjection::ClaudeSettings, &host("/opt/it's/panehost", None)).unwrap().args;
         assert_eq!(args[0], "--settings");
         let settings: serde_json::Value = serde_json::from_str(&args[1]).unwrap();
         let command = settings["hooks"]["Stop"][0]["hooks"][0]["command"].as_str().unwrap();
@@ -225,14 +253,14 @@ mod tests {
 
     #[test]
     fn codex_gets_a_toml_array_of_strings() {
-        let args = injection(HookInjection::CodexNotify, Path::new("/opt/panehost"), None).unwrap().args;
+        let args = injection(HookInjection::CodexNotify, &host("/opt/panehost", None)).unwrap().args;
         assert_eq!(args, ["-c", r#"notify=["/opt/panehost","notify","--event","turn_completed"]"#]);
     }
 
     #[test]
     fn gemini_and_qwen_get_a_system_defaults_file_of_the_hosts() {
-        let dir = Path::new("/state/hooks");
-        let gemini = injection(HookInjection::GeminiSystemDefaults, Path::new("/opt/panehost"), Some(dir)).unwrap();
+        let environment = host("/opt/panehost", Some("/state/hooks"));
+        let gemini = injection(HookInjection::GeminiSystemDefaults, &environment).unwrap();
         assert!(gemini.args.is_empty());
         assert_eq!(
             gemini.environment,
@@ -241,16 +269,16 @@ mod tests {
         let settings = files_json(&gemini, "gemini-system-defaults.json");
         let command = settings["hooks"]["AfterAgent"][0]["hooks"][0]["command"].as_str().unwrap();
         assert_eq!(command, "'/opt/panehost' notify --event turn_completed");
-        let qwen = injection(HookInjection::QwenSystemDefaults, Path::new("/opt/panehost"), Some(dir)).unwrap();
+        let qwen = injection(HookInjection::QwenSystemDefaults, &environment).unwrap();
         assert_eq!(qwen.environment[0].0, "QWEN_CODE_SYSTEM_DEFAULTS_PATH");
         assert!(files_json(&qwen, "qwen-system-defaults.json")["hooks"]["Stop"].is_array());
-        assert!(injection(HookInjection::QwenSystemDefaults, Path::new("/opt/panehost"), None).is_none());
+        assert!(injection(HookInjection::QwenSystemDefaults, &host("/opt/panehost", None)).is_none());
+        assert!(injection(HookInjection::ClaudeSettings, &HostEnvironment::default()).is_none());
     }
 
     #[test]
     fn copilot_gets_a_plugin_directory_of_the_hosts() {
-        let dir = Path::new("/state/hooks");
-        let copilot = injection(HookInjection::CopilotPluginDir, Path::new("/opt/panehost"), Some(dir)).unwrap();
+        let copilot = injection(HookInjection::CopilotPluginDir, &host("/opt/panehost", Some("/state/hooks"))).unwrap();
         assert_eq!(copilot.args, ["--plugin-dir", "/state/hooks/copilot-plugin"]);
         let hooks = files_json(&copilot, "hooks/hooks.json");
         assert_eq!(hooks["hooks"]["agentStop"][0]["bash"], "'/opt/panehost' notify --event turn_completed");
@@ -259,14 +287,14 @@ mod tests {
 
     #[test]
     fn opencode_gets_a_plugin_of_the_hosts_in_its_configuration() {
-        let dir = Path::new("/state dir/hooks");
-        let opencode = injection(HookInjection::OpencodePlugin, Path::new("/opt/\"x\"/panehost"), Some(dir)).unwrap();
+        let opencode =
+            injection(HookInjection::OpencodePlugin, &host("/opt/\"x\"/panehost", Some("/state dir/hooks"))).unwrap();
         assert!(opencode.args.is_empty());
         assert_eq!(opencode.environment[0].0, "OPENCODE_CONFIG_CONTENT");
         let config: serde_json::Value = serde_json::from_str(&opencode.environment[0].1).unwrap();
         assert_eq!(config["plugin"][0], "file:///state%20dir/hooks/opencode-plugin.js");
         let plugin = &opencode.files[0];
-        assert_eq!(plugin.path, dir.join("opencode-plugin.js"));
+        assert_eq!(plugin.path, Path::new("/state dir/hooks/opencode-plugin.js"));
         assert!(plugin.contents.contains(r#"const program = "/opt/\"x\"/panehost";"#), "{}", plugin.contents);
     }
 }

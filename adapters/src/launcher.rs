@@ -61,9 +61,9 @@ pub fn plan_start(
     if let Some((_, form)) = profile {
         args.extend(form.args.iter().cloned());
     }
-    let hooks = match (descriptor.completion, descriptor.hook_injection, &environment.notify_command) {
-        (CompletionSignal::Hook | CompletionSignal::NotifyProgram, Some(how), Some(notify)) => {
-            injection(how, notify, environment.hook_dir.as_deref()).map(|injected| (how, injected))
+    let hooks = match (descriptor.completion, descriptor.hook_injection) {
+        (CompletionSignal::Hook | CompletionSignal::NotifyProgram, Some(how)) => {
+            injection(how, environment).map(|injected| (how, injected))
         }
         _ => None,
     };

@@ -26,6 +26,7 @@ pub mod probe;
 pub mod reference_pattern;
 pub mod resolve;
 pub mod runtimes;
+pub mod system_defaults;
 pub mod version;
 
 pub use admission::AdmissionError;
