@@ -226,8 +226,7 @@ pub async fn handle_interrupt(host: &HostState, id: &PaneId, terminate: bool) ->
     let presses = if pane.interrupt_presses() > 1 { format!(" x{}", pane.interrupt_presses()) } else { String::new() };
     step("keys", format!("{}{presses}", keys.escape_ascii()), &mut steps);
 
-    let first_wait = INTERRUPT_CONFIRM_WAIT.max(HEURISTIC_QUIET + Duration::from_millis(500));
-    let confirmation = confirm(&pane, first_seq, first_wait, was_busy).await;
+    let confirmation = confirm(&pane, first_seq, was_busy).await;
     if let Some(outcome) =
         conclude(&pane, confirmation, "turn_cancelled", &mut |action, detail| step(action, detail, &mut steps))
     {
@@ -249,7 +248,7 @@ pub async fn handle_interrupt(host: &HostState, id: &PaneId, terminate: bool) ->
         }
         let target = pane.signal_foreground(signal);
         step(action, target, &mut steps);
-        let confirmation = confirm(&pane, first_seq, INTERRUPT_CONFIRM_WAIT, was_busy).await;
+        let confirmation = confirm(&pane, first_seq, was_busy).await;
         if let Some(outcome) =
             conclude(&pane, confirmation, "process_interrupted", &mut |action, detail| step(action, detail, &mut steps))
         {
@@ -290,11 +289,15 @@ enum Confirmation {
     None,
 }
 
-/// Waits up to `limit` for the process to exit, a turn-completed signal,
-/// or (when a turn was running) the output to stay quiet for the
-/// heuristic's quiet period.
-async fn confirm(pane: &Pane, first_seq: u64, limit: Duration, turn_running: bool) -> Confirmation {
-    let deadline = Instant::now() + limit;
+/// Waits for the process to exit, a turn-completed signal, or (when a turn
+/// was running) the output to stay quiet for the heuristic's quiet period,
+/// a period that may begin up to [`INTERRUPT_CONFIRM_WAIT`] after the
+/// step: a CLI may take a moment to redraw after it stops. Gives up once
+/// no such period can still be seen.
+async fn confirm(pane: &Pane, first_seq: u64, turn_running: bool) -> Confirmation {
+    let began = Instant::now();
+    let deadline = began + INTERRUPT_CONFIRM_WAIT + HEURISTIC_QUIET;
+    let mut last_change = began;
     let mut progress = pane.progress();
     loop {
         if pane.current_progress().exit.is_some() {
@@ -303,21 +306,20 @@ async fn confirm(pane: &Pane, first_seq: u64, limit: Duration, turn_running: boo
         if let Some(TurnSignal { event: Event::TurnCompleted { source, .. }, .. }) = completed_since(pane, first_seq) {
             return Confirmation::TurnEnded(format!("turn_completed ({source})"));
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
+        let now = Instant::now();
+        if turn_running && now.duration_since(last_change) >= HEURISTIC_QUIET {
+            return Confirmation::TurnEnded(format!("output quiet for {} ms (heuristic)", HEURISTIC_QUIET.as_millis()));
+        }
+        if now >= deadline {
             return Confirmation::None;
         }
+        let quiet_ends = last_change + HEURISTIC_QUIET;
+        let wake = if turn_running { quiet_ends.min(deadline) } else { deadline };
         progress.borrow_and_update();
-        match tokio::time::timeout(left.min(HEURISTIC_QUIET), progress.changed()).await {
-            Err(_) if turn_running && left >= HEURISTIC_QUIET => {
-                return Confirmation::TurnEnded(format!(
-                    "output quiet for {} ms (heuristic)",
-                    HEURISTIC_QUIET.as_millis()
-                ))
-            }
-            Err(_) => return Confirmation::None,
-            Ok(Err(_)) => return Confirmation::Exited,
-            Ok(Ok(())) => {}
+        match tokio::time::timeout(wake.saturating_duration_since(now), progress.changed()).await {
+            Err(_elapsed) => {}
+            Ok(Err(_closed)) => return Confirmation::Exited,
+            Ok(Ok(())) => last_change = Instant::now(),
         }
     }
 }
