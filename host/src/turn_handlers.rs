@@ -21,7 +21,10 @@ pub const INPUT_TIMEOUT: Duration = Duration::from_secs(10);
 /// the CLI reads two presses rather than one escape sequence.
 const KEY_PRESS_GAP: Duration = Duration::from_millis(400);
 
-/// Before the Enter that submits, the output must be quiet this long…
+/// Before the Enter that submits, the echo of the text must begin within
+/// this long…
+const SUBMIT_ECHO_WAIT: Duration = Duration::from_millis(1000);
+/// …and then the output must be quiet this long…
 const SUBMIT_SETTLE: Duration = Duration::from_millis(150);
 /// …or this much time must have passed.
 const SUBMIT_SETTLE_LIMIT: Duration = Duration::from_millis(1000);
@@ -71,11 +74,16 @@ async fn submit(pane: &Pane, params: &SendParams) -> Result<usize, ErrorBody> {
         }
     }
     body.extend_from_slice(params.bytes.as_slice());
+    let mut echo = pane.progress();
+    echo.borrow_and_update();
     pane.write_input(&body, INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
     if !body.is_empty() {
         // Several TUIs read text and an Enter that arrive together as one
         // paste, and keep the Enter as text: let the echo of the input
-        // settle first (seen live with claude, gemini, qwen and grok).
+        // arrive and settle first (seen live with claude, gemini, qwen and
+        // grok; opencode on a loaded machine echoed late, and an Enter sent
+        // before the echo left the prompt unsent).
+        let _ = tokio::time::timeout(SUBMIT_ECHO_WAIT, echo.changed()).await;
         pane.wait_output_quiet(SUBMIT_SETTLE, SUBMIT_SETTLE_LIMIT).await;
     }
     pane.write_input(b"\r", INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
