@@ -10,8 +10,10 @@ use support::*;
 /// A stand-in for Claude Code that runs the hooks it is given through
 /// `--settings`, as the real one does: UserPromptSubmit when a prompt
 /// arrives, Notification when it needs permission, Stop after answering.
+/// Given a prompt that says `late`, it runs Stop before it draws the answer
+/// (a moment later), as the real one does when the model answers at once.
 const FAKE_CLAUDE: &str = r#"#!/usr/bin/env python3
-import json, subprocess, sys
+import json, subprocess, sys, time
 args = sys.argv[1:]
 settings = json.loads(args[args.index("--settings") + 1])
 def hook(name, payload):
@@ -27,37 +29,19 @@ while True:
     hook("UserPromptSubmit", {"prompt": prompt})
     if "permission" in prompt:
         hook("Notification", {"message": "Claude needs your permission to use Bash"})
+    if "late" in prompt:
+        hook("Stop", {"stop_hook_active": False})
+        time.sleep(0.1)
     print("claude says: " + prompt.upper())
-    hook("Stop", {"stop_hook_active": False})
-"#;
-
-/// A stand-in for Claude Code that, like the real one, runs its Stop hook
-/// before it draws the answer (a moment later).
-const FAKE_CLAUDE_LATE_DRAW: &str = r#"#!/usr/bin/env python3
-import json, subprocess, sys, time
-args = sys.argv[1:]
-settings = json.loads(args[args.index("--settings") + 1])
-def hook(name, payload):
-    for entry in settings["hooks"].get(name, []):
-        for h in entry["hooks"]:
-            subprocess.run(h["command"], shell=True, input=json.dumps(payload).encode(), check=False)
-while True:
-    sys.stdout.write("claude> "); sys.stdout.flush()
-    line = sys.stdin.readline()
-    if not line:
-        break
-    prompt = line.strip().replace("\x1b[200~", "").replace("\x1b[201~", "")
-    hook("UserPromptSubmit", {"prompt": prompt})
-    hook("Stop", {"stop_hook_active": False})
-    time.sleep(0.1)
-    print("claude drew: " + prompt.upper())
     sys.stdout.flush()
+    if "late" not in prompt:
+        hook("Stop", {"stop_hook_active": False})
 "#;
 
 /// A stand-in for a CLI that reads its hooks only from a settings file or
 /// a plugin directory (Gemini CLI, Qwen Code, Copilot): it finds them where
-/// the variable or `--plugin-dir` says, and runs the ones named on its
-/// command line (`start=EVENT`, `end=EVENT`) around each answer.
+/// the variable or `--plugin-dir` says, and runs the start and end hooks of
+/// the CLI it is installed as around each answer.
 const FAKE_FILE_HOOKS: &str = r#"#!/usr/bin/env python3
 import json, os, subprocess, sys
 args = sys.argv[1:]
@@ -173,18 +157,47 @@ fn ask(conn: &mut Connection, pane: &panehost_ipc::PaneId, text: &str) -> paneho
     answered(conn.ok(Request::Ask { pane: pane.clone(), text: text.into(), timeout_ms: Some(20_000) }))
 }
 
-/// Starts `runtime` as the stand-in `script`, waits for its prompt
-/// (`RUNTIME> `), asks `text` once, and closes it.
-fn ask_stand_in(runtime: &str, script: &str, encoding: Encoding, text: &str) -> panehost_ipc::TurnReport {
+/// A host whose PATH finds the stand-in `script` under each of `names`
+/// (the FakeBin must live as long as the host).
+fn host_with_stand_ins(names: &[&str], script: &str) -> (FakeBin, TestHost) {
     let fake = FakeBin::new();
-    fake.program(runtime, script);
+    for name in names {
+        fake.program(name, script);
+    }
     let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
+    (fake, host)
+}
+
+/// The turn events of a transcript, in order.
+fn turn_events(transcript: &Transcript) -> Vec<&'static str> {
+    transcript
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::TurnStarted { .. } => Some("started"),
+            Event::TurnCompleted { .. } => Some("completed"),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Follows the pane until its transcript holds `count` ends of turns.
+fn follow_until_ends(conn: &mut Connection, sub: u64, transcript: &mut Transcript, count: usize) {
+    conn.follow_until(sub, transcript, |t| turn_events(t).iter().filter(|kind| **kind == "completed").count() >= count);
+}
+
+/// Starts `runtime` as the stand-in `script`, waits for its prompt
+/// (`RUNTIME> `), asks `text` once, checks that the answer came from
+/// `source` and that its added text holds `expected`, and closes it.
+fn ask_stand_in(runtime: &str, script: &str, encoding: Encoding, text: &str, source: &str, expected: &str) {
+    let (_fake, host) = host_with_stand_ins(&[runtime], script);
     let mut conn = host.connect(encoding);
     let (pane, _, _) = start_at_prompt(&mut conn, runtime);
     let report = ask(&mut conn, &pane, text);
+    assert_eq!(report.source, source);
+    assert!(report.added_text.contains(expected), "{}", report.added_text);
     conn.ok(Request::Close { pane });
     host.stop();
-    report
 }
 
 /// Starts a pane of the stand-in `runtime` and follows it until its
@@ -281,9 +294,7 @@ fn claude_hooks_injected_per_launch_report_turns_and_approvals() {
 
 #[test]
 fn codex_notify_program_reports_the_end_of_each_turn() {
-    let report = ask_stand_in("codex", FAKE_CODEX, Encoding::Bincode, "refactor it");
-    assert_eq!(report.source, "notify_program");
-    assert!(report.added_text.contains("codex did: refactor it"), "{}", report.added_text);
+    ask_stand_in("codex", FAKE_CODEX, Encoding::Bincode, "refactor it", "notify_program", "codex did: refactor it");
 }
 
 /// The end of each of the conversation's turns, once: never the title
@@ -291,9 +302,7 @@ fn codex_notify_program_reports_the_end_of_each_turn() {
 /// a fast model) or before it.
 #[test]
 fn codex_title_thread_reports_are_not_the_conversations_turn() {
-    let fake = FakeBin::new();
-    fake.program("codex", FAKE_CODEX);
-    let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
+    let (_fake, host) = host_with_stand_ins(&["codex"], FAKE_CODEX);
     let mut conn = host.connect(Encoding::Json);
     for first_prompt in ["PING", "title-first PING"] {
         let (pane, sub, mut transcript) = start_at_prompt(&mut conn, "codex");
@@ -304,18 +313,8 @@ fn codex_title_thread_reports_are_not_the_conversations_turn() {
         conn.follow_until_text(sub, &mut transcript, "titled");
         let report = ask(&mut conn, &pane, "second");
         assert!(report.added_text.contains("codex did: second"), "{}", report.added_text);
-        conn.follow_until(sub, &mut transcript, |t| {
-            t.events.iter().filter(|e| matches!(e, Event::TurnCompleted { .. })).count() >= 2
-        });
-        let ends: Vec<u64> = transcript
-            .events
-            .iter()
-            .filter_map(|e| match e {
-                Event::TurnCompleted { offset, .. } => Some(*offset),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(ends.len(), 2, "{first_prompt}: one end per prompt, at {ends:?}");
+        follow_until_ends(&mut conn, sub, &mut transcript, 2);
+        assert_eq!(turn_events(&transcript), ["started", "completed", "started", "completed"], "{first_prompt}");
         assert_eq!(activity(&mut conn, &pane), "idle");
         conn.ok(Request::Close { pane });
     }
@@ -324,9 +323,7 @@ fn codex_title_thread_reports_are_not_the_conversations_turn() {
 
 #[test]
 fn an_answer_drawn_after_the_stop_hook_is_in_the_added_text() {
-    let report = ask_stand_in("claude", FAKE_CLAUDE_LATE_DRAW, Encoding::Json, "late");
-    assert_eq!(report.source, "hook");
-    assert!(report.added_text.contains("claude drew: LATE"), "{}", report.added_text);
+    ask_stand_in("claude", FAKE_CLAUDE, Encoding::Json, "late", "hook", "claude says: LATE");
 }
 
 /// Gemini CLI, Qwen Code and Copilot read hooks from files only: the host
@@ -334,20 +331,16 @@ fn an_answer_drawn_after_the_stop_hook_is_in_the_added_text() {
 /// (OpenCode's plugin is a program of its own: see the next test.)
 #[test]
 fn hooks_injected_through_files_report_turns() {
-    let fake = FakeBin::new();
-    for name in ["gemini", "qwen", "copilot"] {
-        fake.program(name, FAKE_FILE_HOOKS);
-    }
-    let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
+    let (_fake, host) = host_with_stand_ins(&["gemini", "qwen", "copilot"], FAKE_FILE_HOOKS);
     let mut conn = host.connect(Encoding::Json);
     for name in ["gemini", "qwen", "copilot"] {
         let (pane, sub, mut transcript) = start_at_prompt(&mut conn, name);
         let report = ask(&mut conn, &pane, "hello");
         assert_eq!(report.source, "hook", "{name}");
         assert!(report.added_text.contains(&format!("{name} answered: hello")), "{name}: {}", report.added_text);
-        conn.follow_until(sub, &mut transcript, |t| t.events.iter().any(|e| matches!(e, Event::TurnCompleted { .. })));
-        let started = transcript.events.iter().filter(|e| matches!(e, Event::TurnStarted { .. })).count();
-        assert_eq!(started, 1, "{name}: the host's input and the hook's report are one turn start");
+        follow_until_ends(&mut conn, sub, &mut transcript, 1);
+        // The host's input and the hook's report are one turn start.
+        assert_eq!(turn_events(&transcript), ["started", "completed"], "{name}");
         conn.ok(Request::Close { pane });
     }
     host.stop();
@@ -438,9 +431,7 @@ fn a_pane_past_its_wall_time_is_closed() {
 /// would run it: one start and one end per prompt, none for a sub-agent.
 #[test]
 fn the_opencode_plugin_reports_the_sessions_turns_but_not_sub_agents() {
-    let fake = FakeBin::new();
-    fake.program("opencode", FAKE_OPENCODE);
-    let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
+    let (_fake, host) = host_with_stand_ins(&["opencode"], FAKE_OPENCODE);
     let mut conn = host.connect(Encoding::Json);
     let (pane, sub, mut transcript) = start_at_prompt(&mut conn, "opencode");
     for prompt in ["first", "second"] {
@@ -448,19 +439,8 @@ fn the_opencode_plugin_reports_the_sessions_turns_but_not_sub_agents() {
         assert_eq!(report.source, "hook");
         assert!(report.added_text.contains(&format!("opencode answered: {prompt}")), "{}", report.added_text);
     }
-    conn.follow_until(sub, &mut transcript, |t| {
-        t.events.iter().filter(|e| matches!(e, Event::TurnCompleted { .. })).count() >= 2
-    });
-    let kinds: Vec<&str> = transcript
-        .events
-        .iter()
-        .filter_map(|event| match event {
-            Event::TurnStarted { .. } => Some("started"),
-            Event::TurnCompleted { .. } => Some("completed"),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(kinds, ["started", "completed", "started", "completed"]);
+    follow_until_ends(&mut conn, sub, &mut transcript, 2);
+    assert_eq!(turn_events(&transcript), ["started", "completed", "started", "completed"]);
     conn.ok(Request::Close { pane });
     host.stop();
 }
