@@ -49,6 +49,7 @@ impl LaunchFacts {
     pub fn gather(descriptor: &Descriptor, environment: &HostEnvironment) -> LaunchFacts {
         let mut environment = environment.clone();
         environment.notify_command.get_or_insert_with(|| PathBuf::from("/nonexistent/panehost"));
+        environment.hook_dir.get_or_insert_with(|| PathBuf::from("/nonexistent/hooks"));
         let environment = &environment;
         let program = PathBuf::from("/nonexistent/program");
         let cwd = PathBuf::from("/");

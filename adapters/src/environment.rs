@@ -23,13 +23,17 @@ pub struct HostEnvironment {
     /// `notify` subcommand reports a turn signal). Without it, runtimes
     /// whose completion needs hooks launch without them.
     pub notify_command: Option<PathBuf>,
+    /// A directory of the host's own where it writes the settings files
+    /// and plugin directories that inject hooks into CLIs that read them
+    /// only from files. Without it, those runtimes launch without hooks.
+    pub hook_dir: Option<PathBuf>,
 }
 
 impl HostEnvironment {
     /// Captures the current process's environment (variables that are not
     /// valid UTF-8 are left out).
     pub fn capture() -> Self {
-        HostEnvironment { variables: std::env::vars().collect(), notify_command: None }
+        HostEnvironment { variables: std::env::vars().collect(), notify_command: None, hook_dir: None }
     }
 
     /// One variable, if set and not empty.

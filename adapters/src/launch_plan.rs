@@ -1,5 +1,6 @@
 //! The result of admission: exactly what the host will spawn.
 
+use crate::completion::{HookInjection, LaunchFile};
 use crate::descriptor::{CompletionSignal, PermissionProfile, ReferenceCapture, ResumeMode};
 use crate::reference_pattern::ReferencePattern;
 use std::path::PathBuf;
@@ -39,6 +40,12 @@ pub struct LaunchPlan {
     pub interrupt_presses: u8,
     /// How the end of a turn will be observed for this launch.
     pub completion: CompletionSignal,
+    /// How the CLI's hooks were injected into this launch (which also
+    /// says how their payloads read); `None` when they were not.
+    pub hook_injection: Option<HookInjection>,
+    /// Files the host writes before spawning (the hooks of CLIs that read
+    /// them only from files); each replaces what was there.
+    pub files: Vec<LaunchFile>,
     /// Input must wait until the CLI has drawn its prompt.
     pub drops_early_input: bool,
     /// Where the session's native reference is captured, and the pattern

@@ -2,7 +2,7 @@
 //! place argv and environments are built.
 
 use crate::admission::AdmissionError;
-use crate::completion::injection_args;
+use crate::completion::injection;
 use crate::descriptor::{
     CompletionSignal, Descriptor, LoginForm, ModelForm, PermissionProfile, ProfileForm, ReceiptSupport, ResumeMode,
     PROMPT_PLACEHOLDER, READ_ONLY_PLACEHOLDER, REFERENCE_PLACEHOLDER,
@@ -61,22 +61,33 @@ pub fn plan_start(
     if let Some((_, form)) = profile {
         args.extend(form.args.iter().cloned());
     }
-    let completion = match (descriptor.completion, descriptor.hook_injection, &environment.notify_command) {
-        (CompletionSignal::Hook | CompletionSignal::NotifyProgram, Some(injection), Some(notify)) => {
-            args.extend(injection_args(injection, notify));
-            descriptor.completion
+    let hooks = match (descriptor.completion, descriptor.hook_injection) {
+        (CompletionSignal::Hook | CompletionSignal::NotifyProgram, Some(how)) => {
+            injection(how, environment).map(|injected| (how, injected))
         }
-        // Hooks cannot reach a host that offers no notify command.
-        (CompletionSignal::Hook | CompletionSignal::NotifyProgram, _, _) => CompletionSignal::Unobserved,
-        (other, _, _) => other,
+        _ => None,
     };
+    let completion = match (descriptor.completion, &hooks) {
+        // Hooks cannot reach a host that offers no notify command (or no
+        // directory for the files that carry them).
+        (CompletionSignal::Hook | CompletionSignal::NotifyProgram, None) => CompletionSignal::Unobserved,
+        (other, _) => other,
+    };
+    let (hook_injection, injected) = match hooks {
+        Some((how, injected)) => (Some(how), injected),
+        None => (None, Default::default()),
+    };
+    args.extend(injected.args);
     args.extend(model_args);
     if !leads {
         args.extend(resume_args);
     }
-    let profile_environment = profile.map(|(_, form)| form.environment.as_slice()).unwrap_or_default();
-    let mut plan = plan(descriptor, purpose, program, args, cwd, environment, profile_environment);
+    let mut launch_environment = profile.map(|(_, form)| form.environment.clone()).unwrap_or_default();
+    launch_environment.extend(injected.environment);
+    let mut plan = plan(descriptor, purpose, program, args, cwd, environment, &launch_environment);
     plan.completion = completion;
+    plan.hook_injection = hook_injection;
+    plan.files = injected.files;
     plan.permission_profile = profile.map(|(profile, _)| profile);
     plan.unenforced_profile = request.permission_profile.filter(|_| profile.is_none());
     Ok(plan)
@@ -202,7 +213,7 @@ fn plan(
     args: Vec<String>,
     cwd: PathBuf,
     environment: &HostEnvironment,
-    profile_environment: &[(String, String)],
+    launch_environment: &[(String, String)],
 ) -> LaunchPlan {
     let mut extra: Vec<(String, String)> = descriptor
         .reads_environment
@@ -211,7 +222,7 @@ fn plan(
         .collect();
     extra.extend(descriptor.environment.iter().cloned());
     extra.extend(descriptor.self_update_off.environment.iter().cloned());
-    extra.extend(profile_environment.iter().cloned());
+    extra.extend(launch_environment.iter().cloned());
     LaunchPlan {
         runtime: descriptor.id.clone(),
         purpose,
@@ -222,6 +233,8 @@ fn plan(
         interrupt_keys: descriptor.interrupt_keys.clone(),
         interrupt_presses: descriptor.interrupt_presses,
         completion: descriptor.completion,
+        hook_injection: None,
+        files: Vec::new(),
         drops_early_input: descriptor.drops_early_input,
         reference_capture: descriptor.reference_capture.clone(),
         reference_pattern: descriptor.reference_pattern.clone(),

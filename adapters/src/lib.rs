@@ -23,6 +23,7 @@ pub mod identity;
 pub mod launch_plan;
 pub mod launcher;
 mod network_namespace;
+pub mod notify_payload;
 pub mod probe;
 pub mod readiness;
 pub mod receipt;
@@ -32,6 +33,7 @@ pub mod resolve;
 pub mod runtimes;
 pub mod session_store;
 pub mod sign_in;
+pub mod system_defaults;
 pub mod version;
 
 pub use admission::AdmissionError;

@@ -122,7 +122,12 @@ pub fn relied_on_flags(descriptor: &Descriptor) -> Vec<String> {
     match descriptor.hook_injection {
         Some(HookInjection::ClaudeSettings) => tokens.push("--settings".to_owned()),
         Some(HookInjection::CodexNotify) => tokens.push("-c".to_owned()),
-        None => {}
+        Some(HookInjection::CopilotPluginDir) => tokens.push("--plugin-dir".to_owned()),
+        // Variables naming the host's files: no help lists them.
+        Some(
+            HookInjection::GeminiSystemDefaults | HookInjection::QwenSystemDefaults | HookInjection::OpencodePlugin,
+        )
+        | None => {}
     }
     tokens
 }

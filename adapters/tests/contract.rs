@@ -425,3 +425,54 @@ fn sign_in_variables_are_ones_the_runtime_reads() {
         }
     }
 }
+
+/// Every runtime that claims hooks or a notify program gets them in its
+/// plan: arguments or a variable naming the host's notify command or a file
+/// in the host's hook directory, and files only there. A sign-in gets none,
+/// and without a hook directory the runtimes that need files launch
+/// unobserved rather than half-injected.
+#[test]
+fn hooks_reach_the_plan_and_their_files_stay_in_the_hosts_directory() {
+    use panehost_adapters::launcher::plan_login;
+    use panehost_adapters::CompletionSignal;
+    let notify = "/opt/panehost/bin/panehost";
+    let hook_dir = PathBuf::from("/state/panehost/hooks");
+    let mut host = environment();
+    host.notify_command = Some(PathBuf::from(notify));
+    host.hook_dir = Some(hook_dir.clone());
+    let no_dir = HostEnvironment { hook_dir: None, ..host.clone() };
+    for descriptor in runtimes::built_in() {
+        let claims = matches!(descriptor.completion, CompletionSignal::Hook | CompletionSignal::NotifyProgram);
+        let program = PathBuf::from("/opt/cli");
+        let plan = plan_start(&descriptor, program.clone(), PathBuf::from("/"), &StartRequest::default(), &host)
+            .unwrap_or_else(|err| panic!("{}: {err}", descriptor.id));
+        assert_eq!(plan.completion, descriptor.completion, "{}", descriptor.id);
+        assert_eq!(plan.hook_injection.is_some(), claims, "{}", descriptor.id);
+        for file in &plan.files {
+            assert!(file.path.starts_with(&hook_dir), "{} writes {}", descriptor.id, file.path.display());
+        }
+        if claims {
+            let dir = hook_dir.display().to_string();
+            let named = plan
+                .args
+                .iter()
+                .chain(plan.env.iter().map(|(_, value)| value))
+                .any(|text| text.contains(notify) || text.contains(&dir));
+            assert!(named, "{}: nothing in the plan reaches the host", descriptor.id);
+        } else {
+            assert!(plan.files.is_empty(), "{}", descriptor.id);
+        }
+        if let Ok(login) = plan_login(&descriptor, program.clone(), PathBuf::from("/"), &host) {
+            assert!(
+                login.hook_injection.is_none() && login.files.is_empty(),
+                "{}: a sign-in is no turn",
+                descriptor.id
+            );
+        }
+        let without = plan_start(&descriptor, program, PathBuf::from("/"), &StartRequest::default(), &no_dir).unwrap();
+        if without.hook_injection.is_none() && claims {
+            assert_eq!(without.completion, CompletionSignal::Unobserved, "{}", descriptor.id);
+            assert!(without.files.is_empty(), "{}", descriptor.id);
+        }
+    }
+}

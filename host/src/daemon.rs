@@ -80,7 +80,7 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
 
     let host = Arc::new(HostState {
         registry: Registry::new(),
-        catalog: Arc::new(catalog(host_environment(), config.runtimes_config.as_deref())),
+        catalog: Arc::new(catalog(host_environment(&config.state_dir), config.runtimes_config.as_deref())),
         runtime_gate: RuntimeGate::new(),
         pane_limits: config.pane_limits,
         pane_environment: vec![("PANEHOST_SOCKET".to_owned(), config.socket.display().to_string())],
@@ -168,10 +168,12 @@ pub(crate) fn catalog(environment: HostEnvironment, config_path: Option<&Path>) 
 }
 
 /// The environment launches are built from, with this executable as the
-/// command hooks run to reach the host (`panehost notify`).
-fn host_environment() -> HostEnvironment {
+/// command hooks run to reach the host (`panehost notify`), and the state
+/// directory's `hooks` as the place for the files that carry hooks.
+fn host_environment(state_dir: &Path) -> HostEnvironment {
     let mut environment = HostEnvironment::capture();
     environment.notify_command = std::env::current_exe().ok();
+    environment.hook_dir = Some(state_dir.join("hooks"));
     environment
 }
 

@@ -38,6 +38,12 @@ pub const CLOSE_SIGNAL_WAIT: Duration = Duration::from_millis(1500);
 /// The screen heuristic: how long the output must stay quiet after input
 /// for the turn to count as ended.
 pub const HEURISTIC_QUIET: Duration = Duration::from_millis(1500);
+/// The end of a turn a hook reports is recorded once the output after the
+/// report has been quiet this long (some CLIs run the hook before they draw
+/// the answer)…
+pub const HOOK_SETTLE_QUIET: Duration = Duration::from_millis(300);
+/// …or once this much time has passed since the report.
+pub const HOOK_SETTLE_LIMIT: Duration = Duration::from_secs(3);
 /// A runtime that loses early input gets it once the pane has shown output
 /// and been quiet this long.
 pub const READY_QUIET: Duration = Duration::from_millis(500);

@@ -70,6 +70,7 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
             interrupt_keys: b"\x03".to_vec(),
             interrupt_presses: 1,
             completion: CompletionSignal::Unobserved,
+            hook_injection: None,
             drops_early_input: false,
             reference_capture: ReferenceCapture::None,
             reference_pattern: None,

@@ -21,7 +21,10 @@ pub const INPUT_TIMEOUT: Duration = Duration::from_secs(10);
 /// the CLI reads two presses rather than one escape sequence.
 const KEY_PRESS_GAP: Duration = Duration::from_millis(400);
 
-/// Before the Enter that submits, the output must be quiet this long…
+/// Before the Enter that submits, the echo of the text must begin within
+/// this long…
+const SUBMIT_ECHO_WAIT: Duration = Duration::from_millis(1000);
+/// …and then the output must be quiet this long…
 const SUBMIT_SETTLE: Duration = Duration::from_millis(150);
 /// …or this much time must have passed.
 const SUBMIT_SETTLE_LIMIT: Duration = Duration::from_millis(1000);
@@ -71,18 +74,20 @@ async fn submit(pane: &Pane, params: &SendParams) -> Result<usize, ErrorBody> {
         }
     }
     body.extend_from_slice(params.bytes.as_slice());
+    let mut echo = pane.progress();
+    echo.borrow_and_update();
     pane.write_input(&body, INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
     if !body.is_empty() {
         // Several TUIs read text and an Enter that arrive together as one
         // paste, and keep the Enter as text: let the echo of the input
-        // settle first (seen live with claude, gemini, qwen and grok).
-        let mut progress = pane.progress();
-        progress.borrow_and_update();
-        let settle = async { while let Ok(Ok(())) = tokio::time::timeout(SUBMIT_SETTLE, progress.changed()).await {} };
-        let _ = tokio::time::timeout(SUBMIT_SETTLE_LIMIT, settle).await;
+        // arrive and settle first (seen live with claude, gemini, qwen and
+        // grok; opencode on a loaded machine echoed late, and an Enter sent
+        // before the echo left the prompt unsent).
+        let _ = tokio::time::timeout(SUBMIT_ECHO_WAIT, echo.changed()).await;
+        pane.wait_output_quiet(SUBMIT_SETTLE, SUBMIT_SETTLE_LIMIT).await;
     }
     pane.write_input(b"\r", INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
-    pane.input_submitted();
+    pane.input_submitted(&params.text);
     Ok(body.len() + 1)
 }
 
@@ -229,8 +234,7 @@ pub async fn handle_interrupt(host: &HostState, id: &PaneId, terminate: bool) ->
     let presses = if pane.interrupt_presses() > 1 { format!(" x{}", pane.interrupt_presses()) } else { String::new() };
     step("keys", format!("{}{presses}", keys.escape_ascii()), &mut steps);
 
-    let first_wait = INTERRUPT_CONFIRM_WAIT.max(HEURISTIC_QUIET + Duration::from_millis(500));
-    let confirmation = confirm(&pane, first_seq, first_wait, was_busy).await;
+    let confirmation = confirm(&pane, first_seq, was_busy).await;
     if let Some(outcome) =
         conclude(&pane, confirmation, "turn_cancelled", &mut |action, detail| step(action, detail, &mut steps))
     {
@@ -252,7 +256,7 @@ pub async fn handle_interrupt(host: &HostState, id: &PaneId, terminate: bool) ->
         }
         let target = pane.signal_foreground(signal);
         step(action, target, &mut steps);
-        let confirmation = confirm(&pane, first_seq, INTERRUPT_CONFIRM_WAIT, was_busy).await;
+        let confirmation = confirm(&pane, first_seq, was_busy).await;
         if let Some(outcome) =
             conclude(&pane, confirmation, "process_interrupted", &mut |action, detail| step(action, detail, &mut steps))
         {
@@ -293,11 +297,15 @@ enum Confirmation {
     None,
 }
 
-/// Waits up to `limit` for the process to exit, a turn-completed signal,
-/// or (when a turn was running) the output to stay quiet for the
-/// heuristic's quiet period.
-async fn confirm(pane: &Pane, first_seq: u64, limit: Duration, turn_running: bool) -> Confirmation {
-    let deadline = Instant::now() + limit;
+/// Waits for the process to exit, a turn-completed signal, or (when a turn
+/// was running) the output to stay quiet for the heuristic's quiet period,
+/// a period that may begin up to [`INTERRUPT_CONFIRM_WAIT`] after the
+/// step: a CLI may take a moment to redraw after it stops. Gives up once
+/// no such period can still be seen.
+async fn confirm(pane: &Pane, first_seq: u64, turn_running: bool) -> Confirmation {
+    let began = Instant::now();
+    let deadline = began + INTERRUPT_CONFIRM_WAIT + HEURISTIC_QUIET;
+    let mut last_change = began;
     let mut progress = pane.progress();
     loop {
         if pane.current_progress().exit.is_some() {
@@ -306,21 +314,20 @@ async fn confirm(pane: &Pane, first_seq: u64, limit: Duration, turn_running: boo
         if let Some(TurnSignal { event: Event::TurnCompleted { source, .. }, .. }) = completed_since(pane, first_seq) {
             return Confirmation::TurnEnded(format!("turn_completed ({source})"));
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
+        let now = Instant::now();
+        if turn_running && now.duration_since(last_change) >= HEURISTIC_QUIET {
+            return Confirmation::TurnEnded(format!("output quiet for {} ms (heuristic)", HEURISTIC_QUIET.as_millis()));
+        }
+        if now >= deadline {
             return Confirmation::None;
         }
+        let quiet_ends = last_change + HEURISTIC_QUIET;
+        let wake = if turn_running { quiet_ends.min(deadline) } else { deadline };
         progress.borrow_and_update();
-        match tokio::time::timeout(left.min(HEURISTIC_QUIET), progress.changed()).await {
-            Err(_) if turn_running && left >= HEURISTIC_QUIET => {
-                return Confirmation::TurnEnded(format!(
-                    "output quiet for {} ms (heuristic)",
-                    HEURISTIC_QUIET.as_millis()
-                ))
-            }
-            Err(_) => return Confirmation::None,
-            Ok(Err(_)) => return Confirmation::Exited,
-            Ok(Ok(())) => {}
+        match tokio::time::timeout(wake.saturating_duration_since(now), progress.changed()).await {
+            Err(_elapsed) => {}
+            Ok(Err(_closed)) => return Confirmation::Exited,
+            Ok(Ok(())) => last_change = Instant::now(),
         }
     }
 }

@@ -10,8 +10,10 @@ use support::*;
 /// A stand-in for Claude Code that runs the hooks it is given through
 /// `--settings`, as the real one does: UserPromptSubmit when a prompt
 /// arrives, Notification when it needs permission, Stop after answering.
+/// Given a prompt that says `late`, it runs Stop before it draws the answer
+/// (a moment later), as the real one does when the model answers at once.
 const FAKE_CLAUDE: &str = r#"#!/usr/bin/env python3
-import json, subprocess, sys
+import json, subprocess, sys, time
 args = sys.argv[1:]
 settings = json.loads(args[args.index("--settings") + 1])
 def hook(name, payload):
@@ -27,12 +29,88 @@ while True:
     hook("UserPromptSubmit", {"prompt": prompt})
     if "permission" in prompt:
         hook("Notification", {"message": "Claude needs your permission to use Bash"})
+    if "late" in prompt:
+        hook("Stop", {"stop_hook_active": False})
+        time.sleep(0.1)
     print("claude says: " + prompt.upper())
-    hook("Stop", {"stop_hook_active": False})
+    sys.stdout.flush()
+    if "late" not in prompt:
+        hook("Stop", {"stop_hook_active": False})
+"#;
+
+/// A stand-in for a CLI that reads its hooks only from a settings file or
+/// a plugin directory (Gemini CLI, Qwen Code, Copilot): it finds them where
+/// the variable or `--plugin-dir` says, and runs the start and end hooks of
+/// the CLI it is installed as around each answer.
+const FAKE_FILE_HOOKS: &str = r#"#!/usr/bin/env python3
+import json, os, subprocess, sys
+args = sys.argv[1:]
+hooks = {}
+for variable in ("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "QWEN_CODE_SYSTEM_DEFAULTS_PATH"):
+    if os.environ.get(variable):
+        hooks = json.load(open(os.environ[variable]))["hooks"]
+if "--plugin-dir" in args:
+    hooks = json.load(open(os.path.join(args[args.index("--plugin-dir") + 1], "hooks", "hooks.json")))["hooks"]
+name = os.path.basename(sys.argv[0])
+start, end = {"gemini": ("BeforeAgent", "AfterAgent"), "qwen": ("UserPromptSubmit", "Stop"),
+              "copilot": ("userPromptSubmitted", "agentStop")}[name]
+def hook(event, payload):
+    for entry in hooks.get(event, []):
+        for h in entry.get("hooks", [entry]):
+            command = h.get("command") or h.get("bash")
+            subprocess.run(command, shell=True, input=json.dumps(payload).encode(), check=False)
+while True:
+    sys.stdout.write(name + "> "); sys.stdout.flush()
+    line = sys.stdin.readline()
+    if not line:
+        break
+    prompt = line.strip().replace("\x1b[200~", "").replace("\x1b[201~", "")
+    hook(start, {"prompt": prompt})
+    print(name + " answered: " + prompt)
+    sys.stdout.flush()
+    hook(end, {"prompt": prompt})
+"#;
+
+/// A stand-in for OpenCode that loads the plugins its configuration names
+/// through `OPENCODE_CONFIG_CONTENT` (the host's plugin, run by node) and
+/// sends them the events the real one does: for each prompt, a sub-agent's
+/// session created, busy and idle, and the session going busy, then idle
+/// after the answer.
+const FAKE_OPENCODE: &str = r#"#!/usr/bin/env node
+const readline = require("node:readline");
+(async () => {
+  const config = JSON.parse(process.env.OPENCODE_CONFIG_CONTENT);
+  const plugins = [];
+  for (const url of config.plugin) {
+    const module = await import(url);
+    for (const make of Object.values(module)) plugins.push(await make({}));
+  }
+  const emit = async (type, properties) => {
+    for (const plugin of plugins) await plugin.event({ event: { type, properties } });
+  };
+  const settle = () => new Promise((done) => setTimeout(done, 50));
+  process.stdout.write("opencode> ");
+  for await (const line of readline.createInterface({ input: process.stdin })) {
+    const prompt = line.replace("\x1b[200~", "").replace("\x1b[201~", "").trim();
+    await emit("session.status", { sessionID: "ses_main", status: { type: "busy" } });
+    await emit("session.created", { sessionID: "ses_child", info: { id: "ses_child", parentID: "ses_main" } });
+    await emit("session.status", { sessionID: "ses_child", status: { type: "busy" } });
+    await emit("session.idle", { sessionID: "ses_child" });
+    await settle();
+    process.stdout.write("opencode answered: " + prompt + "\n");
+    await emit("session.idle", { sessionID: "ses_main" });
+    process.stdout.write("opencode> ");
+  }
+})();
 "#;
 
 /// A stand-in for Codex that calls its notify program after each turn, with
-/// the JSON payload as the last argument, as the real one does.
+/// the JSON payload as the last argument, as the real one does. Like Codex
+/// 0.171.0, it titles a new conversation in a thread of its own, and its
+/// notify program reports that turn too: after the conversation's turn, or
+/// (with a prompt saying `title-first`, as with a model that answers the
+/// short title request sooner) before it. It prints `titled` once the
+/// title's report is made.
 const FAKE_CODEX: &str = r#"#!/usr/bin/env python3
 import json, subprocess, sys
 args = sys.argv[1:]
@@ -40,13 +118,32 @@ notify = None
 for i, arg in enumerate(args):
     if arg == "-c" and args[i + 1].startswith("notify="):
         notify = json.loads(args[i + 1][len("notify="):])
+thread = "01a22bce-c586-7c41-b5e8-007ee50434a1"
+turns = 0
+def report(thread_id, turn_id, inputs, answer):
+    payload = {"type": "agent-turn-complete", "thread-id": thread_id, "turn-id": turn_id,
+               "cwd": "/work", "client": "codex-tui", "input-messages": inputs,
+               "last-assistant-message": answer}
+    subprocess.run(notify + [json.dumps(payload)], check=False)
 while True:
     sys.stdout.write("codex> "); sys.stdout.flush()
     line = sys.stdin.readline()
     if not line:
         break
-    print("codex did: " + line.strip())
-    subprocess.run(notify + [json.dumps({"type": "agent-turn-complete", "last-assistant-message": "done"})], check=False)
+    prompt = line.strip().replace("\x1b[200~", "").replace("\x1b[201~", "")
+    turns += 1
+    title = lambda: report("01a22bce-d74e-7611-bb5a-08d59022fd04", "01a22bce-d785-7a93-995a-c28b3c2d8657",
+                           ["Generate a concise, single-line task title.\n\nUser prompt:\n" + prompt], "Title")
+    if turns == 1 and "title-first" in prompt:
+        title()
+    print("codex did: " + prompt)
+    sys.stdout.flush()
+    report(thread, "turn-%d" % turns, [prompt], "done")
+    if turns == 1:
+        if "title-first" not in prompt:
+            title()
+        print("titled")
+        sys.stdout.flush()
 "#;
 
 fn answered(response: Response) -> panehost_ipc::TurnReport {
@@ -58,6 +155,59 @@ fn answered(response: Response) -> panehost_ipc::TurnReport {
 
 fn ask(conn: &mut Connection, pane: &panehost_ipc::PaneId, text: &str) -> panehost_ipc::TurnReport {
     answered(conn.ok(Request::Ask { pane: pane.clone(), text: text.into(), timeout_ms: Some(20_000) }))
+}
+
+/// A host whose PATH finds the stand-in `script` under each of `names`
+/// (the FakeBin must live as long as the host).
+fn host_with_stand_ins(names: &[&str], script: &str) -> (FakeBin, TestHost) {
+    let fake = FakeBin::new();
+    for name in names {
+        fake.program(name, script);
+    }
+    let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
+    (fake, host)
+}
+
+/// The turn events of a transcript, in order.
+fn turn_events(transcript: &Transcript) -> Vec<&'static str> {
+    transcript
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::TurnStarted { .. } => Some("started"),
+            Event::TurnCompleted { .. } => Some("completed"),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Follows the pane until its transcript holds `count` ends of turns.
+fn follow_until_ends(conn: &mut Connection, sub: u64, transcript: &mut Transcript, count: usize) {
+    conn.follow_until(sub, transcript, |t| turn_events(t).iter().filter(|kind| **kind == "completed").count() >= count);
+}
+
+/// Starts `runtime` as the stand-in `script`, waits for its prompt
+/// (`RUNTIME> `), asks `text` once, checks that the answer came from
+/// `source` and that its added text holds `expected`, and closes it.
+fn ask_stand_in(runtime: &str, script: &str, encoding: Encoding, text: &str, source: &str, expected: &str) {
+    let (_fake, host) = host_with_stand_ins(&[runtime], script);
+    let mut conn = host.connect(encoding);
+    let (pane, _, _) = start_at_prompt(&mut conn, runtime);
+    let report = ask(&mut conn, &pane, text);
+    assert_eq!(report.source, source);
+    assert!(report.added_text.contains(expected), "{}", report.added_text);
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+/// Starts a pane of the stand-in `runtime` and follows it until its
+/// prompt (`RUNTIME> `): the pane, its subscription and the transcript.
+fn start_at_prompt(conn: &mut Connection, runtime: &str) -> (panehost_ipc::PaneId, u64, Transcript) {
+    let pane = conn.start(start_params(runtime, &[])).id;
+    let sub = conn.subscribe(&pane, Some(0)).subscription;
+    let mut transcript = Transcript::from(0);
+    conn.follow_until_text(sub, &mut transcript, &format!("{runtime}> "));
+    (pane, sub, transcript)
 }
 
 fn activity(conn: &mut Connection, pane: &panehost_ipc::PaneId) -> String {
@@ -144,33 +294,71 @@ fn claude_hooks_injected_per_launch_report_turns_and_approvals() {
 
 #[test]
 fn codex_notify_program_reports_the_end_of_each_turn() {
-    let fake = FakeBin::new();
-    fake.program("codex", FAKE_CODEX);
-    let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
-    let mut conn = host.connect(Encoding::Bincode);
-    let pane = conn.start(start_params("codex", &[])).id;
-    let sub = conn.subscribe(&pane, Some(0)).subscription;
-    conn.follow_until_text(sub, &mut Transcript::from(0), "codex> ");
-    let report = ask(&mut conn, &pane, "refactor it");
-    assert_eq!(report.source, "notify_program");
-    assert!(report.added_text.contains("codex did: refactor it"), "{}", report.added_text);
-    conn.ok(Request::Close { pane });
+    ask_stand_in("codex", FAKE_CODEX, Encoding::Bincode, "refactor it", "notify_program", "codex did: refactor it");
+}
+
+/// The end of each of the conversation's turns, once: never the title
+/// thread's, whether it ends after the conversation's turn (as it does with
+/// a fast model) or before it.
+#[test]
+fn codex_title_thread_reports_are_not_the_conversations_turn() {
+    let (_fake, host) = host_with_stand_ins(&["codex"], FAKE_CODEX);
+    let mut conn = host.connect(Encoding::Json);
+    for first_prompt in ["PING", "title-first PING"] {
+        let (pane, sub, mut transcript) = start_at_prompt(&mut conn, "codex");
+        let report = ask(&mut conn, &pane, first_prompt);
+        assert!(report.added_text.contains(&format!("codex did: {first_prompt}")), "{}", report.added_text);
+        // Once the title's report has been made, the next turn must not be
+        // ended by it.
+        conn.follow_until_text(sub, &mut transcript, "titled");
+        let report = ask(&mut conn, &pane, "second");
+        assert!(report.added_text.contains("codex did: second"), "{}", report.added_text);
+        follow_until_ends(&mut conn, sub, &mut transcript, 2);
+        assert_eq!(turn_events(&transcript), ["started", "completed", "started", "completed"], "{first_prompt}");
+        assert_eq!(activity(&mut conn, &pane), "idle");
+        conn.ok(Request::Close { pane });
+    }
+    host.stop();
+}
+
+#[test]
+fn an_answer_drawn_after_the_stop_hook_is_in_the_added_text() {
+    ask_stand_in("claude", FAKE_CLAUDE, Encoding::Json, "late", "hook", "claude says: LATE");
+}
+
+/// Gemini CLI, Qwen Code and Copilot read hooks from files only: the host
+/// writes its own and names them for the launch; the user's are untouched.
+/// (OpenCode's plugin is a program of its own: see the next test.)
+#[test]
+fn hooks_injected_through_files_report_turns() {
+    let (_fake, host) = host_with_stand_ins(&["gemini", "qwen", "copilot"], FAKE_FILE_HOOKS);
+    let mut conn = host.connect(Encoding::Json);
+    for name in ["gemini", "qwen", "copilot"] {
+        let (pane, sub, mut transcript) = start_at_prompt(&mut conn, name);
+        let report = ask(&mut conn, &pane, "hello");
+        assert_eq!(report.source, "hook", "{name}");
+        assert!(report.added_text.contains(&format!("{name} answered: hello")), "{name}: {}", report.added_text);
+        follow_until_ends(&mut conn, sub, &mut transcript, 1);
+        // The host's input and the hook's report are one turn start.
+        assert_eq!(turn_events(&transcript), ["started", "completed"], "{name}");
+        conn.ok(Request::Close { pane });
+    }
     host.stop();
 }
 
 #[test]
 fn ask_is_refused_where_completion_is_unobserved_and_times_out_saying_what_it_saw() {
     let fake = FakeBin::new();
-    fake.program("gemini", "#!/bin/sh\necho gemini-ready\nread line\n");
+    fake.program("grok", "#!/bin/sh\necho grok-ready\nread line\n");
     let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
     let mut conn = host.connect(Encoding::Json);
-    let gemini = conn.start(start_params("gemini", &[])).id;
-    let refused = conn.call(Request::Ask { pane: gemini.clone(), text: "x".into(), timeout_ms: None }).unwrap_err();
+    let grok = conn.start(start_params("grok", &[])).id;
+    let refused = conn.call(Request::Ask { pane: grok.clone(), text: "x".into(), timeout_ms: None }).unwrap_err();
     assert_eq!(
         (refused.code.as_str(), refused.limitation.as_deref()),
         ("OPERATION_UNSUPPORTED", Some("COMPLETION_UNOBSERVED"))
     );
-    conn.ok(Request::Close { pane: gemini });
+    conn.ok(Request::Close { pane: grok });
 
     let pane = conn.start(start_params("fixture", &[])).id;
     let sub = conn.subscribe(&pane, Some(0)).subscription;
@@ -235,6 +423,24 @@ fn a_pane_past_its_wall_time_is_closed() {
         _ => None,
     });
     assert_eq!(status.and_then(|s| s.signal).as_deref(), Some("SIGHUP"));
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+/// OpenCode's turns through the host's plugin, run by node as OpenCode
+/// would run it: one start and one end per prompt, none for a sub-agent.
+#[test]
+fn the_opencode_plugin_reports_the_sessions_turns_but_not_sub_agents() {
+    let (_fake, host) = host_with_stand_ins(&["opencode"], FAKE_OPENCODE);
+    let mut conn = host.connect(Encoding::Json);
+    let (pane, sub, mut transcript) = start_at_prompt(&mut conn, "opencode");
+    for prompt in ["first", "second"] {
+        let report = ask(&mut conn, &pane, prompt);
+        assert_eq!(report.source, "hook");
+        assert!(report.added_text.contains(&format!("opencode answered: {prompt}")), "{}", report.added_text);
+    }
+    follow_until_ends(&mut conn, sub, &mut transcript, 2);
+    assert_eq!(turn_events(&transcript), ["started", "completed", "started", "completed"]);
     conn.ok(Request::Close { pane });
     host.stop();
 }

@@ -3,10 +3,11 @@
 //! (`adapters/evidence/copilot.json`). `--resume` takes an optional value,
 //! so the reference is attached with `=`.
 
-use super::{agent_cli, profile, resume, strings, variables, UNOBSERVED};
+use super::{agent_cli, profile, resume, strings, variables};
+use crate::completion::HookInjection;
 use crate::descriptor::{
-    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReceiptForm, ReceiptSupport, ReferenceCapture,
-    ResumeMode, SelfUpdateOff, VersionProbe,
+    CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReceiptForm, ReceiptSupport,
+    ReferenceCapture, ResumeMode, SelfUpdateOff, VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
 use crate::session_store::{SessionEntry, SessionStore};
@@ -67,7 +68,11 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::WorkspaceWrite, &["--allow-tool=write", "--disallow-temp-dir"]),
             profile(PermissionProfile::FullAccess, &["--allow-all"]),
         ],
-        limitations: strings(&[UNOBSERVED]),
+        // `--plugin-dir` loads a plugin of the host's for this run only;
+        // its hooks report userPromptSubmitted and agentStop.
+        completion: CompletionSignal::Hook,
+        hook_injection: Some(HookInjection::CopilotPluginDir),
+        limitations: Vec::new(),
         // Published on the npm registry (`adapters/evidence/copilot.json` names the same package).
         npm_package: Some("@github/copilot".into()),
         ..agent_cli(

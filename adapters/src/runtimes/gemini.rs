@@ -4,8 +4,11 @@
 //! session: there is no exact resume, so it declares provider selection
 //! only.
 
-use super::{agent_cli, profile, receipt, resume, strings, UNOBSERVED};
-use crate::descriptor::{Descriptor, Evidence, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe};
+use super::{agent_cli, profile, receipt, resume, strings};
+use crate::completion::HookInjection;
+use crate::descriptor::{
+    CompletionSignal, Descriptor, Evidence, ModelForm, PermissionProfile, ResumeMode, SelfUpdateOff, VersionProbe,
+};
 use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
@@ -39,7 +42,12 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::WorkspaceWrite, &["--approval-mode", "auto_edit"]),
             profile(PermissionProfile::FullAccess, &["--approval-mode", "yolo"]),
         ],
-        limitations: strings(&[limitation::PROVIDER_SELECTION_ONLY, UNOBSERVED, limitation::LOGIN_NOT_IN_TERMINAL]),
+        // Its hooks (on by default) read settings files only: a system
+        // defaults file of the host's, named by a variable for this run,
+        // adds BeforeAgent, AfterAgent and Notification.
+        completion: CompletionSignal::Hook,
+        hook_injection: Some(HookInjection::GeminiSystemDefaults),
+        limitations: strings(&[limitation::PROVIDER_SELECTION_ONLY, limitation::LOGIN_NOT_IN_TERMINAL]),
         // Published on the npm registry (`adapters/evidence/gemini.json` names the same package).
         npm_package: Some("@google/gemini-cli".into()),
         ..agent_cli("gemini", "Gemini CLI", &["gemini"], Evidence::CapturedHelp { file: "gemini.json".into() })

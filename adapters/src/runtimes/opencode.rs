@@ -3,10 +3,11 @@
 //! exact session, `-c, --continue` the last one, `auth` manages providers
 //! and credentials in the terminal.
 
-use super::{agent_cli, profile, receipt, resume, strings, variables, UNOBSERVED};
+use super::{agent_cli, profile, receipt, resume, strings, variables};
+use crate::completion::HookInjection;
 use crate::descriptor::{
-    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReferenceCapture, ResumeMode, SelfUpdateOff,
-    VersionProbe,
+    CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReferenceCapture, ResumeMode,
+    SelfUpdateOff, VersionProbe,
 };
 use crate::reference_pattern::ReferencePattern;
 use crate::session_store::{SessionEntry, SessionStore};
@@ -44,7 +45,11 @@ pub(super) fn descriptor() -> Descriptor {
         // observed: providers may carry their key in opencode.json.
         receipt: receipt(&["run", "{prompt}"]),
         permission_profiles: vec![profile(PermissionProfile::FullAccess, &["--auto"])],
-        limitations: strings(&[UNOBSERVED, limitation::PERMISSION_PROFILE_UNENFORCED]),
+        // A plugin of the host's, added to this run's configuration through
+        // OPENCODE_CONFIG_CONTENT, reports its session going busy and idle.
+        completion: CompletionSignal::Hook,
+        hook_injection: Some(HookInjection::OpencodePlugin),
+        limitations: strings(&[limitation::PERMISSION_PROFILE_UNENFORCED]),
         // Published on the npm registry (`adapters/evidence/opencode.json` names the same package).
         npm_package: Some("opencode-ai".into()),
         ..agent_cli("opencode", "OpenCode", &["opencode"], Evidence::CapturedHelp { file: "opencode.json".into() })

@@ -1,10 +1,11 @@
 //! `qwen`: Qwen Code. Flags checked against `qwen --help` and `qwen auth
 //! --help` of 0.15.10 (`adapters/evidence/qwen.json`).
 
-use super::{agent_cli, profile, receipt, resume, strings, UNOBSERVED};
+use super::{agent_cli, profile, receipt, resume, strings};
+use crate::completion::HookInjection;
 use crate::descriptor::{
-    Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReferenceCapture, ResumeMode, SelfUpdateOff,
-    VersionProbe,
+    CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReferenceCapture, ResumeMode,
+    SelfUpdateOff, VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
 use crate::session_store::{SessionEntry, SessionStore};
@@ -49,7 +50,12 @@ pub(super) fn descriptor() -> Descriptor {
             profile(PermissionProfile::WorkspaceWrite, &["--approval-mode", "default"]),
             profile(PermissionProfile::FullAccess, &["--approval-mode", "yolo"]),
         ],
-        limitations: strings(&[UNOBSERVED]),
+        // Claude Code's hooks, read from settings files only: a system
+        // defaults file of the host's, named by a variable for this run,
+        // adds UserPromptSubmit, Stop and Notification.
+        completion: CompletionSignal::Hook,
+        hook_injection: Some(HookInjection::QwenSystemDefaults),
+        limitations: Vec::new(),
         // Published on the npm registry (`adapters/evidence/qwen.json` names the same package).
         npm_package: Some("@qwen-code/qwen-code".into()),
         ..agent_cli("qwen", "Qwen Code", &["qwen"], Evidence::CapturedHelp { file: "qwen.json".into() })

@@ -7,8 +7,10 @@
 //! output (a connection's subscription) watches [`Pane::progress`] and
 //! reads the ring through a cursor of its own.
 
+mod conversation;
 mod exit;
 pub mod keeper;
+mod launch_files;
 mod quiet_watch;
 mod reader;
 mod recorder;
@@ -21,6 +23,7 @@ pub mod turn;
 
 use crate::limits;
 use crate::records::{PaneRecord, RecordStore, RecordedScreen, RECORD_VERSION, RESERVE_STEP};
+use panehost_adapters::completion::HookInjection;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::{CompletionSignal, LaunchPlan};
@@ -36,7 +39,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 use tokio::io::unix::AsyncFd;
 use tokio::sync::watch;
-use turn::{TerminalNotice, TurnSignal, TurnTracker};
+use turn::{Reported, TerminalNotice, TurnSignal, TurnTracker};
 
 /// Sizes of a pane's buffers.
 #[derive(Debug, Clone, Copy)]
@@ -174,6 +177,7 @@ impl Pane {
         let (keeper_pid, handover) = tokio::task::spawn_blocking(move || {
             std::fs::create_dir_all(&keepers)?;
             std::fs::set_permissions(&keepers, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+            launch_files::write(&launch_plan.files)?;
             let keeper_pid = keeper::launch(&launch_plan, size, &extra_env, &launch_socket)?;
             Ok::<_, io::Error>((keeper_pid, keeper::connect(&launch_socket)?))
         })
@@ -278,7 +282,7 @@ impl Pane {
                 }
                 _ => None,
             },
-            turns: Mutex::new(TurnTracker::new(behaviour.completion)),
+            turns: Mutex::new(TurnTracker::new(behaviour.completion, behaviour.hook_injection)),
             output: Mutex::new(OutputState { ring, pending_resizes: VecDeque::new(), reader_done: false }),
             screen: Mutex::new(screen),
             progress: watch::Sender::new(Progress { end: base, size, exit: None, closed: false, signals: 0 }),
@@ -467,22 +471,45 @@ impl Pane {
         signals::signal_foreground(self, signal)
     }
 
-    /// Records that the host submitted input as a turn.
-    pub fn input_submitted(&self) {
+    /// Records that the host submitted input (`text`, empty when only
+    /// keys) as a turn.
+    pub fn input_submitted(&self, text: &str) {
         let offset = self.current_progress().end;
-        let signal = lock(&self.turns).input_submitted(offset);
+        let signal = lock(&self.turns).input_submitted(offset, text);
         self.publish(signal);
     }
 
+    /// Waits until no output has arrived for `quiet`, at most `limit`.
+    pub async fn wait_output_quiet(&self, quiet: Duration, limit: Duration) {
+        let mut progress = self.progress();
+        progress.borrow_and_update();
+        let settle = async { while let Ok(Ok(())) = tokio::time::timeout(quiet, progress.changed()).await {} };
+        let _ = tokio::time::timeout(limit, settle).await;
+    }
+
     /// A hook or notify program's report. Returns false when the token is
-    /// not this pane's.
-    pub fn report(&self, token: &str, event: &str, payload: &str) -> bool {
+    /// not this pane's. The end of a turn is recorded once the output
+    /// after the report has settled (at most [`limits::HOOK_SETTLE_LIMIT`]
+    /// later), at the offset reached then: a CLI may run its hook before it
+    /// draws the answer.
+    pub fn report(self: &Arc<Self>, token: &str, event: &str, payload: &str) -> bool {
         if token != self.notify_token {
             return false;
         }
         let offset = self.current_progress().end;
-        let signal = lock(&self.turns).reported(event, payload, offset);
-        self.publish(signal);
+        let reported = lock(&self.turns).reported(event, payload, offset);
+        match reported {
+            Reported::Now(signal) => self.publish(signal),
+            Reported::EndPending(pending) => {
+                let pane = Arc::clone(self);
+                tokio::spawn(async move {
+                    pane.wait_output_quiet(limits::HOOK_SETTLE_QUIET, limits::HOOK_SETTLE_LIMIT).await;
+                    let offset = pane.current_progress().end;
+                    let signal = lock(&pane.turns).end_reported(pending, offset);
+                    pane.publish(signal);
+                });
+            }
+        }
         if let ReferenceCapture::HookField(field) = &self.reference_capture {
             let value = serde_json::from_str::<serde_json::Value>(payload).ok();
             if let Some(reference) = value.as_ref().and_then(|value| value.get(field)).and_then(|value| value.as_str())
@@ -668,6 +695,8 @@ pub struct Behaviour {
     pub interrupt_presses: u8,
     /// How the end of a turn is observed.
     pub completion: CompletionSignal,
+    /// How the hooks were injected (and their payloads read).
+    pub hook_injection: Option<HookInjection>,
     /// Whether early input is lost.
     pub drops_early_input: bool,
     /// Where the session's native reference is captured.
@@ -686,6 +715,7 @@ impl Behaviour {
             interrupt_keys: plan.interrupt_keys.clone(),
             interrupt_presses: plan.interrupt_presses,
             completion: plan.completion,
+            hook_injection: plan.hook_injection,
             drops_early_input: plan.drops_early_input,
             reference_capture: plan.reference_capture.clone(),
             reference_pattern: plan.reference_pattern.clone(),

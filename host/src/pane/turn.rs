@@ -6,8 +6,14 @@
 //! notifications (OSC 9, OSC 777, BEL) are read from the output; the screen
 //! heuristic fires when the output stays quiet after input. Signals that a
 //! runtime's completion does not rely on are ignored, so a stray bell in a
-//! hook-driven CLI does not end its turn.
+//! hook-driven CLI does not end its turn. A hook's end of a turn is only
+//! counted when it is the pane's conversation's (see [`Conversation`]), and
+//! is recorded once the output after it has settled: some CLIs run their
+//! hooks before they draw the answer.
 
+use super::conversation::Conversation;
+use panehost_adapters::completion::HookInjection;
+use panehost_adapters::notify_payload::reported_turn;
 use panehost_adapters::CompletionSignal;
 use panehost_ipc::turn::{activity, source};
 use panehost_ipc::{Event, Usage};
@@ -45,10 +51,29 @@ struct OpenTurn {
     started_at: Instant,
 }
 
+/// What a hook's report asks of the pane.
+#[derive(Debug)]
+pub enum Reported {
+    /// A signal to publish now, or nothing.
+    Now(Option<TurnSignal>),
+    /// The end of a turn, to record with [`TurnTracker::end_reported`]
+    /// once the output after the report has settled.
+    EndPending(PendingEnd),
+}
+
+/// The end of a turn a hook reported, not yet recorded.
+#[derive(Debug)]
+pub struct PendingEnd {
+    source: &'static str,
+    usage: Usage,
+}
+
 /// The state of one pane's turns.
 #[derive(Debug)]
 pub struct TurnTracker {
     completion: CompletionSignal,
+    hooks: Option<HookInjection>,
+    conversation: Conversation,
     activity: &'static str,
     open: Option<OpenTurn>,
     log: VecDeque<TurnSignal>,
@@ -57,9 +82,18 @@ pub struct TurnTracker {
 
 impl TurnTracker {
     /// A tracker for a runtime whose completion is observed through
-    /// `completion`.
-    pub fn new(completion: CompletionSignal) -> Self {
-        TurnTracker { completion, activity: activity::UNKNOWN, open: None, log: VecDeque::new(), next_seq: 0 }
+    /// `completion`, with hooks injected by `hooks` (whose payloads are
+    /// read accordingly).
+    pub fn new(completion: CompletionSignal, hooks: Option<HookInjection>) -> Self {
+        TurnTracker {
+            completion,
+            hooks,
+            conversation: Conversation::default(),
+            activity: activity::UNKNOWN,
+            open: None,
+            log: VecDeque::new(),
+            next_seq: 0,
+        }
     }
 
     /// How completion is observed.
@@ -87,11 +121,13 @@ impl TurnTracker {
         self.open.map(|turn| turn.started_at)
     }
 
-    /// The host submitted input: a turn starts (unless one is open; an
-    /// answer to a question the CLI asked resumes the open one). Where
-    /// completion is unobserved the start is reported, but nothing will
-    /// ever end the turn, so the activity stays `unknown`.
-    pub fn input_submitted(&mut self, offset: u64) -> Option<TurnSignal> {
+    /// The host submitted input (`text`, empty when only keys): a turn
+    /// starts (unless one is open; an answer to a question the CLI asked
+    /// resumes the open one). Where completion is unobserved the start is
+    /// reported, but nothing will ever end the turn, so the activity stays
+    /// `unknown`.
+    pub fn input_submitted(&mut self, offset: u64, text: &str) -> Option<TurnSignal> {
+        self.conversation.submitted(text);
         if self.open.is_some() {
             self.activity = activity::BUSY;
             return None;
@@ -104,17 +140,23 @@ impl TurnTracker {
 
     /// A hook or notify program reported `event` (`turn_started`,
     /// `turn_completed` or `notification`) with its payload.
-    pub fn reported(&mut self, event: &str, payload: &str, offset: u64) -> Option<TurnSignal> {
+    pub fn reported(&mut self, event: &str, payload: &str, offset: u64) -> Reported {
         let from = match self.completion {
             CompletionSignal::NotifyProgram => source::NOTIFY_PROGRAM,
             CompletionSignal::Hook => source::HOOK,
             // This pane's runtime was launched without hooks.
-            _ => return None,
+            _ => return Reported::Now(None),
         };
-        match event {
+        let signal = match event {
             "turn_started" if self.open.is_none() => self.start(offset, from),
             "turn_started" => None,
-            "turn_completed" => self.complete(offset, from, usage_from(payload)),
+            "turn_completed" => {
+                if !self.conversation.admits_end(&reported_turn(self.hooks, payload)) {
+                    tracing::debug!(payload = %payload.chars().take(200).collect::<String>(), "not the conversation's turn; ignored");
+                    return Reported::Now(None);
+                }
+                return Reported::EndPending(PendingEnd { source: from, usage: usage_from(payload) });
+            }
             "notification" => {
                 let detail = notification_text(payload);
                 self.activity = activity::AWAITING_INPUT;
@@ -127,7 +169,14 @@ impl TurnTracker {
                 Some(self.record(offset, event))
             }
             _ => None,
-        }
+        };
+        Reported::Now(signal)
+    }
+
+    /// Records the end of a turn a hook reported, at `offset` (where the
+    /// output had settled).
+    pub fn end_reported(&mut self, pending: PendingEnd, offset: u64) -> Option<TurnSignal> {
+        self.complete(offset, pending.source, pending.usage)
     }
 
     /// A terminal notification in the output, at `offset`.
@@ -222,11 +271,11 @@ mod tests {
 
     #[test]
     fn input_starts_a_turn_and_a_notification_ends_it() {
-        let mut tracker = TurnTracker::new(CompletionSignal::TerminalNotification);
+        let mut tracker = TurnTracker::new(CompletionSignal::TerminalNotification, None);
         assert_eq!(tracker.activity(), activity::UNKNOWN);
-        let started = tracker.input_submitted(10).unwrap();
+        let started = tracker.input_submitted(10, "hi").unwrap();
         assert!(matches!(started.event, Event::TurnStarted { offset: 10, ref source } if source == "input"));
-        assert!(tracker.input_submitted(11).is_none(), "one turn at a time");
+        assert!(tracker.input_submitted(11, "hi").is_none(), "one turn at a time");
         let done = tracker.terminal_notice(&TerminalNotice::Osc9("done".into()), 50).unwrap();
         assert!(
             matches!(done.event, Event::TurnCompleted { offset: 50, ref source, .. } if source == "terminal_notification")
@@ -238,37 +287,43 @@ mod tests {
 
     #[test]
     fn signals_a_runtime_does_not_rely_on_are_ignored() {
-        let mut hooked = TurnTracker::new(CompletionSignal::Hook);
-        hooked.input_submitted(0);
+        let mut hooked = TurnTracker::new(CompletionSignal::Hook, Some(HookInjection::ClaudeSettings));
+        hooked.input_submitted(0, "hi");
         assert!(hooked.terminal_notice(&TerminalNotice::Bell, 5).is_none());
         assert!(hooked.quiet(5).is_none());
         assert!(hooked.busy());
-        let mut unobserved = TurnTracker::new(CompletionSignal::Unobserved);
-        assert!(unobserved.input_submitted(0).is_some(), "the start is still reported");
+        let mut unobserved = TurnTracker::new(CompletionSignal::Unobserved, None);
+        assert!(unobserved.input_submitted(0, "hi").is_some(), "the start is still reported");
         assert!(unobserved.quiet(3).is_none());
-        assert!(unobserved.reported("turn_completed", "", 3).is_none());
+        assert!(matches!(unobserved.reported("turn_completed", "", 3), Reported::Now(None)));
         assert!(!unobserved.busy());
         assert_eq!(unobserved.activity(), activity::UNKNOWN);
     }
 
     #[test]
     fn hook_payloads_tell_approval_from_waiting_and_carry_usage() {
-        let mut tracker = TurnTracker::new(CompletionSignal::Hook);
+        let mut tracker = TurnTracker::new(CompletionSignal::Hook, Some(HookInjection::ClaudeSettings));
+        let now = |reported: Reported| match reported {
+            Reported::Now(Some(signal)) => signal,
+            other => panic!("{other:?}"),
+        };
+        let end = |tracker: &mut TurnTracker, payload: &str, offset: u64| match tracker.reported(
+            "turn_completed",
+            payload,
+            offset,
+        ) {
+            Reported::EndPending(pending) => tracker.end_reported(pending, offset + 1).unwrap(),
+            other => panic!("{other:?}"),
+        };
         let approval =
-            tracker.reported("notification", r#"{"message":"Claude needs your permission to use Bash"}"#, 3).unwrap();
+            now(tracker.reported("notification", r#"{"message":"Claude needs your permission to use Bash"}"#, 3));
         assert!(matches!(approval.event, Event::ApprovalRequested { .. }));
-        let waiting = tracker.reported("notification", r#"{"message":"Claude is waiting for your input"}"#, 4).unwrap();
+        let waiting = now(tracker.reported("notification", r#"{"message":"Claude is waiting for your input"}"#, 4));
         assert!(matches!(waiting.event, Event::AwaitingInput { .. }));
-        let done = tracker
-            .reported(
-                "turn_completed",
-                r#"{"usage":{"input_tokens":12,"output_tokens":34},"total_cost_usd":0.0021}"#,
-                9,
-            )
-            .unwrap();
+        let done = end(&mut tracker, r#"{"usage":{"input_tokens":12,"output_tokens":34},"total_cost_usd":0.0021}"#, 9);
         match done.event {
-            Event::TurnCompleted { usage, source, .. } => {
-                assert_eq!(source, "hook");
+            Event::TurnCompleted { usage, source, offset } => {
+                assert_eq!((source.as_str(), offset), ("hook", 10), "recorded where the output settled");
                 assert_eq!(
                     (usage.kind.as_str(), usage.input_tokens, usage.output_tokens, usage.cost_micro_usd),
                     ("measured", Some(12), Some(34), Some(2100))
@@ -276,15 +331,26 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        let done = tracker.reported("turn_completed", "not json", 10).unwrap();
+        let done = end(&mut tracker, "not json", 10);
         assert!(matches!(done.event, Event::TurnCompleted { usage, .. } if usage.kind == "unavailable"));
     }
 
     #[test]
+    fn a_notify_report_of_another_thread_is_ignored() {
+        let mut tracker = TurnTracker::new(CompletionSignal::NotifyProgram, Some(HookInjection::CodexNotify));
+        tracker.input_submitted(0, "PING");
+        let title = r#"{"type":"agent-turn-complete","thread-id":"side","turn-id":"s1","input-messages":["Generate a title.\nUser prompt:\nPING"]}"#;
+        assert!(matches!(tracker.reported("turn_completed", title, 5), Reported::Now(None)));
+        assert!(tracker.busy());
+        let main = r#"{"type":"agent-turn-complete","thread-id":"main","turn-id":"m1","input-messages":["PING"]}"#;
+        assert!(matches!(tracker.reported("turn_completed", main, 6), Reported::EndPending(_)));
+    }
+
+    #[test]
     fn the_log_is_bounded() {
-        let mut tracker = TurnTracker::new(CompletionSignal::ScreenHeuristic);
+        let mut tracker = TurnTracker::new(CompletionSignal::ScreenHeuristic, None);
         for offset in 0..1000 {
-            tracker.input_submitted(offset);
+            tracker.input_submitted(offset, "");
             tracker.quiet(offset);
         }
         assert_eq!(tracker.signals_from(0).len(), SIGNAL_LOG_LEN);

@@ -271,7 +271,7 @@ The columns and the record steps behind them:
 | interrupt | `interrupt` | While `SLOW` streams, `interrupt` with the adapter's keys: the fixture logs the client going away, the answer stops growing and the CLI keeps running. The record holds the host's report (outcome and steps). |
 | native resume | `resume_reference`, `resume_latest` | After `close`, `start` with `resume: Reference(id)` (the id found in the CLI's own session store in the scratch HOME) or `resume: Latest` redraws the earlier `PONG`. A runtime without that form must be refused with its declared limitation (`not_applicable`). |
 | reconnect | `reconnect` | A `PaneFollower` reads the pane through a socket proxy that is cut while `SLOW` streams; it reconnects, and the bytes it handed on equal the pane's output from the same start offset (`events` with `from`). |
-| completion | `completion` | Where the adapter observes completion (hook, notify program), `ask` answers with that source, and no second end of the same prompt follows within 3 s (a stray end would close the next turn as soon as it starts). Where it declares `COMPLETION_UNOBSERVED`, `ask` must be refused with it (`not_applicable`). |
+| completion | `completion` | Where the adapter observes completion (hook, notify program), `ask` answers with that source, its added text holds the answer (`PONG`), and no second end of the same prompt follows within 3 s (a stray end would close the next turn as soon as it starts). Where it declares `COMPLETION_UNOBSERVED`, `ask` must be refused with it (`not_applicable`). |
 
 A record also has `install`, `detect` (the host's `runtimes` entry: version,
 SHA-256, floor), `close` (the pane's process and process group are gone

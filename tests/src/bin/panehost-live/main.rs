@@ -42,8 +42,9 @@
 //! 1. **Install** (`install.rs`): each pinned CLI (`adapters/evidence/<id>.json`)
 //!    into `CACHE/<id>` with `npm install --prefix`, when missing.
 //! 2. **Set up** (`profiles.rs`, `endpoint.rs`, `host.rs`): a scratch
-//!    directory (mode 0700) with a scratch HOME holding each CLI's
-//!    configuration pointed at the fixture (docs/LIVE.md); the fixture
+//!    directory (mode 0700, beside the cache: `CACHE/../live-PID`) with a
+//!    scratch HOME holding each CLI's configuration pointed at the fixture
+//!    (docs/LIVE.md); the fixture
 //!    (`panehost-model-endpoint --port 0`, port from its first line); a
 //!    host (`panehost --socket S --state-dir D host`) with that HOME, PATH =
 //!    the CLIs' bin directories + node's + `/usr/bin:/bin`, and the
@@ -185,13 +186,13 @@ fn live(options: &Options) -> Result<(), String> {
     }
 
     // 2. The scratch HOME, the fixture, the host.
-    // The boundary proof's writes outside the working directory must not
-    // land in the temporary directory, which some sandboxes leave writable.
-    let base = match options.cache.parent() {
-        Some(parent) if options.boundaries => parent.to_path_buf(),
-        _ => std::env::temp_dir(),
-    };
-    let dir = base.join(format!("panehost-live-{}", std::process::id()));
+    // Beside the cache, not in the temporary directory: Gemini CLI and Qwen
+    // Code skip a settings file (the host's hooks) under any directory that
+    // others may write to, such as /tmp; and the boundary proof's writes
+    // outside the working directory must not land in the temporary
+    // directory, which some sandboxes leave writable.
+    let base = options.cache.parent().map(Path::to_path_buf).unwrap_or_else(std::env::temp_dir);
+    let dir = base.join(format!("live-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| e.to_string())?;
     let scratch = Scratch { dir: dir.canonicalize().unwrap_or(dir), keep: options.keep };

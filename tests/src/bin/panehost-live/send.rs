@@ -1,6 +1,7 @@
 //! `send`: `PING` reaches the model and `PONG` shows on the screen.
 //! `completion`: the end of that turn is observed where the adapter claims
-//! it (`ask` answers with the hook's or notify program's source), and `ask`
+//! it (`ask` answers with the hook's or notify program's source, its added
+//! text holds the answer, and no second end follows), and `ask`
 //! is refused with `COMPLETION_UNOBSERVED` where the adapter declares it.
 //!
 //! Where the pane's completion is observed, the prompt goes in with `ask`
@@ -106,13 +107,13 @@ pub async fn completion(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
                     report.usage.kind,
                     tail(&report.added_text, 4)
                 );
-                // The end of the turn is observed either way; whether the
-                // report carries the answer is worth knowing too.
-                let answered = if report.added_text.contains("PONG") {
-                    answered
-                } else {
-                    format!("{answered}; note: added_text lacks the answer (PONG): the end of the turn was reported before the CLI drew it")
-                };
+                // An end of the turn reported before the CLI drew the
+                // answer is no end a client can use: the report must carry it.
+                if !report.added_text.contains("PONG") {
+                    return Outcome::fail(format!(
+                        "{answered}; but added_text lacks the answer (PONG): the end of the turn was reported before the CLI drew it"
+                    ));
+                }
                 match strays(ctx, &pane.id, report.started_offset).await {
                     Ok(extra) if extra.is_empty() => Outcome::pass(format!("{answered}; no further turn signal within {} s", STRAY_WAIT.as_secs())),
                     Ok(extra) => Outcome::fail(format!(
