@@ -21,6 +21,7 @@ import type {
   InterruptOptions,
   InterruptReport,
   LoginOptions,
+  NotifyReport,
   PaneDetail,
   PaneSummary,
   ProbeOptions,
@@ -389,6 +390,24 @@ export class Client {
   async login(runtime: string, options: LoginOptions = {}): Promise<PaneSummary> {
     const body = { runtime, cwd: options.cwd ?? null, size: options.size ?? null };
     return paneSummary(await this.connection.request({ login: body }, "started"));
+  }
+
+  /**
+   * Reports a turn signal from inside a pane, as a CLI's hook or notify
+   * program does through `panehost notify`: not for ordinary clients. The
+   * host sets `PANEHOST_PANE` and `PANEHOST_NOTIFY_TOKEN` in every pane it
+   * starts; a process in the pane passes them here. `event` is
+   * `turn_started`, `turn_completed` (a JSON payload with `usage` or
+   * `total_cost_usd` gives the turn's usage) or `notification` (becomes
+   * `awaiting_input`, or `approval_requested` when it mentions permission
+   * or approval); another name is accepted and does nothing.
+   *
+   * @throws {@link PanehostError}: `UNKNOWN_PANE`, `NOTIFY_REFUSED` (the
+   *   token is not that pane's; nothing is recorded).
+   */
+  async notify(pane: string, report: NotifyReport): Promise<void> {
+    const body = { pane, token: report.token, event: report.event, payload: report.payload ?? "" };
+    await this.connection.request({ notify: body }, "notified");
   }
 
   /**

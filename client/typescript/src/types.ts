@@ -224,6 +224,16 @@ export interface InterruptOptions {
   terminate?: boolean;
 }
 
+/** What a `notify` request reports (see {@link Client.notify}). */
+export interface NotifyReport {
+  /** The pane's notify token, from `PANEHOST_NOTIFY_TOKEN` inside the pane. */
+  token: string;
+  /** `turn_started`, `turn_completed` or `notification`. */
+  event: string;
+  /** What the hook received (usually JSON), passed on as text. Default `""`. */
+  payload?: string;
+}
+
 /** The optional fields of a `probe_runtime` request. */
 export interface ProbeOptions {
   /** The model to ask, for runtimes that take one. */

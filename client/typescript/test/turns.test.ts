@@ -196,6 +196,20 @@ describe("turns of the fixture agent", () => {
     await client!.close(pane.id);
   });
 
+  test("notify with the pane's own token is answered; another token is refused", async () => {
+    const { id, collector } = await fixture();
+    await client!.send(id, { text: "/env PANEHOST_NOTIFY_TOKEN\r" });
+    await collector.waitFor("the token", (c) => /PANEHOST_NOTIFY_TOKEN=\w+\r?\n/.test(c.text));
+    const token = /PANEHOST_NOTIFY_TOKEN=(\w+)/.exec(collector.text)![1]!;
+    // The fixture's turns end by terminal notification, so the report is
+    // answered and changes nothing.
+    await client!.notify(id, { token, event: "turn_completed", payload: "{}" });
+    await assert.rejects(client!.notify(id, { token: `${token}x`, event: "turn_completed" }), hostError("NOTIFY_REFUSED"));
+    await assert.rejects(client!.notify("p-nonexistent", { token, event: "turn_completed" }), hostError("UNKNOWN_PANE"));
+    await collector.stream.close();
+    await client!.close(id);
+  });
+
   test("a pane past its wall time is ended and stays listed as exited", async () => {
     const pane = await client!.start({ runtime: "shell", command: ["sleep", "100"], max_wall_ms: 300 });
     const collector = new Collector(client!.events(pane.id, { from: 0 }));
