@@ -3,7 +3,7 @@
 // OSC 9 notification.
 
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, afterEach, before, describe, test } from "node:test";
 import { type Client, connect, type PaneEvent, PanehostError } from "../src/index.js";
 import { Collector, TestHost } from "./support.js";
 
@@ -227,7 +227,10 @@ describe("readiness and the completion receipt", () => {
   let host: TestHost | undefined;
   let client: Client | undefined;
 
-  after(() => finish(host, client));
+  afterEach(async () => {
+    await finish(host, client);
+    host = client = undefined;
+  });
 
   test("before a receipt the fixture is not ready, and a start requiring readiness is refused", async () => {
     ({ host, client } = await hostAndClient());
@@ -243,8 +246,6 @@ describe("readiness and the completion receipt", () => {
     // The shell is no agent: it needs no receipt.
     const shell = await client.start({ runtime: "shell", require_ready: true });
     await client.close(shell.id);
-    await finish(host, client);
-    host = client = undefined;
   });
 
   test("probeRuntime takes a passing receipt; runtimes then reports the fixture ready", async () => {
@@ -269,7 +270,5 @@ describe("readiness and the completion receipt", () => {
 
     const pane = await client.start({ runtime: "fixture", require_ready: true });
     await client.close(pane.id);
-    await finish(host, client);
-    host = client = undefined;
   });
 });
