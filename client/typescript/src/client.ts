@@ -16,26 +16,38 @@ import {
   type ReconnectPolicy,
 } from "./stream.js";
 import type {
+  AskOptions,
   CloseReport,
+  InterruptOptions,
   InterruptReport,
   LoginOptions,
+  NotifyReport,
   PaneDetail,
   PaneSummary,
+  ProbeOptions,
+  Receipt,
   ResizeReport,
   RuntimeInfo,
   SendInput,
   SendReport,
   Size,
   StartParams,
+  TurnReport,
   Welcome,
 } from "./types.js";
-import { paneDetail, paneSummary, runtimeInfo, toBase64 } from "./wire.js";
+import { interruptReport, paneDetail, paneSummary, receipt, runtimeInfo, toBase64, turnReport } from "./wire.js";
 
 /** The version of this package, sent in the default client name. */
 export const CLIENT_VERSION = "0.1.0";
 
 /** The default request timeout: 60 seconds. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** How long the host waits for the end of a turn when `ask` names no timeout: 10 minutes. */
+export const DEFAULT_ASK_TIMEOUT_MS = 600_000;
+
+/** How long the host lets a `probe_runtime` run take before it ends it: 180 seconds. */
+export const PROBE_RUN_LIMIT_MS = 180_000;
 
 /**
  * Largest input one `send` request carries when {@link Client.send} splits
@@ -141,6 +153,8 @@ export class Client {
   private readonly connection: Connection;
   private readonly options: ResolvedOptions;
   private readonly streams = new Set<PaneStream>();
+  /** Connections of the long requests (`ask`, `probeRuntime`) under way. */
+  private readonly dedicated = new Set<Connection>();
 
   /** @internal Use {@link connect}. */
   constructor(connection: Connection, options: ResolvedOptions) {
@@ -169,10 +183,22 @@ export class Client {
   /**
    * Starts a new pane running a runtime.
    *
+   * With `permission_profile`, the runtime must enforce that profile for
+   * this launch; with `require_ready`, the runtime must be ready as
+   * {@link Client.runtimes} reports it.
+   *
+   * @example
+   * ```ts
+   * const pane = await client.start({ runtime: "codex", cwd: "/srv/work", permission_profile: "workspace_write", require_ready: true });
+   * ```
+   *
    * @returns The new pane.
    * @throws {@link PanehostError}: `UNKNOWN_RUNTIME`, `RUNTIME_NOT_AVAILABLE`,
-   *   `RUNTIME_NOT_SUPPORTED`, `BINARY_CHANGED`, `INVALID_ARGUMENT`,
-   *   `OPERATION_UNSUPPORTED` (with `limitation`), `SPAWN_FAILED`, `INTERNAL`.
+   *   `RUNTIME_NOT_SUPPORTED`, `RUNTIME_NOT_READY` (a readiness gate stops
+   *   it; the message names the gate), `BINARY_CHANGED`, `INVALID_ARGUMENT`
+   *   (also a name that is no permission profile), `OPERATION_UNSUPPORTED`
+   *   (with `limitation`, such as `PERMISSION_PROFILE_UNENFORCED`),
+   *   `SPAWN_FAILED`, `INTERNAL`.
    */
   async start(params: StartParams): Promise<PaneSummary> {
     const body = {
@@ -182,6 +208,10 @@ export class Client {
       command: params.command ?? [],
       model: params.model ?? null,
       resume: params.resume ?? null,
+      max_wall_ms: params.max_wall_ms ?? null,
+      permission_profile: params.permission_profile ?? null,
+      accept_weaker_boundary: params.accept_weaker_boundary ?? false,
+      require_ready: params.require_ready ?? false,
     };
     return paneSummary(await this.connection.request({ start: body }, "started"));
   }
@@ -218,22 +248,80 @@ export class Client {
 
   /**
    * Interrupts what the pane's process is doing, the way its runtime
-   * expects (for a shell, Ctrl-C). An exited pane is not an error: the
-   * outcome is then `not_running`.
+   * expects, and finds out whether it stopped: the runtime's keys (for a
+   * shell and most CLIs, Ctrl-C), up to 2 seconds for a confirmation (the
+   * process exits, the turn ends, or the output goes quiet), then, only
+   * when a turn was known to be running and the pane's completion is
+   * observed, `SIGINT`; with `terminate`, `SIGTERM` and `SIGKILL` after
+   * that. Answered within about 2, 4 or 8 seconds. An exited pane is not an
+   * error: the outcome is then `not_running`.
    *
    * @throws {@link PanehostError}: `UNKNOWN_PANE`, `INTERNAL`.
    */
-  async interrupt(pane: string): Promise<InterruptReport> {
-    const answer = await this.connection.request({ interrupt: { pane } }, "interrupted");
-    return {
-      pane: answer.pane,
-      outcome: answer.outcome,
-      steps: (answer.steps ?? []).map((step: { action: string; detail: string; at_ms: number }) => ({
-        action: step.action,
-        detail: step.detail,
-        at_ms: step.at_ms,
-      })),
+  async interrupt(pane: string, options: InterruptOptions = {}): Promise<InterruptReport> {
+    const body = { pane, terminate: options.terminate ?? false };
+    return interruptReport(await this.connection.request({ interrupt: body }, "interrupted"));
+  }
+
+  /**
+   * Submits `text` as a turn (as `send` with `enter` does) and waits until
+   * the turn ends, as the pane's completion observes it. The answer is the
+   * turn's report: how its end was observed, its offsets, the lines it
+   * added to the screen, its usage.
+   *
+   * The request runs on a connection of its own, opened for it and closed
+   * after, so that the client's other requests do not wait behind it. The
+   * client waits for the answer for `timeout_ms` (default 10 minutes) plus
+   * its request timeout.
+   *
+   * @example
+   * ```ts
+   * const turn = await client.ask(pane.id, "Summarise README.md", { timeout_ms: 300_000 });
+   * console.log(turn.source, turn.added_text);
+   * ```
+   *
+   * @throws {@link PanehostError}: `UNKNOWN_PANE`; `OPERATION_UNSUPPORTED`
+   *   with limitation `COMPLETION_UNOBSERVED` (use `send` and `events`);
+   *   `PANE_EXITED`; `TURN_IN_PROGRESS` (a turn is open; nothing was
+   *   written); `TURN_TIMEOUT` (no end within `timeout_ms`: the turn is
+   *   left running, so interrupt it or wait for its `turn_completed`
+   *   before asking again); `INTERNAL`.
+   */
+  async ask(pane: string, text: string, options: AskOptions = {}): Promise<TurnReport> {
+    const timeoutMs = options.timeout_ms ?? null;
+    const answer = await this.dedicatedRequest(
+      { ask: { pane, text, timeout_ms: timeoutMs } },
+      "answered",
+      timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
+    );
+    return turnReport(answer);
+  }
+
+  /**
+   * Takes a completion receipt of a runtime: the host runs its one-shot
+   * mode inside the read-only boundary, asking for exactly one JSON object
+   * with a fresh value, and stores the receipt, passed or not, against the
+   * executable. A passed receipt under 24 hours old makes the runtime's
+   * `receipt` gate pass ({@link Client.runtimes} then reports
+   * `receipt_valid`). Runs on a connection of its own, like
+   * {@link Client.ask}; the host ends the run after 180 seconds.
+   *
+   * @returns The receipt; check `passed`.
+   * @throws {@link PanehostError}: `UNKNOWN_RUNTIME`, `RUNTIME_NOT_AVAILABLE`,
+   *   `RUNTIME_NOT_SUPPORTED`, `BINARY_CHANGED`; `OPERATION_UNSUPPORTED`
+   *   with `RECEIPT_UNAVAILABLE` (no one-shot mode) or
+   *   `PERMISSION_PROFILE_UNENFORCED` (no read-only boundary, and
+   *   `accept_weaker_boundary` not set); `INVALID_ARGUMENT` (a runtime that
+   *   is no agent, such as `shell`, or a model it does not take);
+   *   `INTERNAL`.
+   */
+  async probeRuntime(runtime: string, options: ProbeOptions = {}): Promise<Receipt> {
+    const body = {
+      runtime,
+      model: options.model ?? null,
+      accept_weaker_boundary: options.accept_weaker_boundary ?? false,
     };
+    return receipt(await this.dedicatedRequest({ probe_runtime: body }, "receipt", PROBE_RUN_LIMIT_MS));
   }
 
   /**
@@ -279,7 +367,13 @@ export class Client {
     return { pane: answer.pane, status: { code: answer.status.code, signal: answer.status.signal ?? null } };
   }
 
-  /** Describes the runtimes the host can start (the `runtimes` answer's list). */
+  /**
+   * Describes the runtimes the host can start (the `runtimes` answer's
+   * list): whether each is installed, its readiness (`ready`, `not_ready`
+   * with the `readiness_gate` that stops it, or `reduced`), its sign-in,
+   * its last receipt, how its turns' ends are observed and the permission
+   * profiles it enforces.
+   */
   async runtimes(): Promise<RuntimeInfo[]> {
     const answer = await this.connection.request({ runtimes: {} }, "runtimes");
     return (answer.runtimes ?? []).map(runtimeInfo);
@@ -296,6 +390,24 @@ export class Client {
   async login(runtime: string, options: LoginOptions = {}): Promise<PaneSummary> {
     const body = { runtime, cwd: options.cwd ?? null, size: options.size ?? null };
     return paneSummary(await this.connection.request({ login: body }, "started"));
+  }
+
+  /**
+   * Reports a turn signal from inside a pane, as a CLI's hook or notify
+   * program does through `panehost notify`: not for ordinary clients. The
+   * host sets `PANEHOST_PANE` and `PANEHOST_NOTIFY_TOKEN` in every pane it
+   * starts; a process in the pane passes them here. `event` is
+   * `turn_started`, `turn_completed` (a JSON payload with `usage` or
+   * `total_cost_usd` gives the turn's usage) or `notification` (becomes
+   * `awaiting_input`, or `approval_requested` when it mentions permission
+   * or approval); another name is accepted and does nothing.
+   *
+   * @throws {@link PanehostError}: `UNKNOWN_PANE`, `NOTIFY_REFUSED` (the
+   *   token is not that pane's; nothing is recorded).
+   */
+  async notify(pane: string, report: NotifyReport): Promise<void> {
+    const body = { pane, token: report.token, event: report.event, payload: report.payload ?? "" };
+    await this.connection.request({ notify: body }, "notified");
   }
 
   /**
@@ -340,8 +452,29 @@ export class Client {
   async disconnect(): Promise<void> {
     const streams = [...this.streams];
     this.streams.clear();
+    for (const connection of this.dedicated) connection.close();
+    this.dedicated.clear();
     await Promise.all(streams.map((stream) => stream.close()));
     this.connection.close();
+  }
+
+  /**
+   * Sends one request on a connection opened for it, and closes that
+   * connection after the answer. The answer is waited for `hostWaitMs` (how
+   * long the host may take on purpose) plus the request timeout.
+   */
+  private async dedicatedRequest(request: object, expect: string, hostWaitMs: number): Promise<any> {
+    if (this.connection.isClosed) return this.connection.request(request, expect);
+    const configured = this.options.requestTimeoutMs;
+    const timeoutMs = configured > 0 ? configured + hostWaitMs : 0;
+    const connection = await Connection.open(this.options);
+    this.dedicated.add(connection);
+    try {
+      return await connection.request(request, expect, { timeoutMs });
+    } finally {
+      this.dedicated.delete(connection);
+      connection.close();
+    }
   }
 }
 

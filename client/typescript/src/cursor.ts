@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { PaneEvent, StreamStart } from "./types.js";
+import type { PaneEvent, StreamStart, TurnEvent } from "./types.js";
 
 /** The request that (re)opens a stream: `events` before any start, `reconnect` after. */
 export type CursorRequest =
@@ -25,6 +25,11 @@ export type CursorRequest =
  *   dropped; output that begins before it is trimmed to start at it.
  *   Either only happens if a host replays more than asked; it keeps the
  *   "no duplicate" promise on this side too.
+ * - turn events do not move the offset. A resume at offset O may bring
+ *   again the turn events at exactly O (PROTOCOL.md section 8): after a
+ *   `replay` start from the offset the cursor stood at, a turn event equal
+ *   to one handed on at that offset (same name, offset and source) is
+ *   dropped, once per earlier one.
  *
  * After a lost connection, {@link FollowCursor.resumeRequest} is the
  * request that continues exactly where the caller stopped.
@@ -33,6 +38,12 @@ export class FollowCursor {
   private gen: number | undefined;
   private off: number | undefined;
   private done = false;
+  /** Turn events handed on whose offset is the current offset, as keys. */
+  private turnsHere: string[] = [];
+  /** After a replay from the offset the cursor stood at: those the host may send again. */
+  private repeats: string[] = [];
+  /** The offset of {@link FollowCursor.repeats}: where the replay began. */
+  private repeatAt = 0;
 
   /**
    * A cursor that has seen nothing yet. `from` is the offset to start at, if
@@ -73,6 +84,10 @@ export class FollowCursor {
 
   /** Notes a stream start handed on. */
   onStart(generation: number, start: StreamStart): void {
+    const resumedHere = start.kind === "replay" && this.gen === generation && start.from === this.off;
+    this.repeats = resumedHere ? [...this.turnsHere] : [];
+    this.repeatAt = start.kind === "replay" ? start.from : 0;
+    if (!resumedHere) this.turnsHere = [];
     this.gen = generation;
     this.off = start.kind === "replay" ? start.from : start.snapshot.offset;
   }
@@ -80,7 +95,7 @@ export class FollowCursor {
   /**
    * Notes an event about to be handed on, and returns what to hand on: the
    * event itself, a trimmed output event, or `undefined` for output that was
-   * handed on already.
+   * handed on already and for a turn event a resume repeats.
    */
   admit(event: PaneEvent): PaneEvent | undefined {
     switch (event.kind) {
@@ -91,21 +106,47 @@ export class FollowCursor {
         if (current !== undefined && end <= current && !(data.length === 0 && offset === current)) {
           return undefined;
         }
+        this.moveTo(end);
         if (current !== undefined && offset < current) {
-          this.off = end;
           return { kind: "output", offset: current, data: data.subarray(current - offset) };
         }
-        this.off = end;
         return event;
       }
       case "resync":
-        this.off = event.snapshot.offset;
+        this.moveTo(event.snapshot.offset);
+        this.repeats = [];
         return event;
       case "ended":
         this.done = true;
         return event;
+      case "turn_started":
+      case "turn_completed":
+      case "awaiting_input":
+      case "approval_requested":
+        return this.admitTurn(event);
       default:
         return event;
     }
+  }
+
+  /** A turn event: dropped when it repeats one handed on before a resume at its offset. */
+  private admitTurn(event: TurnEvent): TurnEvent | undefined {
+    const key = `${event.kind} ${event.offset} ${event.source}`;
+    const repeat = this.repeats.indexOf(key);
+    if (repeat >= 0) {
+      this.repeats.splice(repeat, 1);
+      return undefined;
+    }
+    // Turn events come in the order observed: once a later one passed, no
+    // repeat of the earlier offset can follow.
+    if (event.offset > this.repeatAt) this.repeats = [];
+    if (event.offset === this.off) this.turnsHere.push(key);
+    return event;
+  }
+
+  /** Moves the offset; the turn events at the old one are no longer at it. */
+  private moveTo(offset: number): void {
+    if (offset !== this.off) this.turnsHere = [];
+    this.off = offset;
   }
 }

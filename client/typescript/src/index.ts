@@ -7,7 +7,16 @@
  * @packageDocumentation
  */
 
-export { connect, Client, defaultSocketPath, CLIENT_VERSION, DEFAULT_REQUEST_TIMEOUT_MS, INPUT_CHUNK_BYTES } from "./client.js";
+export {
+  connect,
+  Client,
+  defaultSocketPath,
+  CLIENT_VERSION,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_ASK_TIMEOUT_MS,
+  PROBE_RUN_LIMIT_MS,
+  INPUT_CHUNK_BYTES,
+} from "./client.js";
 export type { ConnectOptions, ResolvedOptions } from "./client.js";
 export { PaneStream, DEFAULT_RECONNECT_POLICY, DEFAULT_MAX_BUFFERED_EVENTS } from "./stream.js";
 export type { EventsOptions, ReconnectPolicy, StreamItem } from "./stream.js";

@@ -62,6 +62,30 @@ export interface PaneSummary {
   title: string;
   /** When the pane was created, in milliseconds since the Unix epoch. */
   created_at_ms: number;
+  /**
+   * What the pane's agent is doing, as far as the host can tell: `idle`
+   * (the last turn was seen to end), `busy` (in a turn), `awaiting_input`
+   * (the CLI asked its user for something) or `unknown` (nothing observed
+   * yet, or the process exited). The turn events move it. For a pane whose
+   * `completion` is `unobserved` it says nothing about the end of a turn.
+   * Treat an unknown value as `unknown`.
+   */
+  activity: string;
+  /**
+   * How the pane came to this host: `started` (by `start` or `login`), or
+   * after a host restart `keeper` (the same process, taken back from its
+   * keeper), `native_reference` or `provider_selection` (a new process
+   * that resumed the session; the generation grew), or `fresh` (a new
+   * process starting over). `""` from a host that does not say.
+   */
+  restored_by: string;
+  /**
+   * How the end of a turn is observed for this pane, fixed when it starts:
+   * `hook`, `notify_program`, `terminal_notification`, `screen_heuristic`
+   * or `unobserved` (then {@link Client.ask} is refused with
+   * `COMPLETION_UNOBSERVED`).
+   */
+  completion: string;
 }
 
 /** Where the cursor is. */
@@ -144,6 +168,82 @@ export interface StartParams {
   model?: string | null;
   /** Resume an earlier session instead of starting fresh. */
   resume?: ResumeRequest | null;
+  /**
+   * A wall-time limit in milliseconds, counted from the start: once the
+   * pane has run that long the host ends it as `close` does, but keeps it
+   * listed (exited) until it is closed. Default: none.
+   */
+  max_wall_ms?: number | null;
+  /**
+   * The permission profile the runtime must enforce for this launch:
+   * `read_only`, `workspace_write` or `full_access` (see
+   * {@link PermissionProfile}). Default: none, the CLI's own defaults. A
+   * runtime that does not enforce it (not in
+   * `RuntimeInfo.permission_profiles`) refuses the start with
+   * `OPERATION_UNSUPPORTED` and limitation `PERMISSION_PROFILE_UNENFORCED`,
+   * unless `accept_weaker_boundary` is set.
+   */
+  permission_profile?: PermissionProfile | null;
+  /**
+   * Start even when the runtime cannot enforce `permission_profile`, as if
+   * none had been asked for (the host logs it). Default `false`.
+   */
+  accept_weaker_boundary?: boolean;
+  /**
+   * Refuse with `RUNTIME_NOT_READY` unless {@link Client.runtimes} would
+   * report the runtime `ready` (or `reduced`, when neither `resume` nor
+   * `permission_profile` is asked for). Default `false`.
+   */
+  require_ready?: boolean;
+}
+
+/**
+ * A permission profile (PROTOCOL.md, `start`): `read_only` (read, but no
+ * writes or mutating commands), `workspace_write` (write and run commands
+ * inside the working directory, asking before anything outside it) or
+ * `full_access` (no sandbox, no approvals). Any other string is answered
+ * `INVALID_ARGUMENT` by the host.
+ */
+export type PermissionProfile = "read_only" | "workspace_write" | "full_access" | (string & {});
+
+/** The optional fields of an `ask` request. */
+export interface AskOptions {
+  /**
+   * How long the host waits for the end of the turn, in milliseconds.
+   * Default (host side): 600000, ten minutes.
+   */
+  timeout_ms?: number | null;
+}
+
+/** The optional fields of an `interrupt` request. */
+export interface InterruptOptions {
+  /**
+   * When `SIGINT` is not confirmed, go on to `SIGTERM` and then `SIGKILL`
+   * (each followed by up to 2 seconds of waiting). Default `false`.
+   */
+  terminate?: boolean;
+}
+
+/** What a `notify` request reports (see {@link Client.notify}). */
+export interface NotifyReport {
+  /** The pane's notify token, from `PANEHOST_NOTIFY_TOKEN` inside the pane. */
+  token: string;
+  /** `turn_started`, `turn_completed` or `notification`. */
+  event: string;
+  /** What the hook received (usually JSON), passed on as text. Default `""`. */
+  payload?: string;
+}
+
+/** The optional fields of a `probe_runtime` request. */
+export interface ProbeOptions {
+  /** The model to ask, for runtimes that take one. */
+  model?: string | null;
+  /**
+   * Run even when the runtime cannot hold the read-only boundary (the
+   * receipt's `read_only_enforced` is then `false`); otherwise such a probe
+   * is refused with `PERMISSION_PROFILE_UNENFORCED`. Default `false`.
+   */
+  accept_weaker_boundary?: boolean;
 }
 
 /** The optional fields of a `login` request. */
@@ -155,15 +255,18 @@ export interface LoginOptions {
 }
 
 /**
- * Input for {@link Client.send}. The bytes written to the terminal are
- * exactly: the UTF-8 bytes of `text`, then `bytes`, then `\r` when `enter`.
+ * Input for {@link Client.send}. Without `enter`, the bytes written to the
+ * terminal are exactly the UTF-8 bytes of `text`, then `bytes`. With
+ * `enter` the input submits (PROTOCOL.md, `send`): `text` goes as a
+ * bracketed paste when the program enabled it, then Enter (`\r`) as a
+ * write of its own, and a turn starts (`turn_started` with source `input`).
  */
 export interface SendInput {
   /** UTF-8 text to type. */
   text?: string;
   /** Raw bytes, for keys and control sequences. */
   bytes?: Uint8Array;
-  /** Press Enter after the input (appends a carriage return, `\r`). */
+  /** Submit: write the input, press Enter (`\r`) and start a turn. */
   enter?: boolean;
 }
 
@@ -177,9 +280,17 @@ export interface SendReport {
 
 /** One step an interrupt took. */
 export interface InterruptStep {
-  /** What was done, such as `keys`. */
+  /**
+   * What was done: `keys` (the interrupt keys were written), `sigint`,
+   * `sigterm`, `sigkill` (the signal was sent to the foreground process
+   * group), or `observed` (what confirmed the stop, or that nothing did).
+   * More actions may appear.
+   */
   action: string;
-  /** Details for people, such as the keys written, escaped (`\x03`). */
+  /**
+   * For people, not for matching: the keys written, escaped (`\x03`), the
+   * process group signalled, or what was observed.
+   */
   detail: string;
   /** Milliseconds since the interrupt began. */
   at_ms: number;
@@ -190,12 +301,16 @@ export interface InterruptReport {
   /** The pane. */
   pane: string;
   /**
-   * `keys_sent` (the runtime's interrupt keys were written) or
-   * `not_running` (the process had already exited). Treat an unknown value
-   * as "something was done, see `steps`".
+   * What was confirmed: `turn_cancelled` (the keys did it: the turn ended
+   * or the output went quiet), `process_interrupted` (a signal did it and
+   * the process still runs), `process_ended` (the process exited),
+   * `unconfirmed` (nothing observed confirms the stop and the host did not
+   * escalate, as for a runtime whose completion is `unobserved`) or
+   * `not_running` (the process had already exited; nothing was done).
+   * Treat an unknown value as "something was done, see `steps`".
    */
   outcome: string;
-  /** Each step taken, in order; empty when nothing was done. */
+  /** Each step taken, in order, ending with an `observed` step; empty when nothing was done. */
   steps: InterruptStep[];
 }
 
@@ -255,6 +370,8 @@ export interface RuntimeInfo {
   sign_in: string;
   /** What the sign-in reading rests on; never a secret. */
   sign_in_detail: string | null;
+  /** The last completion receipt taken (see {@link Client.probeRuntime}), passed or not; `null` when none was. */
+  receipt: Receipt | null;
   /** Whether the last completion receipt counts now (passed, same executable, under 24 hours old). */
   receipt_valid: boolean;
   /** How the end of a turn is observed, such as `hook` or `unobserved`. */
@@ -263,6 +380,80 @@ export interface RuntimeInfo {
   login: string;
   /** Where the adapter's flags come from, such as `captured_help`. */
   evidence: string;
+  /**
+   * The permission profiles it enforces (`read_only`, `workspace_write`,
+   * `full_access`); empty when it enforces none. A start asking for
+   * another is refused unless it accepts a weaker boundary.
+   */
+  permission_profiles: string[];
+}
+
+/**
+ * A completion receipt (the answer to `probe_runtime`): the runtime's
+ * one-shot mode was asked, inside the read-only boundary, for exactly one
+ * JSON object carrying a fresh value, and this is what came back. It is
+ * tied to the executable: a changed one voids it.
+ */
+export interface Receipt {
+  /** The runtime id. */
+  runtime: string;
+  /** Whether the answer was exactly the object asked for (and the program exited 0). */
+  passed: boolean;
+  /** What was seen, for people: the mismatch, the exit status with standard error, or the timeout. */
+  detail: string;
+  /** The executable that answered. */
+  path: string;
+  /** Its version, as its version probe printed it; `null` when unknown. */
+  version: string | null;
+  /** Its SHA-256 (lowercase hex). */
+  sha256: string;
+  /** When the receipt was taken, in milliseconds since the Unix epoch. */
+  taken_at_ms: number;
+  /** How long the one-shot run took, in milliseconds. */
+  elapsed_ms: number;
+  /** Whether the read-only boundary held the run (`false` when a weaker one was accepted). */
+  read_only_enforced: boolean;
+}
+
+/**
+ * Tokens and cost of one turn, as the CLI reported them. `unavailable` is
+ * not zero: its numbers are all `null`, and must not be added up as 0. A
+ * `measured` usage may still leave some numbers `null`.
+ */
+export interface Usage {
+  /** `measured` (the CLI reported it), `estimated` or `unavailable` (the CLI did not say); more may appear. */
+  kind: string;
+  /** Input tokens, when known. */
+  input_tokens: number | null;
+  /** Output tokens, when known. */
+  output_tokens: number | null;
+  /** Cost in millionths of a US dollar, when known. */
+  cost_micro_usd: number | null;
+}
+
+/** One completed turn: the answer to `ask`. */
+export interface TurnReport {
+  /**
+   * How the end of the turn was observed: `hook`, `notify_program`,
+   * `terminal_notification` or `heuristic` (a guess, labelled as one); the
+   * same vocabulary as turn events' `source`.
+   */
+  source: string;
+  /** The output offset when the prompt was submitted; its echo comes after it. */
+  started_offset: number;
+  /** The output offset at which the end of the turn was observed (its `turn_completed` event's offset). */
+  completed_offset: number;
+  /** Milliseconds from submitting the prompt to observing the end. */
+  duration_ms: number;
+  /**
+   * The lines on the screen after the turn that were not on it before, in
+   * screen order, joined by `\n`. Only the visible screen is compared: for
+   * a longer answer, read the output from `started_offset` to
+   * `completed_offset` with {@link Client.events}.
+   */
+  added_text: string;
+  /** Tokens and cost of the turn, or `unavailable`. */
+  usage: Usage;
 }
 
 /**
@@ -339,6 +530,67 @@ export interface EndedEvent {
 }
 
 /**
+ * A turn began: input was submitted (`send` with `enter`, `ask`: source
+ * `input`) or the CLI's hook said so (source `hook`). At most one turn is
+ * open at a time.
+ */
+export interface TurnStartedEvent {
+  /** The event's name. */
+  kind: "turn_started";
+  /** The pane's output offset when the host observed it; the output before it has been delivered. */
+  offset: number;
+  /** Where the signal came from: `input`, `hook`, or another source (see {@link TurnCompletedEvent}). */
+  source: string;
+}
+
+/**
+ * A turn ended. It may come without a `turn_started` before it (a CLI that
+ * reports no start, a prompt typed in an attached terminal).
+ */
+export interface TurnCompletedEvent {
+  /** The event's name. */
+  kind: "turn_completed";
+  /** The pane's output offset when the host observed the end; the output before it has been delivered. */
+  offset: number;
+  /**
+   * Where the signal came from: `hook`, `notify_program`,
+   * `terminal_notification` (`OSC 9`, `OSC 777 ; notify` or a bell in the
+   * output), `heuristic` (the output stayed quiet, or an interrupt was
+   * confirmed by quiet) or `input`. An open vocabulary: more may appear.
+   */
+  source: string;
+  /** Tokens and cost of the turn, or `unavailable`. */
+  usage: Usage;
+}
+
+/** The CLI waits for its user's input (reported by its hooks or notify program). */
+export interface AwaitingInputEvent {
+  /** The event's name. */
+  kind: "awaiting_input";
+  /** The pane's output offset when the host observed it. */
+  offset: number;
+  /** Where the signal came from, such as `hook`. */
+  source: string;
+  /** What the CLI said, or `""`. */
+  detail: string;
+}
+
+/** The CLI asks its user to approve an action (running a command, editing a file). */
+export interface ApprovalRequestedEvent {
+  /** The event's name. */
+  kind: "approval_requested";
+  /** The pane's output offset when the host observed it. */
+  offset: number;
+  /** Where the signal came from, such as `hook`. */
+  source: string;
+  /** What the CLI said, or `""`. */
+  detail: string;
+}
+
+/** The four turn events: what the host observed of an agent's work cycle. */
+export type TurnEvent = TurnStartedEvent | TurnCompletedEvent | AwaitingInputEvent | ApprovalRequestedEvent;
+
+/**
  * An event this client does not know (a newer host's), passed on as it
  * arrived: `name` is its JSON key and `body` its JSON value, unconverted.
  * It does not move the stream's offset. Ignore what you do not need.
@@ -346,14 +598,24 @@ export interface EndedEvent {
 export interface OtherEvent {
   /** The event's name. */
   kind: "other";
-  /** The event's name on the wire, such as `turn_started`. */
+  /** The event's name on the wire. */
   name: string;
   /** The event's fields as JSON. */
   body: unknown;
 }
 
 /** An event of a pane's subscription. */
-export type PaneEvent = OutputEvent | ResyncEvent | ResizedEvent | ExitedEvent | EndedEvent | OtherEvent;
+export type PaneEvent =
+  | OutputEvent
+  | ResyncEvent
+  | ResizedEvent
+  | ExitedEvent
+  | EndedEvent
+  | TurnStartedEvent
+  | TurnCompletedEvent
+  | AwaitingInputEvent
+  | ApprovalRequestedEvent
+  | OtherEvent;
 
 /** The same as {@link PaneEvent}, under the protocol's name. */
 export type Event = PaneEvent;
@@ -396,12 +658,16 @@ export type ErrorCode =
   | "RUNTIME_NOT_AVAILABLE"
   | "RUNTIME_NOT_SUPPORTED"
   | "BINARY_CHANGED"
+  | "RUNTIME_NOT_READY"
   | "INVALID_ARGUMENT"
   | "PANE_EXITED"
   | "OFFSET_OUT_OF_RANGE"
   | "UNKNOWN_SUBSCRIPTION"
   | "OPERATION_UNSUPPORTED"
   | "LOGIN_NOT_REQUIRED"
+  | "TURN_TIMEOUT"
+  | "TURN_IN_PROGRESS"
+  | "NOTIFY_REFUSED"
   | "SPAWN_FAILED"
   | "INTERNAL";
 
@@ -420,4 +686,6 @@ export type LimitationCode =
   | "REFERENCE_STEERED_BY_WRAPPER"
   | "HOST_LOSS_RESTARTS_FRESH"
   | "COMPLETION_UNOBSERVED"
-  | "LOGIN_NOT_IN_TERMINAL";
+  | "LOGIN_NOT_IN_TERMINAL"
+  | "RECEIPT_UNAVAILABLE"
+  | "PERMISSION_PROFILE_UNENFORCED";

@@ -10,15 +10,19 @@
 import { FrameError } from "./errors.js";
 import type {
   ExitStatus,
+  InterruptReport,
   PaneDetail,
   PaneEvent,
   PaneState,
   PaneSummary,
+  Receipt,
   RuntimeInfo,
   ScreenSnapshot,
   Size,
   StreamStart,
   Subscription,
+  TurnReport,
+  Usage,
 } from "./types.js";
 
 type Json = any;
@@ -71,6 +75,9 @@ export function paneSummary(raw: Json): PaneSummary {
     cwd: raw.cwd,
     title: raw.title,
     created_at_ms: raw.created_at_ms,
+    activity: raw.activity ?? "unknown",
+    restored_by: raw.restored_by ?? "",
+    completion: raw.completion ?? "",
   };
 }
 
@@ -118,10 +125,58 @@ export function runtimeInfo(raw: Json): RuntimeInfo {
     readiness_reason: raw.readiness_reason ?? null,
     sign_in: raw.sign_in,
     sign_in_detail: raw.sign_in_detail ?? null,
+    receipt: raw.receipt == null ? null : receipt(raw.receipt),
     receipt_valid: raw.receipt_valid ?? false,
     completion: raw.completion,
     login: raw.login,
     evidence: raw.evidence,
+    permission_profiles: raw.permission_profiles ?? [],
+  };
+}
+
+/** An `InterruptReport` (the `interrupted` answer) from its JSON. */
+export function interruptReport(raw: Json): InterruptReport {
+  return {
+    pane: raw.pane,
+    outcome: raw.outcome,
+    steps: (raw.steps ?? []).map((step: Json) => ({ action: step.action, detail: step.detail, at_ms: step.at_ms })),
+  };
+}
+
+/** A `Receipt` (the `receipt` answer, or `RuntimeInfo.receipt`) from its JSON. */
+export function receipt(raw: Json): Receipt {
+  return {
+    runtime: raw.runtime,
+    passed: raw.passed,
+    detail: raw.detail,
+    path: raw.path,
+    version: raw.version ?? null,
+    sha256: raw.sha256,
+    taken_at_ms: raw.taken_at_ms,
+    elapsed_ms: raw.elapsed_ms,
+    read_only_enforced: raw.read_only_enforced,
+  };
+}
+
+/** A `Usage` from its JSON (absent numbers become `null`; an absent usage is `unavailable`). */
+export function usage(raw: Json): Usage {
+  return {
+    kind: raw?.kind ?? "unavailable",
+    input_tokens: raw?.input_tokens ?? null,
+    output_tokens: raw?.output_tokens ?? null,
+    cost_micro_usd: raw?.cost_micro_usd ?? null,
+  };
+}
+
+/** A `TurnReport` (the `answered` answer) from its JSON. */
+export function turnReport(raw: Json): TurnReport {
+  return {
+    source: raw.source,
+    started_offset: raw.started_offset,
+    completed_offset: raw.completed_offset,
+    duration_ms: raw.duration_ms,
+    added_text: raw.added_text,
+    usage: usage(raw.usage),
   };
 }
 
@@ -164,6 +219,13 @@ export function paneEvent(raw: Json): PaneEvent {
       return { kind: "exited", status: exitStatus(body.status), offset: body.offset };
     case "ended":
       return { kind: "ended", reason: body.reason };
+    case "turn_started":
+      return { kind: "turn_started", offset: body.offset, source: body.source };
+    case "turn_completed":
+      return { kind: "turn_completed", offset: body.offset, source: body.source, usage: usage(body.usage) };
+    case "awaiting_input":
+    case "approval_requested":
+      return { kind, offset: body.offset, source: body.source, detail: body.detail ?? "" };
     default:
       return { kind: "other", name: kind, body };
   }

@@ -88,10 +88,46 @@ describe("follow cursor", () => {
     cursor.admit(output(0, "ab"));
     cursor.admit({ kind: "resized", size: { cols: 100, rows: 30 } });
     cursor.admit({ kind: "exited", status: { code: 0, signal: null }, offset: 2 });
-    cursor.admit({ kind: "other", name: "turn_started", body: { offset: 2 } });
+    cursor.admit({ kind: "other", name: "pane_renamed", body: { offset: 2 } });
+    cursor.admit({ kind: "turn_started", offset: 2, source: "input" });
     assert.equal(cursor.offset, 2);
     assert.equal(cursor.ended, false);
     cursor.admit({ kind: "ended", reason: "exited" });
     assert.equal(cursor.ended, true);
+  });
+
+  test("a turn event a resume at its offset repeats is dropped, once per earlier one", () => {
+    const unavailable = { kind: "unavailable", input_tokens: null, output_tokens: null, cost_micro_usd: null };
+    const started: PaneEvent = { kind: "turn_started", offset: 2, source: "input" };
+    const completed: PaneEvent = { kind: "turn_completed", offset: 2, source: "heuristic", usage: unavailable };
+    const cursor = new FollowCursor();
+    cursor.onStart(1, { kind: "replay", from: 0 });
+    cursor.admit(output(0, "ab"));
+    assert.deepEqual(cursor.admit(started), started);
+    assert.deepEqual(cursor.admit(completed), completed);
+    // The connection drops; the host replays from 2, the turn events at 2
+    // included, and the output carrying byte 2 may come first.
+    cursor.onStart(1, { kind: "replay", from: 2 });
+    assert.equal(cursor.admit(started), undefined);
+    assert.deepEqual(text(cursor.admit(output(2, "cd"))), [2, "cd"]);
+    assert.equal(cursor.admit(completed), undefined);
+    // A new turn at the same offset is not a repeat: each earlier one is dropped once.
+    assert.deepEqual(cursor.admit(started), started);
+    const later: PaneEvent = { kind: "turn_completed", offset: 4, source: "terminal_notification", usage: unavailable };
+    assert.deepEqual(cursor.admit(later), later);
+    assert.equal(cursor.offset, 4);
+  });
+
+  test("turn events are not dropped after a start elsewhere, or on the first start", () => {
+    const started: PaneEvent = { kind: "turn_started", offset: 2, source: "input" };
+    const cursor = new FollowCursor(2);
+    cursor.onStart(1, { kind: "replay", from: 2 });
+    assert.deepEqual(cursor.admit(started), started);
+    // After a snapshot start (the resume offset was no longer held) nothing repeats.
+    cursor.onStart(1, { kind: "snapshot", snapshot: snapshot(2), skipped_from: 2 });
+    assert.deepEqual(cursor.admit(started), started);
+    // Nor after the generation changed.
+    cursor.onStart(2, { kind: "replay", from: 2 });
+    assert.deepEqual(cursor.admit(started), started);
   });
 });

@@ -145,6 +145,18 @@ function output(subscription: number, offset: number, text: string) {
   return { event: { subscription, event: { output: { offset, data: Buffer.from(text).toString("base64") } } } };
 }
 
+/** Reads the next request (a subscription to p1) and answers it `subscribed`, starting with `start`. */
+async function subscribed(peer: Peer, start: Json, subscription: number, generation: number): Promise<Json> {
+  const request = await peer.next();
+  peer.send({ response: { id: request.id, body: { subscribed: { subscription, pane: "p1", generation, start } } } });
+  return request;
+}
+
+/** Welcomes a connection and does nothing more: the client's own, when only a stream is scripted. */
+async function welcomeOnly(peer: Peer): Promise<void> {
+  await peer.welcome();
+}
+
 async function collect(stream: AsyncIterable<StreamItem>): Promise<StreamItem[]> {
   const items: StreamItem[] = [];
   for await (const item of stream) items.push(item);
@@ -256,9 +268,7 @@ describe("client against a scripted host", () => {
     const host = await fake();
     let reconnectRequest: Json;
     host.script(
-      async (peer) => {
-        await peer.welcome(); // The client's own connection.
-      },
+      welcomeOnly, // The client's own connection.
       async (peer) => {
         await peer.welcome();
         const request = await peer.next();
@@ -289,7 +299,7 @@ describe("client against a scripted host", () => {
       "start:replay:1",
       "output:0:abc",
       "output:3:def",
-      "other",
+      "turn_started",
       "start:replay:1",
       "output:6:gh",
       "output:8:ij",
@@ -304,13 +314,10 @@ describe("client against a scripted host", () => {
   test("a resume after the generation changed hands on the new generation's snapshot", async () => {
     const host = await fake();
     host.script(
+      welcomeOnly,
       async (peer) => {
         await peer.welcome();
-      },
-      async (peer) => {
-        await peer.welcome();
-        const request = await peer.next();
-        peer.send({ response: { id: request.id, body: { subscribed: { subscription: 1, pane: "p1", generation: 1, start: { snapshot: { snapshot: screen(50), skipped_from: null } } } } } });
+        await subscribed(peer, { snapshot: { snapshot: screen(50), skipped_from: null } }, 1, 1);
         peer.send(output(1, 50, "xy"));
         peer.socket.destroy();
       },
@@ -345,9 +352,7 @@ describe("client against a scripted host", () => {
     const host = await fake();
     let first: Json;
     host.script(
-      async (peer) => {
-        await peer.welcome();
-      },
+      welcomeOnly,
       async (peer) => {
         await peer.welcome();
         const request = await peer.next();
@@ -367,13 +372,10 @@ describe("client against a scripted host", () => {
   test("with reconnect off, a lost connection ends the stream with an error", async () => {
     const host = await fake();
     host.script(
+      welcomeOnly,
       async (peer) => {
         await peer.welcome();
-      },
-      async (peer) => {
-        await peer.welcome();
-        const request = await peer.next();
-        peer.send({ response: { id: request.id, body: { subscribed: { subscription: 1, pane: "p1", generation: 1, start: { replay: { from: 0 } } } } } });
+        await subscribed(peer, { replay: { from: 0 } }, 1, 1);
         peer.send(output(1, 0, "a"));
         peer.socket.destroy();
       },
@@ -393,6 +395,132 @@ describe("client against a scripted host", () => {
     );
     assert.deepEqual(describeItems(items), ["start:replay:1", "output:0:a"]);
     assert.deepEqual(await stream.next(), { done: true, value: undefined });
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("the new request fields go on the wire; answers without optional fields decode as null", async () => {
+    const host = await fake();
+    const requests: Json[] = [];
+    host.script(
+      async (peer) => {
+        await peer.welcome();
+        const start = await peer.next();
+        requests.push(start.request);
+        peer.send({ response: { id: start.id, body: { started: summary } } });
+        const interrupt = await peer.next();
+        requests.push(interrupt.request);
+        peer.send({ response: { id: interrupt.id, body: { interrupted: { pane: "p1", outcome: "not_running", steps: [] } } } });
+        const runtimes = await peer.next();
+        const minimal = { id: "fx", display_name: "Fx", supported: true, available: false, resume_modes: [], limitations: [] };
+        const receipt = { runtime: "fx", passed: false, detail: "timeout", path: "/bin/fx", sha256: "ab", taken_at_ms: 5, elapsed_ms: 6, read_only_enforced: true };
+        peer.send({ response: { id: runtimes.id, body: { runtimes: { runtimes: [minimal, { ...minimal, id: "fy", receipt, permission_profiles: ["read_only"] }] } } } });
+      },
+      // `ask` and `probe_runtime` each come on a connection of their own.
+      async (peer) => {
+        await peer.welcome();
+        const ask = await peer.next();
+        requests.push(ask.request);
+        const usage = { kind: "measured", input_tokens: 12 };
+        peer.send({ response: { id: ask.id, body: { answered: { source: "hook", started_offset: 1, completed_offset: 9, duration_ms: 40, added_text: "hi", usage } } } });
+      },
+      async (peer) => {
+        await peer.welcome();
+        const probe = await peer.next();
+        requests.push(probe.request);
+        const receipt = { runtime: "fx", passed: true, detail: "ok", path: "/bin/fx", version: null, sha256: "ab", taken_at_ms: 5, elapsed_ms: 6, read_only_enforced: false };
+        peer.send({ response: { id: probe.id, body: { receipt } } });
+      },
+    );
+    const client = await connect({ socketPath: host.path });
+    const pane = await client.start({ runtime: "fx", permission_profile: "read_only", accept_weaker_boundary: true, require_ready: true, max_wall_ms: 900 });
+    // A host that does not send them: the defaults, never `undefined`.
+    assert.deepEqual([pane.activity, pane.restored_by, pane.completion], ["unknown", "", ""]);
+    assert.deepEqual(await client.interrupt("p1", { terminate: true }), { pane: "p1", outcome: "not_running", steps: [] });
+    const [fx, fy] = await client.runtimes();
+    assert.deepEqual([fx!.receipt, fx!.permission_profiles, fx!.readiness_gate, fx!.receipt_valid], [null, [], null, false]);
+    assert.deepEqual(fy!.receipt, { runtime: "fx", passed: false, detail: "timeout", path: "/bin/fx", version: null, sha256: "ab", taken_at_ms: 5, elapsed_ms: 6, read_only_enforced: true });
+    assert.deepEqual(fy!.permission_profiles, ["read_only"]);
+    const turn = await client.ask("p1", "hello");
+    assert.deepEqual(turn.usage, { kind: "measured", input_tokens: 12, output_tokens: null, cost_micro_usd: null });
+    assert.equal(turn.added_text, "hi");
+    const receipt = await client.probeRuntime("fx", { accept_weaker_boundary: true });
+    assert.equal(receipt.passed, true);
+    assert.equal(receipt.version, null);
+    assert.deepEqual(requests, [
+      { start: { runtime: "fx", cwd: null, size: null, command: [], model: null, resume: null, max_wall_ms: 900, permission_profile: "read_only", accept_weaker_boundary: true, require_ready: true } },
+      { interrupt: { pane: "p1", terminate: true } },
+      { ask: { pane: "p1", text: "hello", timeout_ms: null } },
+      { probe_runtime: { runtime: "fx", model: null, accept_weaker_boundary: true } },
+    ]);
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("turn events decode; an event this client does not know passes as other", async () => {
+    const host = await fake();
+    const event = (body: Json) => ({ event: { subscription: 1, event: body } });
+    host.script(
+      welcomeOnly,
+      async (peer) => {
+        await peer.welcome();
+        await subscribed(peer, { replay: { from: 0 } }, 1, 1);
+        peer.send(event({ turn_started: { offset: 0, source: "hook" } }));
+        peer.send(output(1, 0, "ab"));
+        peer.send(event({ approval_requested: { offset: 2, source: "hook", detail: "may I?" } }));
+        peer.send(event({ awaiting_input: { offset: 2, source: "hook", detail: "" } }));
+        peer.send(event({ turn_completed: { offset: 2, source: "hook", usage: { kind: "measured", input_tokens: 1, output_tokens: 2, cost_micro_usd: 3 } } }));
+        peer.send(event({ pane_renamed: { name: "x" } }));
+        peer.send(event({ ended: { reason: "closed" } }));
+      },
+    );
+    const client = await connect({ socketPath: host.path });
+    const items = await withTimeout(collect(client.events("p1", { from: 0 })), 10_000, "the stream");
+    const events = items.flatMap((item) => (item.kind === "event" ? [item.event] : []));
+    assert.deepEqual(events.filter((e) => e.kind !== "output"), [
+      { kind: "turn_started", offset: 0, source: "hook" },
+      { kind: "approval_requested", offset: 2, source: "hook", detail: "may I?" },
+      { kind: "awaiting_input", offset: 2, source: "hook", detail: "" },
+      { kind: "turn_completed", offset: 2, source: "hook", usage: { kind: "measured", input_tokens: 1, output_tokens: 2, cost_micro_usd: 3 } },
+      { kind: "other", name: "pane_renamed", body: { name: "x" } },
+      { kind: "ended", reason: "closed" },
+    ]);
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("a resume drops the turn events at its offset that were yielded before", async () => {
+    const host = await fake();
+    const started = { event: { subscription: 1, event: { turn_started: { offset: 2, source: "input" } } } };
+    host.script(
+      welcomeOnly,
+      async (peer) => {
+        await peer.welcome();
+        await subscribed(peer, { replay: { from: 0 } }, 1, 1);
+        peer.send(output(1, 0, "ab"));
+        peer.send(started);
+        peer.socket.destroy();
+      },
+      async (peer) => {
+        await peer.welcome();
+        await subscribed(peer, { replay: { from: 2 } }, 1, 1);
+        peer.send(output(1, 2, "cd"));
+        peer.send(started);
+        peer.send({ event: { subscription: 1, event: { turn_completed: { offset: 4, source: "terminal_notification", usage: { kind: "unavailable" } } } } });
+        peer.send({ event: { subscription: 1, event: { ended: { reason: "closed" } } } });
+      },
+    );
+    const client = await connect({ socketPath: host.path });
+    const items = await withTimeout(collect(client.events("p1", { from: 0, reconnect: { initialBackoffMs: 5 } })), 10_000, "the stream");
+    assert.deepEqual(describeItems(items), [
+      "start:replay:1",
+      "output:0:ab",
+      "turn_started",
+      "start:replay:1",
+      "output:2:cd",
+      "turn_completed",
+      "ended:closed",
+    ]);
     await client.disconnect();
     await host.close();
   });
