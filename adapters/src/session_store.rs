@@ -3,9 +3,11 @@
 //!
 //! A descriptor whose CLI reports its session reference neither in its
 //! output nor in a hook payload declares where the CLI writes its sessions
-//! ([`SessionStore`]); the host then takes the entry written most recently
+//! ([`SessionStore`]); the host then takes the entry created most recently
 //! since the pane's process started, and keeps it only if it passes the
-//! runtime's anchored reference pattern.
+//! runtime's anchored reference pattern. Creation, not modification: a
+//! session another pane of the same CLI still writes to was created before
+//! this pane started, and is not taken for this pane's.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -14,9 +16,9 @@ use std::time::{Duration, SystemTime};
 /// history is cut off rather than walked for seconds.
 const MAX_ENTRIES: usize = 20_000;
 
-/// Slack for file times written just before the process's start time was
-/// taken.
-const CLOCK_SLACK: Duration = Duration::from_secs(2);
+/// Slack for file times, which the kernel takes from a coarser clock than
+/// the one the start time was read from.
+const CLOCK_SLACK: Duration = Duration::from_millis(100);
 
 /// Where a CLI writes its sessions, and how an entry names its reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,8 +85,9 @@ impl SessionStore {
         get("HOME").map(|home| Path::new(home).join(&self.dir))
     }
 
-    /// The session written most recently since `since` in the store at
-    /// `store` (see [`location`](Self::location)).
+    /// The session created most recently since `since` (the time just
+    /// before the process was started) in the store at `store` (see
+    /// [`location`](Self::location)).
     pub fn newest_since(&self, store: &Path, since: SystemTime) -> Option<FoundSession> {
         let store = store.to_path_buf();
         let since = since.checked_sub(CLOCK_SLACK).unwrap_or(since);
@@ -109,9 +112,7 @@ impl SessionStore {
                 .map(|entry| entry.path())
                 .filter(|path| path.is_dir())
                 .filter_map(|path| {
-                    // A directory's own time moves only when entries come and
-                    // go; its files' times say when the session was written.
-                    let time = walk(&path).into_iter().map(|entry| entry.time).max()?;
+                    let time = created(&path.symlink_metadata().ok()?);
                     (time >= since).then(|| (file_name(&path).to_owned(), path, time))
                 })
                 .collect(),
@@ -140,8 +141,15 @@ impl SessionStore {
 
 struct Entry {
     path: PathBuf,
+    /// When it was created (see [`created`]).
     time: SystemTime,
     is_dir: bool,
+}
+
+/// When an entry was created; its modification time where the file
+/// system keeps no creation time.
+fn created(meta: &std::fs::Metadata) -> SystemTime {
+    meta.created().or_else(|_| meta.modified()).unwrap_or(SystemTime::UNIX_EPOCH)
 }
 
 /// Every file and directory under `dir` (links are not followed), up to
@@ -156,7 +164,7 @@ fn walk(dir: &Path) -> Vec<Entry> {
                 return found;
             }
             let Ok(meta) = entry.path().symlink_metadata() else { continue };
-            let time = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            let time = created(&meta);
             if meta.is_dir() {
                 pending.push(entry.path());
             }
@@ -235,6 +243,36 @@ mod tests {
         let moved = SessionStore { moved_by: Some(("CLI_HOME".into(), "sessions".into())), ..store };
         let env = vec![("HOME".to_owned(), "/h".to_owned()), ("CLI_HOME".to_owned(), "/elsewhere".to_owned())];
         assert_eq!(moved.location(&env).unwrap(), Path::new("/elsewhere/sessions"));
+        std::fs::remove_dir_all(&home).unwrap();
+    }
+
+    #[test]
+    fn a_session_another_process_still_writes_is_not_taken() {
+        let home = home();
+        let store = SessionStore {
+            dir: "s".into(),
+            moved_by: None,
+            entry: SessionEntry::File {
+                prefix: String::new(),
+                suffix: ".jsonl".into(),
+                reference_len: None,
+                parent: None,
+            },
+        };
+        let older = home.join("s/older.jsonl");
+        write(&older, "{}");
+        // This pane starts once the older session's creation is past the slack.
+        let created = std::fs::metadata(&older).unwrap().created().unwrap();
+        while SystemTime::now() < created + CLOCK_SLACK * 2 {
+            std::thread::yield_now();
+        }
+        let start = SystemTime::now();
+        let mut appending = std::fs::OpenOptions::new().append(true).open(&older).unwrap();
+        std::io::Write::write_all(&mut appending, b"{}\n").unwrap();
+        assert_eq!(store.newest_since(&home.join("s"), start), None, "written to, but created before the start");
+        write(&home.join("s/mine.jsonl"), "{}");
+        std::io::Write::write_all(&mut appending, b"{}\n").unwrap();
+        assert_eq!(store.newest_since(&home.join("s"), start).unwrap().reference, "mine");
         std::fs::remove_dir_all(&home).unwrap();
     }
 

@@ -48,11 +48,12 @@ pub async fn restore_panes(host: &Arc<HostState>) {
     }
 }
 
-/// The references (per runtime) that more than one record holds.
+/// The references (per runtime) that more than one record of a pane still
+/// running holds (a pane whose process exited is not resumed at all).
 fn shared_references(records: &[PaneRecord]) -> HashSet<String> {
     let mut seen = HashSet::new();
     let mut shared = HashSet::new();
-    for record in records {
+    for record in records.iter().filter(|record| record.exit.is_none()) {
         if let Some(reference) = &record.native_reference {
             if !seen.insert((record.runtime.clone(), reference.clone())) {
                 shared.insert(reference.clone());
@@ -75,6 +76,7 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
             reference_capture: ReferenceCapture::None,
             reference_pattern: None,
             session_store_location: None,
+            process_started: None,
         },
     };
     match Pane::adopt(record.clone(), behaviour, host.pane_limits, &host.records).await {

@@ -27,7 +27,7 @@ use panehost_adapters::completion::HookInjection;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::{CompletionSignal, LaunchPlan};
-use panehost_ipc::{ExitStatus, PaneId, PaneState, PaneSummary, ScreenSnapshot, Size, StartParams};
+use panehost_ipc::{ExitStatus, PaneId, PaneState, PaneSummary, ResumeRequest, ScreenSnapshot, Size, StartParams};
 use ring::{OutputRing, RingRead};
 use screen::TerminalScreen;
 use session_capture::SessionCapture;
@@ -124,6 +124,9 @@ pub struct Pane {
     parsed: watch::Sender<u64>,
     io: AsyncFd<OwnedFd>,
     input: tokio::sync::Mutex<()>,
+    /// Whether the pane's record was removed for good (on release); saves
+    /// hold this lock, so none lands after the removal.
+    record_released: tokio::sync::Mutex<bool>,
     /// The keeper connection's writing side, for `release`.
     keeper_control: tokio::sync::Mutex<Option<tokio::net::unix::OwnedWriteHalf>>,
     /// The keeper's pid when this host started it (and must reap it).
@@ -174,6 +177,9 @@ impl Pane {
         let socket = keepers.join(format!("{id}.sock"));
         let launch_plan = plan.clone();
         let launch_socket = socket.clone();
+        // Before the process exists: what it writes to its session store
+        // comes after this.
+        let spawned_at = SystemTime::now();
         let (keeper_pid, handover) = tokio::task::spawn_blocking(move || {
             std::fs::create_dir_all(&keepers)?;
             std::fs::set_permissions(&keepers, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
@@ -189,7 +195,14 @@ impl Pane {
             Some((prev, how)) => {
                 (prev.generation + 1, prev.created_at_ms, prev.reserved_offset, prev.native_reference.clone(), *how)
             }
-            None => (1, now_ms(), 0, None, "started"),
+            // Resuming an exact session: that is the pane's session.
+            None => {
+                let resumed = match &start.resume {
+                    Some(ResumeRequest::Reference(reference)) => Some(reference.clone()),
+                    _ => None,
+                };
+                (1, now_ms(), 0, resumed, "started")
+            }
         };
         let record = PaneRecord {
             version: RECORD_VERSION,
@@ -208,7 +221,7 @@ impl Pane {
             screen: None,
             exit: None,
         };
-        let behaviour = Behaviour::of(&plan);
+        let behaviour = Behaviour { process_started: Some(spawned_at), ..Behaviour::of(&plan) };
         Pane::assemble(record, behaviour, handover, Some(keeper_pid), pane_limits, records.clone(), restored_by).await
     }
 
@@ -277,9 +290,11 @@ impl Pane {
             reference_capture: behaviour.reference_capture.clone(),
             reference_pattern: behaviour.reference_pattern.clone(),
             session_capture: match (&behaviour.reference_capture, &behaviour.session_store_location) {
-                (ReferenceCapture::SessionStore(store), Some(location)) => {
-                    Some(SessionCapture::new(store.clone(), location.clone(), SystemTime::now()))
-                }
+                (ReferenceCapture::SessionStore(store), Some(location)) => Some(SessionCapture::new(
+                    store.clone(),
+                    location.clone(),
+                    behaviour.process_started.unwrap_or_else(SystemTime::now),
+                )),
                 _ => None,
             },
             turns: Mutex::new(TurnTracker::new(behaviour.completion, behaviour.hook_injection)),
@@ -292,6 +307,7 @@ impl Pane {
             io: unsafe { AsyncFd::register(io_fd) }.map_err(io::Error::from)?,
             input: tokio::sync::Mutex::new(()),
             keeper_control: tokio::sync::Mutex::new(Some(control_write)),
+            record_released: tokio::sync::Mutex::new(false),
             keeper_pid,
             record: Mutex::new(record),
             records,
@@ -324,6 +340,12 @@ impl Pane {
 
     /// Writes the pane's record (off the async threads).
     async fn save_record(&self) {
+        // Saves and the removal on release take turns: a save that finishes
+        // after the release would bring a forgotten pane back.
+        let released = self.record_released.lock().await;
+        if *released {
+            return;
+        }
         let record = self.record();
         let records = self.records.clone();
         let saved = tokio::task::spawn_blocking(move || records.save(&record)).await;
@@ -339,7 +361,11 @@ impl Pane {
             use tokio::io::AsyncWriteExt;
             let _ = control.write_all(b"release\n").await;
         }
-        self.records.remove(&self.info.id);
+        {
+            let mut released = self.record_released.lock().await;
+            *released = true;
+            self.records.remove(&self.info.id);
+        }
         if let Some(keeper_pid) = self.keeper_pid {
             tokio::spawn(exit::reap_keeper(keeper_pid));
         }
@@ -706,6 +732,9 @@ pub struct Behaviour {
     /// Where the CLI's session store is for this launch's environment, when
     /// the reference is captured from it.
     pub session_store_location: Option<PathBuf>,
+    /// When the process was about to be started (sessions created since
+    /// are its own); unknown for a pane taken back from its keeper.
+    pub process_started: Option<SystemTime>,
 }
 
 impl Behaviour {
@@ -723,6 +752,7 @@ impl Behaviour {
                 ReferenceCapture::SessionStore(store) => store.location(&plan.env),
                 _ => None,
             },
+            process_started: None,
         }
     }
 }

@@ -7,7 +7,7 @@ use crate::outcome::{skipped, timed, Outcome};
 use crate::profiles::Profile;
 use crate::record::{Record, StepRecord, PASS};
 use crate::submit::How;
-use crate::{close, detect, interrupt, procs, reconnect, restore, resume, send, start};
+use crate::{close, detect, interrupt, procs, receipt, reconnect, restore, resume, send, start};
 use panehost_adapters::descriptor::Descriptor;
 use panehost_client::Client;
 use panehost_ipc::{PaneSummary, RuntimeInfo, TurnReport};
@@ -93,6 +93,7 @@ pub async fn run(ctx: &Ctx<'_>, install: StepRecord) -> (Vec<StepRecord>, State)
     step!("detect", STEP_LIMIT, detect::run(ctx, &mut state));
     if steps.last().is_some_and(|s| s.result != PASS) && state.info.as_ref().is_none_or(|info| !info.available) {
         for name in [
+            "receipt",
             "start",
             "send",
             "completion",
@@ -106,6 +107,7 @@ pub async fn run(ctx: &Ctx<'_>, install: StepRecord) -> (Vec<StepRecord>, State)
             steps.push(skipped(name, "the host did not find the CLI"));
         }
     } else {
+        step!("receipt", STARTING_STEP_LIMIT, receipt::run(ctx));
         step!("start", STEP_LIMIT, start::run(ctx, &mut state));
         if state.pane.is_some() {
             step!("send", STEP_LIMIT, send::run(ctx, &mut state));
