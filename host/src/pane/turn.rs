@@ -13,7 +13,7 @@
 
 use super::conversation::Conversation;
 use panehost_adapters::completion::HookInjection;
-use panehost_adapters::notify_payload::reported_turn;
+use panehost_adapters::notify_payload::{notification, reported_turn, usage, Notification};
 use panehost_adapters::CompletionSignal;
 use panehost_ipc::turn::{activity, source};
 use panehost_ipc::{Event, Usage};
@@ -155,13 +155,12 @@ impl TurnTracker {
                     tracing::debug!(payload = %payload.chars().take(200).collect::<String>(), "not the conversation's turn; ignored");
                     return Reported::Now(None);
                 }
-                return Reported::EndPending(PendingEnd { source: from, usage: usage_from(payload) });
+                return Reported::EndPending(PendingEnd { source: from, usage: usage(payload) });
             }
             "notification" => {
-                let detail = notification_text(payload);
+                let Notification { detail, asks_approval } = notification(payload);
                 self.activity = activity::AWAITING_INPUT;
-                let event = if detail.to_lowercase().contains("permission") || detail.to_lowercase().contains("approv")
-                {
+                let event = if asks_approval {
                     Event::ApprovalRequested { offset, source: from.to_owned(), detail }
                 } else {
                     Event::AwaitingInput { offset, source: from.to_owned(), detail }
@@ -240,29 +239,6 @@ impl TurnTracker {
         self.log.push_back(signal.clone());
         signal
     }
-}
-
-/// The message of a notification hook's JSON payload, or the payload.
-fn notification_text(payload: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(payload)
-        .ok()
-        .and_then(|value| value.get("message").and_then(|message| message.as_str()).map(str::to_owned))
-        .unwrap_or_else(|| payload.chars().take(200).collect())
-}
-
-/// Usage a hook payload reports, if it does (`usage.input_tokens`,
-/// `usage.output_tokens`, `total_cost_usd`); else `unavailable`.
-fn usage_from(payload: &str) -> Usage {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(payload) else { return Usage::unavailable() };
-    let usage = value.get("usage");
-    let tokens = |name: &str| usage.and_then(|usage| usage.get(name)).and_then(serde_json::Value::as_u64);
-    let cost =
-        value.get("total_cost_usd").and_then(serde_json::Value::as_f64).map(|usd| (usd * 1_000_000.0).round() as u64);
-    let (input_tokens, output_tokens) = (tokens("input_tokens"), tokens("output_tokens"));
-    if input_tokens.is_none() && output_tokens.is_none() && cost.is_none() {
-        return Usage::unavailable();
-    }
-    Usage { kind: "measured".into(), input_tokens, output_tokens, cost_micro_usd: cost }
 }
 
 #[cfg(test)]

@@ -274,7 +274,15 @@ The columns and the record steps behind them:
 | completion | `completion` | Where the adapter observes completion (hook, notify program), `ask` answers with that source, its added text holds the answer (`PONG`), and no second end of the same prompt follows within 3 s (a stray end would close the next turn as soon as it starts). Where it declares `COMPLETION_UNOBSERVED`, `ask` must be refused with it (`not_applicable`). |
 
 A record also has `install`, `detect` (the host's `runtimes` entry: version,
-SHA-256, floor), `close` (the pane's process and process group are gone
-afterwards) and `leftovers` (no process of the run outlives it) steps, shown
-under \"The live runs\".
+SHA-256, floor), `receipt` (the completion receipt: `probe_runtime` runs the
+CLI's one-shot mode inside the read-only boundary and the answer is exactly
+the object asked for; the runtime is then ready, see
+[READINESS.md](READINESS.md)), `close` (the pane's process and process group
+are gone afterwards), `restore_reference` (a reboot for one pane: once the
+host recorded the pane's session reference, the host, the keepers and the
+CLI are killed with SIGKILL, and a new host brings the pane back as
+generation 2 by native resume of that session, with `PONG` redrawn) and
+`leftovers` (no process of the run outlives it) steps, shown under \"The live
+runs\". CI (`.ci/run`) runs codex, claude and qwen this way on every change,
+and fails when a step that passes in these records does not.
 ";

@@ -12,7 +12,7 @@
 //!
 //! ```text
 //! panehost-live [--runtime ID]... [--cache DIR] [--records DIR] [--doc FILE]
-//!               [--bin-dir DIR] [--keep] [--doc-only] [--boundaries]
+//!               [--bin-dir DIR] [--keep] [--doc-only] [--boundaries] [--expect DIR]
 //! ```
 //!
 //! * `--runtime ID`: only this CLI (repeatable): `codex`, `claude`,
@@ -32,10 +32,15 @@
 //!   allow, in records of their own (`RECORDS/boundaries/<id>.json`); the
 //!   page is left as it is.
 //!
+//! * `--expect DIR`: judge the run against the records in `DIR`
+//!   (`regressions.rs`): exit 1 when a step that passed there does not pass
+//!   now. `.ci/run` runs codex, claude and qwen this way.
+//!
 //! It needs node and npm (the CLIs are npm packages), and no network once
 //! the CLIs are in the cache. A run of all seven takes about eight minutes.
 //! Progress goes to stderr, a summary to stdout; the exit status is 0 when
-//! every record was written, whatever the CLIs did.
+//! every record was written, whatever the CLIs did (unless `--expect`
+//! finds a regression).
 //!
 //! # What it does
 //!
@@ -97,6 +102,7 @@ mod proxy;
 mod receipt;
 mod reconnect;
 mod record;
+mod regressions;
 mod restore;
 mod resume;
 mod run;
@@ -289,6 +295,18 @@ fn live(options: &Options) -> Result<(), String> {
             .block_on(procs::end(&left));
     }
     print_summary(&summary);
+    if let Some(expected) = &options.expect {
+        let regressions = regressions::find(expected, &summary)?;
+        if !regressions.is_empty() {
+            return Err(format!(
+                "{} step(s) passed in {} and not in this run:\n{}",
+                regressions.len(),
+                expected.display(),
+                regressions.join("\n")
+            ));
+        }
+        println!("no regression against {}", expected.display());
+    }
     Ok(())
 }
 

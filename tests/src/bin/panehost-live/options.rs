@@ -6,7 +6,7 @@ use std::path::PathBuf;
 pub const LIVE_RUNTIMES: &[&str] = &["codex", "claude", "gemini", "qwen", "copilot", "opencode", "grok"];
 
 pub const USAGE: &str = "usage: panehost-live [--runtime ID]... [--cache DIR] [--records DIR] [--doc FILE]
-                     [--bin-dir DIR] [--keep] [--doc-only] [--boundaries]
+                     [--bin-dir DIR] [--keep] [--doc-only] [--boundaries] [--expect DIR]
 
   --runtime ID   run only this runtime (repeatable): codex, claude, gemini, qwen,
                  copilot, opencode, grok (default: all seven)
@@ -19,7 +19,9 @@ pub const USAGE: &str = "usage: panehost-live [--runtime ID]... [--cache DIR] [-
   --keep         keep the scratch directory (HOME, logs) and print its path
   --doc-only     only rewrite the page from the records; run nothing
   --boundaries   the permission-profile proof instead of the other steps: a write
-                 each profile must refuse or allow; records in RECORDS/boundaries";
+                 each profile must refuse or allow; records in RECORDS/boundaries
+  --expect DIR   fail (exit 1) when a step that passed in DIR's record of its
+                 runtime does not pass in this run";
 
 /// What to do.
 #[derive(Debug, Clone)]
@@ -34,6 +36,8 @@ pub struct Options {
     pub doc_only: bool,
     /// Run the boundary proof (`boundary/`) instead of the other steps.
     pub boundaries: bool,
+    /// Records to judge this run against (`regressions.rs`).
+    pub expect: Option<PathBuf>,
 }
 
 impl Options {
@@ -59,6 +63,7 @@ impl Options {
             keep: false,
             doc_only: false,
             boundaries: false,
+            expect: None,
         };
         let mut args = args.peekable();
         while let Some(arg) = args.next() {
@@ -84,6 +89,7 @@ impl Options {
                 "--keep" => options.keep = true,
                 "--doc-only" => options.doc_only = true,
                 "--boundaries" => options.boundaries = true,
+                "--expect" => options.expect = Some(absolute(value()?)),
                 "--help" | "-h" => return Err(String::new()),
                 other => return Err(format!("unknown argument {other:?}")),
             }
