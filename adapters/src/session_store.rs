@@ -52,14 +52,6 @@ pub enum SessionEntry {
     /// A directory directly in the store whose name is the reference; its
     /// files' times say when it was written.
     Directory,
-    /// Log files below the store (`*<suffix>`) that name sessions: the
-    /// reference is the last word starting with `marker` in the newest one.
-    NamedInLog {
-        /// The end of a log file's name.
-        suffix: String,
-        /// What a reference starts with.
-        marker: String,
-    },
 }
 
 /// A session found in a store.
@@ -116,21 +108,6 @@ impl SessionStore {
                     (time >= since).then(|| (file_name(&path).to_owned(), path, time))
                 })
                 .collect(),
-            SessionEntry::NamedInLog { suffix, marker } => {
-                let newest_log = walk(&store)
-                    .into_iter()
-                    .filter(|entry| {
-                        !entry.is_dir && entry.time >= since && file_name(&entry.path).ends_with(suffix.as_str())
-                    })
-                    .max_by_key(|entry| entry.time);
-                newest_log
-                    .and_then(|log| {
-                        let text = std::fs::read_to_string(&log.path).ok()?;
-                        let reference = last_word_starting_with(&text, marker)?;
-                        Some(vec![(reference, log.path, log.time)])
-                    })
-                    .unwrap_or_default()
-            }
         };
         candidates
             .into_iter()
@@ -182,17 +159,6 @@ fn file_name(path: &Path) -> &str {
 
 fn parent_name(path: &Path) -> Option<&str> {
     path.parent().map(file_name)
-}
-
-/// The last word of `text` that starts with `marker` (a word: letters,
-/// digits and `_`), when one is longer than the marker.
-fn last_word_starting_with(text: &str, marker: &str) -> Option<String> {
-    text.match_indices(marker)
-        .filter_map(|(at, _)| {
-            let word: String = text[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            (word.len() > marker.len()).then_some(word)
-        })
-        .last()
 }
 
 #[cfg(test)]
@@ -277,7 +243,7 @@ mod tests {
     }
 
     #[test]
-    fn a_directory_store_and_a_log_store() {
+    fn a_directory_store_names_the_directory() {
         let home = home();
         let start = SystemTime::now();
         let directories = SessionStore { dir: ".cli/state".into(), moved_by: None, entry: SessionEntry::Directory };
@@ -286,13 +252,6 @@ mod tests {
             directories.newest_since(&home.join(".cli/state"), start).unwrap().reference,
             "11111111-2222-3333-4444-555555555555"
         );
-        let logs = SessionStore {
-            dir: ".cli/log".into(),
-            moved_by: None,
-            entry: SessionEntry::NamedInLog { suffix: ".log".into(), marker: "ses_".into() },
-        };
-        write(&home.join(".cli/log/run.log"), "session=ses_first\nses_ alone\nopened ses_second ok\n");
-        assert_eq!(logs.newest_since(&home.join(".cli/log"), start).unwrap().reference, "ses_second");
         std::fs::remove_dir_all(&home).unwrap();
     }
 }

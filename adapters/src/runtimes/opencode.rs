@@ -10,7 +10,6 @@ use crate::descriptor::{
     SelfUpdateOff, VersionProbe,
 };
 use crate::reference_pattern::ReferencePattern;
-use crate::session_store::{SessionEntry, SessionStore};
 use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
@@ -25,13 +24,10 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::ProviderSelection, &["--continue"]),
         ],
         reference_pattern: Some(ReferencePattern::constant("ses_[0-9A-Za-z]{8,64}")),
-        // Its sessions live in an SQLite database; its logs name the
-        // session (`ses_...`) they work on.
-        reference_capture: ReferenceCapture::SessionStore(SessionStore {
-            dir: ".local/share/opencode/log".into(),
-            moved_by: None,
-            entry: SessionEntry::NamedInLog { suffix: ".log".into(), marker: "ses_".into() },
-        }),
+        // The host's plugin names the session in every report; its
+        // sessions themselves live in an SQLite database, and its one log
+        // is shared by every run, so neither tells panes apart.
+        reference_capture: ReferenceCapture::HookField("sessionID".into()),
         login: LoginForm::InTerminal { args: strings(&["auth", "login"]) },
         self_update_off: SelfUpdateOff {
             environment: variables(&[("OPENCODE_DISABLE_AUTOUPDATE", "1")]),

@@ -58,9 +58,7 @@
 //! 3. **Each runtime**, one after the other (`run.rs`), each step at most
 //!    60 s (90 s for those that start a pane of their own), the runtime at
 //!    most 5 minutes, one runtime's failure never stopping the next:
-//!    `detect` (`runtimes`: version, SHA-256, floor), `receipt` (the
-//!    completion receipt, `probe_runtime`, passes and the runtime is then
-//!    ready), `start` (reach the
+//!    `detect` (`runtimes`: version, SHA-256, floor), `start` (reach the
 //!    prompt: the screen settles, no dialog), `send` (`PING` → `PONG`),
 //!    `completion` (`ask` answers with the hook's or notify program's
 //!    source, or is refused with `COMPLETION_UNOBSERVED`), `interrupt`
@@ -69,7 +67,9 @@
 //!    process group are gone), `resume_reference` (the session id found in
 //!    the CLI's own store, see `sessions.rs`; `PONG` redrawn),
 //!    `resume_latest`, `reconnect` (a follower cut off through a proxy
-//!    mid-answer hands on exactly the pane's bytes), `restore_reference`
+//!    mid-answer hands on exactly the pane's bytes), `receipt` (the
+//!    completion receipt, `probe_runtime`, passes and the runtime is then
+//!    ready), `restore_reference`
 //!    (a reboot for one pane: host, keepers and the CLI killed, and a new
 //!    host resumes the session it recorded, redrawing `PONG`), `leftovers` (no
 //!    process carrying the scratch HOME outlives the run). Each step is

@@ -11,18 +11,15 @@
 //! It runs last: the reboot ends the runner's connection, and the next
 //! runtime connects anew.
 
-use crate::outcome::{pause, Outcome};
+use crate::outcome::Outcome;
 use crate::pane::{self, tail};
 use crate::run::Ctx;
-use crate::submit;
+use crate::{sessions, submit};
 use panehost_adapters::descriptor::ResumeMode;
 use panehost_client::Client;
 use panehost_ipc::PaneId;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// How long the host may take to record the session reference.
-const CAPTURE_WAIT: Duration = Duration::from_secs(30);
 /// How long the restored CLI may take to redraw the conversation.
 const REDRAW_WAIT: Duration = Duration::from_secs(50);
 
@@ -47,8 +44,8 @@ pub async fn run(ctx: &Ctx<'_>) -> Outcome {
     if let Err(error) = pane::wait_for(&ctx.client, &summary.id, "PONG", Duration::from_secs(20)).await {
         return Outcome::fail(format!("before the reboot: {error}; {}", submission.detail));
     }
-    let reference = match recorded_reference(&ctx.host.state_dir(), &summary.id).await {
-        Ok(reference) => reference,
+    let reference = match sessions::recorded(&ctx.host.state_dir(), &summary.id).await {
+        Ok(found) => found.reference,
         Err(error) => return Outcome::fail(error),
     };
 
@@ -71,25 +68,6 @@ pub async fn run(ctx: &Ctx<'_>) -> Outcome {
             "session {reference} recorded before the reboot; after it, {seen} ({took} ms after the kill); {closed}"
         )),
         Err(error) => Outcome::fail(format!("session {reference} recorded before the reboot; {error}; {closed}")),
-    }
-}
-
-/// Waits until the pane's record holds a session reference.
-async fn recorded_reference(state_dir: &Path, pane: &PaneId) -> Result<String, String> {
-    let path = state_dir.join("panes").join(format!("{pane}.json"));
-    let started = Instant::now();
-    loop {
-        let recorded = std::fs::read(&path)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-            .and_then(|record| record["native_reference"].as_str().map(str::to_owned));
-        if let Some(reference) = recorded {
-            return Ok(reference);
-        }
-        if started.elapsed() > CAPTURE_WAIT {
-            return Err(format!("the host recorded no session reference within {} s", CAPTURE_WAIT.as_secs()));
-        }
-        pause(200).await;
     }
 }
 

@@ -93,7 +93,6 @@ pub async fn run(ctx: &Ctx<'_>, install: StepRecord) -> (Vec<StepRecord>, State)
     step!("detect", STEP_LIMIT, detect::run(ctx, &mut state));
     if steps.last().is_some_and(|s| s.result != PASS) && state.info.as_ref().is_none_or(|info| !info.available) {
         for name in [
-            "receipt",
             "start",
             "send",
             "completion",
@@ -102,12 +101,12 @@ pub async fn run(ctx: &Ctx<'_>, install: StepRecord) -> (Vec<StepRecord>, State)
             "resume_reference",
             "resume_latest",
             "reconnect",
+            "receipt",
             "restore_reference",
         ] {
             steps.push(skipped(name, "the host did not find the CLI"));
         }
     } else {
-        step!("receipt", STARTING_STEP_LIMIT, receipt::run(ctx));
         step!("start", STEP_LIMIT, start::run(ctx, &mut state));
         if state.pane.is_some() {
             step!("send", STEP_LIMIT, send::run(ctx, &mut state));
@@ -131,6 +130,9 @@ pub async fn run(ctx: &Ctx<'_>, install: StepRecord) -> (Vec<StepRecord>, State)
                 step.detail.push_str(&format!("; diagnosis, after the other steps: {diagnosis}"));
             }
         }
+        // After the panes: a one-shot run of a CLI may leave state behind
+        // (opencode's first interactive start after one took over 50 s).
+        step!("receipt", STARTING_STEP_LIMIT, receipt::run(ctx));
         // Last: the reboot ends this run's connection to the host.
         step!("restore_reference", REBOOT_STEP_LIMIT, restore::run(ctx));
     }

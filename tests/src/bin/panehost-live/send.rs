@@ -57,7 +57,11 @@ pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
     let pong = pane::wait_for(&ctx.client, &pane.id, "PONG", PONG_WAIT).await;
     if ctx.descriptor.resume_form(ResumeMode::Reference).is_some() {
         if let Some(since) = state.started_at {
-            state.session = Some(sessions::find(&ctx.descriptor, &ctx.home, since));
+            state.session = Some(match sessions::find(&ctx.descriptor, &ctx.home, since) {
+                Ok(found) => Ok(found),
+                // No store to list: the reference the host captured.
+                Err(_) => sessions::recorded(&ctx.host.state_dir(), &pane.id).await,
+            });
         }
     }
     state.send_note = submission.detail.clone();

@@ -14,6 +14,7 @@
 
 use panehost_adapters::descriptor::{Descriptor, ReferenceCapture};
 use panehost_adapters::session_store::{SessionEntry, SessionStore};
+use panehost_ipc::PaneId;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -64,4 +65,24 @@ fn checked(
         return Err(format!("{reference:?} (from {}) does not pass the adapter's reference pattern", relative(&path)));
     }
     Ok(Found { reference, how: format!("{how}, {}", relative(&path)) })
+}
+
+/// The session reference the host recorded for `pane` (from the CLI's
+/// output or hook payloads), once it has one (within 30 s).
+pub async fn recorded(state_dir: &Path, pane: &PaneId) -> Result<Found, String> {
+    let path = state_dir.join("panes").join(format!("{pane}.json"));
+    let started = std::time::Instant::now();
+    loop {
+        let reference = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .and_then(|record| record["native_reference"].as_str().map(str::to_owned));
+        if let Some(reference) = reference {
+            return Ok(Found { reference, how: "the reference the host captured for the pane".into() });
+        }
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            return Err(format!("the host captured no session reference for pane {pane} within 30 s"));
+        }
+        crate::outcome::pause(200).await;
+    }
 }

@@ -131,7 +131,7 @@ impl Script {
         if prompt.last_part.contains(OBJECT_REQUEST) {
             if let Some(object) = first_object(&prompt.last_part) {
                 return Answer {
-                    text: object.to_owned(),
+                    text: unquoted(object),
                     delay: Duration::ZERO,
                     word_delay: Duration::ZERO,
                     rule: "object".into(),
@@ -169,6 +169,18 @@ fn first_object(text: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// The object as it was meant: some clients pass the user's text on inside
+/// a JSON string of their own, where its quotes arrive escaped (`{\"k\":1}`).
+fn unquoted(object: &str) -> String {
+    if serde_json::from_str::<serde_json::Value>(object).is_err() {
+        let plain = object.replace("\\\"", "\"");
+        if serde_json::from_str::<serde_json::Value>(&plain).is_ok() {
+            return plain;
+        }
+    }
+    object.to_owned()
 }
 
 fn builtin_entries() -> Vec<Entry> {
@@ -238,6 +250,8 @@ mod tests {
         let asked = r#"Reply with exactly this JSON object and nothing else. {"k":{"v":"1"}} thanks"#;
         let object = script.answer(&Prompt::from_parts(["<note>", asked]));
         assert_eq!((object.text.as_str(), object.rule.as_str()), (r#"{"k":{"v":"1"}}"#, "object"));
+        let escaped = script.answer(&Prompt::from_parts([r#"Reply with exactly this JSON object: {\"k\":\"v\"}"#]));
+        assert_eq!(escaped.text, r#"{"k":"v"}"#, "quotes escaped by the client's own wrapping are undone");
         let unbalanced = script.answer(&Prompt::from_parts(["Reply with exactly this JSON object {"]));
         assert_eq!(unbalanced.rule, "echo");
     }
