@@ -41,10 +41,8 @@ pub(super) async fn run(pane: Arc<Pane>) {
     loop {
         let readable = async {
             if buffer.is_grown() {
-                match tokio::time::timeout(PTY_READ_SHRINK_AFTER, pane.io.readable()).await {
-                    Ok(ready) => Some(ready),
-                    Err(_quiet) => None,
-                }
+                // `None`: quiet for that long.
+                tokio::time::timeout(PTY_READ_SHRINK_AFTER, pane.io.readable()).await.ok()
             } else {
                 Some(pane.io.readable().await)
             }
