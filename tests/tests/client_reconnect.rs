@@ -7,45 +7,8 @@ mod support;
 
 use panehost_client::{Client, ClientOptions, FollowItem, FollowOptions, PaneFollower};
 use panehost_ipc::{Event, SendParams, StreamStart};
-use std::path::{Path, PathBuf};
+use panehost_tests::proxy::Proxy;
 use support::*;
-use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::watch;
-
-/// Forwards connections from its own socket to the host's, and severs all
-/// of them on demand.
-struct Proxy {
-    path: PathBuf,
-    sever: watch::Sender<u64>,
-}
-
-impl Proxy {
-    fn start(dir: &Path, target: PathBuf) -> Proxy {
-        let path = dir.join("proxy.sock");
-        let listener = UnixListener::bind(&path).unwrap();
-        let (sever, severed) = watch::channel(0u64);
-        tokio::spawn(async move {
-            while let Ok((mut inbound, _)) = listener.accept().await {
-                let target = target.clone();
-                let mut severed = severed.clone();
-                severed.mark_unchanged();
-                tokio::spawn(async move {
-                    let Ok(mut outbound) = UnixStream::connect(&target).await else { return };
-                    tokio::select! {
-                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
-                        _ = severed.changed() => {}
-                    }
-                });
-            }
-        });
-        Proxy { path, sever }
-    }
-
-    /// Drops every connection open through the proxy.
-    fn sever_all(&self) {
-        self.sever.send_modify(|count| *count += 1);
-    }
-}
 
 async fn next_item(follower: &mut PaneFollower) -> FollowItem {
     tokio::time::timeout(WAIT, follower.next())
@@ -58,7 +21,7 @@ async fn next_item(follower: &mut PaneFollower) -> FollowItem {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_follower_resumes_exactly_after_its_connection_drops() {
     let host = TestHost::start();
-    let proxy = Proxy::start(host.dir.path(), host.socket.clone());
+    let proxy = Proxy::start(&host.dir.path().join("proxy.sock"), &host.socket).unwrap();
     let direct = Client::connect(&host.socket, &ClientOptions::default()).await.unwrap();
     let pane = direct.start(start_params("fixture", &[])).await.unwrap().id;
 

@@ -176,19 +176,9 @@ impl Host {
 
     /// SIGTERM (the host closes its panes), then SIGKILL by pid.
     pub fn stop(&self) {
-        let Some(mut child) = self.child().take() else { return };
-        if let Some(pid) = rustix::process::Pid::from_raw(child.id() as i32) {
-            let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+        if let Some(child) = self.child().take() {
+            panehost_tests::child_process::terminate(child, HOST_WAIT);
         }
-        let deadline = Instant::now() + HOST_WAIT;
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
     }
 }
 

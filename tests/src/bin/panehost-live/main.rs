@@ -98,7 +98,6 @@ mod outcome;
 mod pane;
 mod procs;
 mod profiles;
-mod proxy;
 mod receipt;
 mod reconnect;
 mod record;
