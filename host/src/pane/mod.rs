@@ -118,6 +118,8 @@ pub struct Pane {
     session_capture: Option<SessionCapture>,
     turns: Mutex<TurnTracker>,
     output: Mutex<OutputState>,
+    /// The ring's capacity (fixed when the pane is made).
+    ring_capacity: usize,
     screen: Mutex<TerminalScreen>,
     progress: watch::Sender<Progress>,
     /// The terminal model's offset, for the reader's backpressure.
@@ -298,6 +300,7 @@ impl Pane {
                 _ => None,
             },
             turns: Mutex::new(TurnTracker::new(behaviour.completion, behaviour.hook_injection)),
+            ring_capacity: ring.capacity(),
             output: Mutex::new(OutputState { ring, pending_resizes: VecDeque::new(), reader_done: false }),
             screen: Mutex::new(screen),
             progress: watch::Sender::new(Progress { end: base, size, exit: None, closed: false, signals: 0 }),
@@ -670,12 +673,12 @@ impl Pane {
     /// the parser's speed) if the ring would drop bytes the terminal model
     /// has not parsed yet.
     async fn accept_output(&self, data: &[u8]) {
-        let capacity = lock(&self.output).ring.capacity() as u64;
-        let mut parsed = self.parsed.subscribe();
-        let needed_parsed = |end: u64| (end + data.len() as u64).saturating_sub(capacity);
-        let end = self.progress.borrow().end;
-        if *parsed.borrow() < needed_parsed(end) {
-            let target = needed_parsed(end);
+        // The ring may not drop bytes the screen model has not parsed: wait
+        // (only) when this chunk would push such bytes out.
+        let capacity = self.ring_capacity as u64;
+        let target = (self.progress.borrow().end + data.len() as u64).saturating_sub(capacity);
+        if *self.parsed.borrow() < target {
+            let mut parsed = self.parsed.subscribe();
             // The follower only stops once the pane is closed; then nothing waits for it.
             let _ = parsed.wait_for(|offset| *offset >= target || self.progress.borrow().closed).await;
         }
