@@ -682,19 +682,29 @@ impl Pane {
             // The follower only stops once the pane is closed; then nothing waits for it.
             let _ = parsed.wait_for(|offset| *offset >= target || self.progress.borrow().closed).await;
         }
-        // No byte may pass the reserved offset before a new reservation is
-        // on disk: a host restarted after a crash continues from it.
-        let needed = self.progress.borrow().end + data.len() as u64;
-        if needed > lock(&self.record).reserved_offset {
-            lock(&self.record).reserved_offset = needed + RESERVE_STEP;
-            self.save_record().await;
-        }
+        debug_assert!(
+            self.progress.borrow().end + data.len() as u64 <= lock(&self.record).reserved_offset,
+            "the reader reserves offsets before it reads"
+        );
         let end = {
             let mut output = lock(&self.output);
             output.ring.append(data);
             output.ring.end()
         };
         self.progress.send_modify(|progress| progress.end = end);
+    }
+
+    /// Makes sure the reservation on disk covers the next `len` bytes,
+    /// before the reader takes them from the PTY. A host killed after a read
+    /// loses the bytes it held; a restarted host continues offsets from the
+    /// reservation, so clients are told of those bytes as a gap, and no
+    /// offset is ever given twice.
+    async fn reserve_ahead(&self, len: usize) {
+        let needed = self.progress.borrow().end + len as u64;
+        if needed > lock(&self.record).reserved_offset {
+            lock(&self.record).reserved_offset = needed + RESERVE_STEP;
+            self.save_record().await;
+        }
     }
 
     fn finish_reading(&self) {

@@ -39,6 +39,9 @@ pub(super) async fn run(pane: Arc<Pane>) {
     let mut buffer = ReadBuffer::new();
     let mut progress = pane.progress();
     loop {
+        // Offsets for what the next read may bring are reserved on disk
+        // first (see `Pane::reserve_ahead`).
+        pane.reserve_ahead(buffer.bytes.len()).await;
         let readable = async {
             if buffer.is_grown() {
                 // `None`: quiet for that long.
