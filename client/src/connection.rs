@@ -7,8 +7,8 @@ use crate::subscription::EventStream;
 use crate::transport;
 use futures_util::StreamExt;
 use panehost_ipc::{
-    Encoding, ExitStatus, InterruptReport, PaneDetail, PaneId, PaneSummary, Receipt, Request, Response, RuntimeInfo,
-    SendParams, Size, StartParams, TurnReport, Welcome, RECEIPT_TIMEOUT_MS,
+    Encoding, ExitStatus, InterruptReport, PaneDetail, PaneHistory, PaneId, PaneSummary, Receipt, Request, Response,
+    RuntimeInfo, SendParams, Size, StartParams, TurnReport, Welcome, RECEIPT_TIMEOUT_MS,
 };
 use std::fmt;
 use std::path::Path;
@@ -273,6 +273,19 @@ impl Client {
         }
     }
 
+    /// The pane's last lines of output as text (at most `lines` from above
+    /// the screen, 1,000 when `None`, then the screen), re-parsed by the
+    /// host from the output its ring still holds.
+    ///
+    /// # Errors
+    /// As [`Client::request`].
+    pub async fn history(&self, pane: &PaneId, lines: Option<u32>) -> Result<PaneHistory, ClientError> {
+        match self.request(Request::History { pane: pane.clone(), lines }).await? {
+            Response::History(history) => Ok(history),
+            other => Err(unexpected("history", &other)),
+        }
+    }
+
     /// Lists every pane, oldest first.
     ///
     /// # Errors
@@ -458,5 +471,6 @@ pub(crate) fn response_kind(response: &Response) -> &'static str {
         Response::Answered(_) => "answered",
         Response::Notified {} => "notified",
         Response::Receipt(_) => "receipt",
+        Response::History(_) => "history",
     }
 }

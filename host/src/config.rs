@@ -13,10 +13,14 @@ pub fn runtimes_config_from_env() -> Option<std::path::PathBuf> {
 
 /// Output bytes each pane keeps for replay.
 pub const RING_BYTES_ENV: &str = "PANEHOST_RING_BYTES";
-/// Scrollback lines of each pane's terminal model.
-pub const SCROLLBACK_LINES_ENV: &str = "PANEHOST_SCROLLBACK_LINES";
-/// Bytes the scrollback of each pane's terminal model may cost.
-pub const SCROLLBACK_BYTES_ENV: &str = "PANEHOST_SCROLLBACK_BYTES";
+/// Variables earlier hosts read and this one ignores: the terminal model
+/// keeps no scrollback any more (history is re-parsed from the ring).
+pub const RETIRED_ENV: [&str; 2] = ["PANEHOST_SCROLLBACK_LINES", "PANEHOST_SCROLLBACK_BYTES"];
+
+/// The retired variables that are set, for a warning.
+pub fn retired_variables_set() -> Vec<&'static str> {
+    RETIRED_ENV.into_iter().filter(|name| std::env::var_os(name).is_some()).collect()
+}
 
 /// Pane limits: the defaults, overridden by whichever variables are set.
 ///
@@ -26,12 +30,6 @@ pub fn pane_limits_from_env() -> anyhow::Result<PaneLimits> {
     let mut limits = PaneLimits::default();
     if let Some(value) = read(RING_BYTES_ENV)? {
         limits.ring_bytes = value;
-    }
-    if let Some(value) = read(SCROLLBACK_LINES_ENV)? {
-        limits.scrollback_lines = value;
-    }
-    if let Some(value) = read(SCROLLBACK_BYTES_ENV)? {
-        limits.scrollback_bytes = value;
     }
     Ok(limits)
 }

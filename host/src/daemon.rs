@@ -51,6 +51,9 @@ pub fn run(config: HostConfig) -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(rustix::termios::isatty(std::io::stderr()))
         .try_init();
+    for name in crate::config::retired_variables_set() {
+        tracing::warn!(variable = name, "ignored: the terminal model keeps no scrollback; see `history`");
+    }
     match open_files::raise() {
         Ok(raised) if raised.from != raised.to => {
             tracing::info!(from = ?raised.from, to = ?raised.to, "open-file limit raised")

@@ -3,14 +3,16 @@
 //! once the answer is on its way.
 
 use crate::host_state::HostState;
+use crate::limits;
 use crate::outbox::Outbox;
-use crate::pane::Pane;
+use crate::pane::{history, Pane};
 use crate::receipt_handler;
 use crate::subscription::SubscriptionTask;
 use crate::turn_handlers;
 use panehost_adapters::LaunchPlan;
 use panehost_ipc::{
-    ErrorBody, ErrorCode, PaneDetail, PaneId, Request, Response, Size, StartParams, StreamStart, Subscription,
+    ErrorBody, ErrorCode, PaneDetail, PaneHistory, PaneId, Request, Response, Size, StartParams, StreamStart,
+    Subscription,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,6 +56,7 @@ pub async fn handle(host: &HostState, context: &mut ConnectionContext, request: 
             turn_handlers::handle_notify(host, &pane, &token, &event, &payload).into()
         }
         Request::Inspect { pane } => handle_inspect(host, &pane).into(),
+        Request::History { pane, lines } => handle_history(host, &pane, lines).await.into(),
         Request::Events { pane, from } => handle_events(host, context, &pane, from),
         Request::Reconnect { pane, generation, offset } => handle_reconnect(host, context, &pane, generation, offset),
         Request::Unsubscribe { subscription } => {
@@ -94,6 +97,7 @@ pub fn request_name(request: &Request) -> &'static str {
         Request::Ask { .. } => "ask",
         Request::Notify { .. } => "notify",
         Request::ProbeRuntime { .. } => "probe_runtime",
+        Request::History { .. } => "history",
     }
 }
 
@@ -165,6 +169,25 @@ async fn spawn_pane(host: &HostState, plan: LaunchPlan, start: StartParams, size
 fn handle_inspect(host: &HostState, id: &PaneId) -> Result<Response, ErrorBody> {
     let pane = find(host, id)?;
     Ok(Response::Inspected(PaneDetail { screen: pane.snapshot(), pane: pane.summary() }))
+}
+
+async fn handle_history(host: &HostState, id: &PaneId, lines: Option<u32>) -> Result<Response, ErrorBody> {
+    let pane = find(host, id)?;
+    let (from, output, size) = pane.held_output();
+    let to = from + output.len() as u64;
+    let wanted = lines.unwrap_or(limits::DEFAULT_HISTORY_LINES) as usize;
+    let lines = history::line_limit(size, wanted);
+    // Re-parsing up to a ring's worth of output is CPU work.
+    let rendered = tokio::task::spawn_blocking(move || history::render(&output, size, lines))
+        .await
+        .map_err(|err| ErrorBody::new(ErrorCode::Internal, format!("re-parsing the history of {id}: {err}")))?;
+    Ok(Response::History(PaneHistory {
+        pane: id.clone(),
+        from,
+        to,
+        text: rendered.text,
+        truncated: from > 0 || rendered.lines_dropped || lines < wanted,
+    }))
 }
 
 fn handle_resize(host: &HostState, id: &PaneId, size: Size) -> Result<Response, ErrorBody> {

@@ -4,13 +4,13 @@ use std::time::Duration;
 
 /// Output bytes a pane keeps for replay (its ring), by default.
 pub const DEFAULT_RING_BYTES: usize = 4 * 1024 * 1024;
-/// Lines of scrollback the terminal model keeps, at most.
-pub const DEFAULT_SCROLLBACK_LINES: usize = 1000;
-/// Bytes the terminal model's scrollback may cost, at most; the line limit
-/// is lowered for wide panes so that this holds.
-pub const DEFAULT_SCROLLBACK_BYTES: usize = 4 * 1024 * 1024;
+/// Lines a `history` request returns when it names no count.
+pub const DEFAULT_HISTORY_LINES: u32 = 1000;
+/// What the scratch model that re-parses history may cost, at most (one
+/// cell of the model is 32 bytes); wide panes get fewer lines.
+pub const HISTORY_MODEL_BYTES: usize = 16 * 1024 * 1024;
 /// An estimate of what one cell of the terminal model costs, used to turn
-/// the scrollback byte limit into a line limit.
+/// [`HISTORY_MODEL_BYTES`] into a line limit.
 pub const SCREEN_CELL_BYTES: usize = 36;
 
 /// Largest read from a PTY master at once.

@@ -46,7 +46,7 @@ pub use frame::{FrameCodecs, MAX_CLIENT_FRAME_LEN, MAX_HANDSHAKE_FRAME_LEN, MAX_
 pub use handshake::{HandshakeReply, Hello, Welcome, PROTOCOL_VERSION};
 pub use pane::{ExitStatus, PaneId, PaneState, PaneSummary, Size};
 pub use request::{Request, RequestFrame, ResumeRequest, SendParams, StartParams};
-pub use response::{InterruptReport, InterruptStep, PaneDetail, Response, ServerMessage, Subscription};
+pub use response::{InterruptReport, InterruptStep, PaneDetail, PaneHistory, Response, ServerMessage, Subscription};
 pub use runtime::{Receipt, RuntimeInfo, RECEIPT_TIMEOUT_MS};
 pub use screen::{Cursor, InputModes, ScreenSnapshot};
 pub use turn::{TurnReport, Usage};

@@ -142,6 +142,19 @@ pub enum Request {
         #[serde(default)]
         accept_weaker_boundary: bool,
     },
+    /// The pane's last lines of output as text: what scrolled off the top
+    /// of its screen, then the screen. The host keeps no parsed
+    /// scrollback; it re-parses the output its ring still holds. Answered
+    /// by `history`.
+    History {
+        /// The pane.
+        pane: PaneId,
+        /// How many lines from above the screen, at most; 1,000 when
+        /// absent. Wide panes may get fewer (the re-parse is bounded in
+        /// memory).
+        #[serde(default)]
+        lines: Option<u32>,
+    },
 }
 
 /// Parameters of `start`.

@@ -91,6 +91,28 @@ pub enum Response {
     Notified {},
     /// Answers `probe_runtime`: the receipt taken, passed or not.
     Receipt(crate::runtime::Receipt),
+    /// Answers `history`.
+    History(PaneHistory),
+}
+
+/// A pane's last lines of output, re-parsed from the bytes its ring holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaneHistory {
+    /// The pane.
+    pub pane: PaneId,
+    /// Offset of the first byte re-parsed: the oldest the ring still held.
+    pub from: u64,
+    /// Offset one past the last byte re-parsed.
+    pub to: u64,
+    /// The lines, oldest first, joined by `\n`, trailing blanks trimmed: the
+    /// lines that scrolled off the top, then the screen as it stood at
+    /// `to` (the alternate screen, when one is active). A line the terminal
+    /// wrapped comes back as one line.
+    pub text: String,
+    /// True when the answer may lack older lines: the ring no longer held
+    /// the pane's first output (`from` > 0), or more lines were there than
+    /// were asked for.
+    pub truncated: bool,
 }
 
 /// A pane with its screen, as `inspect` returns it.

@@ -17,6 +17,7 @@ mod context;
 mod control;
 mod detach_key;
 mod events;
+mod history;
 mod host;
 mod inspect;
 mod interrupt;
@@ -132,6 +133,7 @@ fn run_client(context: Context, command: Command) -> anyhow::Result<()> {
             Command::Send(args) => send::run(&context, args).await,
             Command::Interrupt(args) => interrupt::run(&context, args).await,
             Command::Inspect(args) => inspect::run(&context, args).await,
+            Command::History(args) => history::run(&context, args).await,
             Command::Events(args) => events::run(&context, args).await,
             Command::Attach(args) => attach::run(&context, args).await,
             Command::Resize(args) => resize::run(&context, args).await,
@@ -188,6 +190,8 @@ enum Command {
     Interrupt(interrupt::InterruptArgs),
     /// Show a pane and its screen.
     Inspect(inspect::InspectArgs),
+    /// Print a pane's last lines of output as text.
+    History(history::HistoryArgs),
     /// Stream a pane's output and events.
     Events(events::EventsArgs),
     /// Attach this terminal to a pane.

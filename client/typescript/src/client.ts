@@ -18,11 +18,13 @@ import {
 import type {
   AskOptions,
   CloseReport,
+  HistoryOptions,
   InterruptOptions,
   InterruptReport,
   LoginOptions,
   NotifyReport,
   PaneDetail,
+  PaneHistory,
   PaneSummary,
   ProbeOptions,
   Receipt,
@@ -35,7 +37,16 @@ import type {
   TurnReport,
   Welcome,
 } from "./types.js";
-import { interruptReport, paneDetail, paneSummary, receipt, runtimeInfo, toBase64, turnReport } from "./wire.js";
+import {
+  interruptReport,
+  paneDetail,
+  paneHistory,
+  paneSummary,
+  receipt,
+  runtimeInfo,
+  toBase64,
+  turnReport,
+} from "./wire.js";
 
 /** The version of this package, sent in the default client name. */
 export const CLIENT_VERSION = "0.1.0";
@@ -333,6 +344,19 @@ export class Client {
    */
   async inspect(pane: string): Promise<PaneDetail> {
     return paneDetail(await this.connection.request({ inspect: { pane } }, "inspected"));
+  }
+
+  /**
+   * A pane's last lines of output as text: what scrolled off its screen,
+   * oldest first, then the screen. The host re-parses the output its ring
+   * still holds (its live model keeps no scrollback); `truncated` says
+   * when older lines may be missing.
+   *
+   * @throws {@link PanehostError}: `UNKNOWN_PANE`.
+   */
+  async history(pane: string, options: HistoryOptions = {}): Promise<PaneHistory> {
+    const body = { pane, lines: options.lines ?? null };
+    return paneHistory(await this.connection.request({ history: body }, "history"));
   }
 
   /** Lists every pane of the host, oldest first (the `panes` answer's list). */

@@ -149,6 +149,36 @@ export interface PaneDetail {
 }
 
 /**
+ * A pane's last lines of output as text: the answer to `history`. The host
+ * re-parses the output its ring still holds; its live model keeps no
+ * scrollback.
+ */
+export interface PaneHistory {
+  /** The pane. */
+  pane: string;
+  /** Offset of the first byte re-parsed: the oldest the ring held. */
+  from: number;
+  /** Offset one past the last byte re-parsed. */
+  to: number;
+  /**
+   * The lines that scrolled off the top, oldest first, then the screen at
+   * `to`; joined by `\n`, trailing blanks trimmed, wrapped rows joined.
+   */
+  text: string;
+  /**
+   * True when older lines may be missing: the ring no longer held the
+   * pane's first output, or more lines scrolled off than were asked for.
+   */
+  truncated: boolean;
+}
+
+/** Options of {@link Client.history}. */
+export interface HistoryOptions {
+  /** Lines from above the screen, at most; the host's default (1,000) when absent. */
+  lines?: number;
+}
+
+/**
  * Resume an earlier session of a runtime: `"latest"` (whatever the runtime
  * considers its latest session) or `{reference}` (exactly that session).
  */

@@ -13,6 +13,7 @@ import type {
   InterruptReport,
   PaneDetail,
   PaneEvent,
+  PaneHistory,
   PaneState,
   PaneSummary,
   Receipt,
@@ -103,6 +104,11 @@ export function screenSnapshot(raw: Json): ScreenSnapshot {
 /** A `PaneDetail` from its JSON. */
 export function paneDetail(raw: Json): PaneDetail {
   return { pane: paneSummary(raw.pane), screen: screenSnapshot(raw.screen) };
+}
+
+/** A `PaneHistory` from its JSON. */
+export function paneHistory(raw: Json): PaneHistory {
+  return { pane: raw.pane, from: raw.from, to: raw.to, text: raw.text, truncated: raw.truncated };
 }
 
 /** A `RuntimeInfo` from its JSON (absent optional fields become `null`). */

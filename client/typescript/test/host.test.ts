@@ -143,6 +143,21 @@ describe("operations", () => {
     await client.close(id);
   });
 
+  test("history returns the lines that scrolled off, then the screen", async () => {
+    const pane = await client.start({ runtime: "shell", command: ["seq", "1", "300"] });
+    const collector = new Collector(client.events(pane.id, { from: 0 }));
+    await collector.waitFor("the exit", (c) => c.events.some((event) => event.kind === "exited"));
+    const all = await client.history(pane.id);
+    assert.deepEqual(all.text.split("\n"), Array.from({ length: 300 }, (_, i) => String(i + 1)));
+    assert.equal(all.from, 0);
+    assert.equal(all.truncated, false);
+    const some = await client.history(pane.id, { lines: 10 });
+    assert.deepEqual(some.text.split("\n"), Array.from({ length: 33 }, (_, i) => String(i + 268)));
+    assert.equal(some.truncated, true);
+    await collector.stream.close();
+    await client.close(pane.id);
+  });
+
   test("send with raw bytes and a large input split over several requests", async () => {
     const size = 2_000_000;
     const pane = await client.start({

@@ -9,6 +9,7 @@
 
 mod conversation;
 mod exit;
+pub mod history;
 pub mod keeper;
 mod launch_files;
 mod quiet_watch;
@@ -46,19 +47,11 @@ use turn::{Reported, TerminalNotice, TurnSignal, TurnTracker};
 pub struct PaneLimits {
     /// Bytes of output kept for replay.
     pub ring_bytes: usize,
-    /// Scrollback lines the terminal model keeps.
-    pub scrollback_lines: usize,
-    /// Bytes the terminal model's scrollback may cost.
-    pub scrollback_bytes: usize,
 }
 
 impl Default for PaneLimits {
     fn default() -> Self {
-        PaneLimits {
-            ring_bytes: limits::DEFAULT_RING_BYTES,
-            scrollback_lines: limits::DEFAULT_SCROLLBACK_LINES,
-            scrollback_bytes: limits::DEFAULT_SCROLLBACK_BYTES,
-        }
+        PaneLimits { ring_bytes: limits::DEFAULT_RING_BYTES }
     }
 }
 
@@ -263,7 +256,7 @@ impl Pane {
         let base = record.reserved_offset;
         record.reserved_offset = base + RESERVE_STEP;
         let size = record.size;
-        let mut screen = TerminalScreen::new(size, pane_limits.scrollback_lines, pane_limits.scrollback_bytes);
+        let mut screen = TerminalScreen::new(size);
         if let Some(saved) = &record.screen {
             screen.restore(saved.formatted.as_slice());
         }
@@ -414,6 +407,19 @@ impl Pane {
     /// drop bytes the model has not parsed), so output can follow it.
     pub fn snapshot(&self) -> ScreenSnapshot {
         lock(&self.screen).snapshot()
+    }
+
+    /// The output the ring holds, its offset, and the pane's size: what
+    /// [`history::render`] re-parses.
+    pub fn held_output(&self) -> (u64, Vec<u8>, Size) {
+        let size = self.current_progress().size;
+        let output = lock(&self.output);
+        let start = output.ring.start();
+        let bytes = match output.ring.read_from(start, output.ring.capacity()) {
+            RingRead::Bytes(bytes) => bytes,
+            _ => Vec::new(),
+        };
+        (start, bytes, size)
     }
 
     /// The pane as `list` describes it.

@@ -46,11 +46,14 @@ impl vt100::Callbacks for ScreenCallbacks {
 }
 
 /// The terminal model and the output offset it has parsed up to.
+///
+/// It keeps no scrollback: nothing reads parsed lines once they leave the
+/// screen, and the ring holds the raw bytes, from which
+/// [`history`](super::history) re-parses older lines when a client asks.
+/// (1,000 parsed lines of 80 columns cost about 2.6 MiB per pane.)
 pub struct TerminalScreen {
     parser: vt100::Parser<ScreenCallbacks>,
     parsed: u64,
-    scrollback_lines: usize,
-    scrollback_bytes: usize,
 }
 
 impl std::fmt::Debug for TerminalScreen {
@@ -60,15 +63,11 @@ impl std::fmt::Debug for TerminalScreen {
 }
 
 impl TerminalScreen {
-    /// A blank screen of `size`, with scrollback bounded by both `lines`
-    /// and (approximately) `bytes`.
-    pub fn new(size: Size, scrollback_lines: usize, scrollback_bytes: usize) -> Self {
-        let lines = scrollback_limit(size, scrollback_lines, scrollback_bytes);
+    /// A blank screen of `size`.
+    pub fn new(size: Size) -> Self {
         TerminalScreen {
-            parser: vt100::Parser::new_with_callbacks(size.rows, size.cols, lines, ScreenCallbacks::default()),
+            parser: vt100::Parser::new_with_callbacks(size.rows, size.cols, 0, ScreenCallbacks::default()),
             parsed: 0,
-            scrollback_lines,
-            scrollback_bytes,
         }
     }
 
@@ -96,11 +95,9 @@ impl TerminalScreen {
         self.parsed
     }
 
-    /// Changes the size; the scrollback limit follows the new width.
+    /// Changes the size.
     pub fn resize(&mut self, size: Size) {
-        let screen = self.parser.screen_mut();
-        screen.set_size(size.rows, size.cols);
-        screen.set_scrollback(scrollback_limit(size, self.scrollback_lines, self.scrollback_bytes));
+        self.parser.screen_mut().set_size(size.rows, size.cols);
     }
 
     /// The window title the process set.
@@ -140,19 +137,13 @@ impl TerminalScreen {
     }
 }
 
-/// Scrollback lines that honour both limits for a pane this wide.
-fn scrollback_limit(size: Size, lines: usize, bytes: usize) -> usize {
-    let line_cost = usize::from(size.cols.max(1)) * crate::limits::SCREEN_CELL_BYTES;
-    lines.min(bytes / line_cost)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn snapshot_reports_text_cursor_title_and_modes() {
-        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 }, 100, 1 << 20);
+        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 });
         let output = b"hello\r\nworld\x1b]2;my title\x07\x1b[?2004h";
         screen.process(output);
         let snapshot = screen.snapshot();
@@ -165,7 +156,7 @@ mod tests {
 
     #[test]
     fn terminal_notifications_are_collected() {
-        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 }, 100, 1 << 20);
+        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 });
         screen.process(b"a\x07b\x1b]9;turn complete\x07c\x1b]777;notify;Title;Body\x1b\\\x1b]2;t\x07");
         assert_eq!(
             screen.take_notices(),
@@ -176,11 +167,5 @@ mod tests {
             ]
         );
         assert!(screen.take_notices().is_empty());
-    }
-
-    #[test]
-    fn scrollback_is_bounded_by_bytes_for_wide_panes() {
-        assert_eq!(scrollback_limit(Size { cols: 80, rows: 24 }, 1000, 1 << 30), 1000);
-        assert_eq!(scrollback_limit(Size { cols: 1000, rows: 24 }, 1000, 360_000), 10);
     }
 }
