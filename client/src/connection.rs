@@ -5,6 +5,7 @@ use crate::options::ClientOptions;
 use crate::router::{self, PendingGuard, Reply, Shared};
 use crate::subscription::EventStream;
 use crate::transport;
+use crate::writer::FrameWriter;
 use futures_util::StreamExt;
 use panehost_ipc::{
     Encoding, ExitStatus, InterruptReport, PaneDetail, PaneHistory, PaneId, PaneSummary, Receipt, Request, Response,
@@ -15,12 +16,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
-use tokio_util::bytes::Bytes;
-
-/// Frames a request may queue ahead of the writer before `request` waits.
-const OUTGOING_QUEUE: usize = 64;
 
 /// Largest input one `send` request of [`Client::send_input`] carries, so
 /// that the request stays under the frame limit in either encoding (base64
@@ -48,7 +45,7 @@ pub struct Client {
 
 struct Inner {
     shared: Arc<Shared>,
-    outgoing: mpsc::Sender<Bytes>,
+    writer: Arc<FrameWriter>,
     welcome: Welcome,
     request_timeout: Option<Duration>,
     reader: AbortHandle,
@@ -100,13 +97,12 @@ impl Client {
         let (framed, welcome) = transport::open(stream, options).await?;
         let shared = Arc::new(Shared::new(options.encoding));
         let (sink, frames) = framed.split();
-        let (outgoing, queued) = mpsc::channel(OUTGOING_QUEUE);
-        tokio::spawn(router::write_frames(sink, queued, Arc::clone(&shared)));
+        let writer = FrameWriter::start(Box::pin(sink), Arc::clone(&shared));
         let reader =
-            tokio::spawn(router::read_frames(frames, Arc::clone(&shared), outgoing.clone(), options.event_buffer))
+            tokio::spawn(router::read_frames(frames, Arc::clone(&shared), Arc::clone(&writer), options.event_buffer))
                 .abort_handle();
         Ok(Client {
-            inner: Arc::new(Inner { shared, outgoing, welcome, request_timeout: options.request_timeout, reader }),
+            inner: Arc::new(Inner { shared, writer, welcome, request_timeout: options.request_timeout, reader }),
         })
     }
 
@@ -175,7 +171,7 @@ impl Client {
         shared.register(id, waiter)?;
         let _guard = PendingGuard { shared, id };
         tracing::trace!(id, len = frame.len(), "sending request");
-        self.inner.outgoing.send(frame).await.map_err(|_| ClientError::ConnectionClosed)?;
+        self.inner.writer.write(frame).await?;
         let answer = match limit {
             Some(limit) => tokio::time::timeout(limit, answer)
                 .await
@@ -446,7 +442,7 @@ impl Client {
     /// Ends a subscription without waiting for the host's answer.
     pub(crate) fn unsubscribe_soon(&self, subscription: u64) {
         if !self.is_closed() {
-            router::unsubscribe(&self.inner.shared, &self.inner.outgoing, subscription);
+            router::unsubscribe(&self.inner.shared, &self.inner.writer, subscription);
         }
     }
 }

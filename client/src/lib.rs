@@ -46,6 +46,7 @@ mod retry;
 mod router;
 mod subscription;
 mod transport;
+mod writer;
 
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -5,16 +5,15 @@
 //! request; `event` frames go to their subscription's bounded channel,
 //! awaiting room when the subscriber is slow; an `error` without an id (the
 //! host could not read which request it answers) fails every waiting
-//! request. The writer task owns the write half and writes the
-//! frames requests queue for it, so a cancelled request never leaves half a
-//! frame behind.
+//! request. Writing is the [`FrameWriter`]'s.
 //!
 //! A subscription's channel is created by the reader when it routes the
 //! `subscribed` answer, before it reads the next frame, so no event of a new
 //! subscription can arrive before its channel exists.
 
 use crate::error::ClientError;
-use futures_util::{Sink, SinkExt, Stream, StreamExt};
+use crate::writer::FrameWriter;
+use futures_util::{Stream, StreamExt};
 use panehost_ipc::{decode, encode, Encoding, ErrorBody, Event, Request, RequestFrame, Response, ServerMessage};
 use std::collections::HashMap;
 use std::io;
@@ -153,12 +152,8 @@ impl Drop for PendingGuard<'_> {
 
 /// Reads and routes host frames until the connection ends, then fails
 /// whatever still waits and ends every subscription.
-pub(crate) async fn read_frames<R>(
-    mut frames: R,
-    shared: Arc<Shared>,
-    outgoing: mpsc::Sender<Bytes>,
-    event_buffer: usize,
-) where
+pub(crate) async fn read_frames<R>(mut frames: R, shared: Arc<Shared>, writer: Arc<FrameWriter>, event_buffer: usize)
+where
     R: Stream<Item = io::Result<BytesMut>> + Unpin,
 {
     let mut subscriptions: HashMap<u64, mpsc::Sender<Event>> = HashMap::new();
@@ -199,7 +194,7 @@ pub(crate) async fn read_frames<R>(
                     if let Some(subscription) = subscription {
                         // Nobody will read this subscription: end it.
                         subscriptions.remove(&subscription);
-                        unsubscribe(&shared, &outgoing, subscription);
+                        unsubscribe(&shared, &writer, subscription);
                     }
                 }
             }
@@ -250,39 +245,14 @@ fn deliver(shared: &Shared, id: u64, answer: Result<Reply, ClientError>) -> bool
 }
 
 /// Queues an `unsubscribe` without waiting for its answer.
-pub(crate) fn unsubscribe(shared: &Shared, outgoing: &mpsc::Sender<Bytes>, subscription: u64) {
+pub(crate) fn unsubscribe(shared: &Shared, writer: &FrameWriter, subscription: u64) {
     let id = shared.next_id();
     match shared.encode_request(id, Request::Unsubscribe { subscription }) {
         Ok(frame) => {
-            if outgoing.try_send(frame).is_err() {
+            if !writer.write_or_queue(frame) {
                 tracing::debug!(subscription, "could not queue unsubscribe; the connection is closing or busy");
             }
         }
         Err(error) => tracing::warn!(%error, "cannot encode unsubscribe"),
     }
-}
-
-/// Writes queued frames until every sender is gone or a write fails.
-pub(crate) async fn write_frames<W>(mut sink: W, mut outgoing: mpsc::Receiver<Bytes>, shared: Arc<Shared>)
-where
-    W: Sink<Bytes, Error = io::Error> + Unpin,
-{
-    while let Some(frame) = outgoing.recv().await {
-        let mut result = sink.feed(frame).await;
-        while result.is_ok() {
-            match outgoing.try_recv() {
-                Ok(frame) => result = sink.feed(frame).await,
-                Err(_) => break,
-            }
-        }
-        if result.is_ok() {
-            result = sink.flush().await;
-        }
-        if let Err(error) = result {
-            tracing::warn!(%error, "writing to the host failed");
-            shared.close(CloseReason::Closed);
-            return;
-        }
-    }
-    let _ = sink.close().await;
 }

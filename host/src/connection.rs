@@ -3,7 +3,7 @@
 
 use crate::dispatch::{self, ConnectionContext};
 use crate::host_state::HostState;
-use crate::limits::{CONNECTION_QUEUE_FRAMES, HANDSHAKE_TIMEOUT};
+use crate::limits::HANDSHAKE_TIMEOUT;
 use crate::outbox::Outbox;
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
@@ -17,7 +17,6 @@ use panehost_ipc::{
 use std::collections::HashMap;
 use std::io;
 use std::sync::Arc;
-use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::codec::length_delimited::LengthDelimitedCodecError;
 use tokio_util::codec::{FramedRead, FramedWrite};
@@ -87,27 +86,12 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
     tracing::debug!(client = %hello.client, encoding = hello.encoding.as_str(), "connection open");
     reader.decoder_mut().set_max_frame_length(MAX_CLIENT_FRAME_LEN);
 
-    let (frames, mut queued) = mpsc::channel::<Bytes>(CONNECTION_QUEUE_FRAMES);
-    let mut writer_task = tokio::spawn(async move {
-        while let Some(frame) = queued.recv().await {
-            if writer.send(frame).await.is_err() {
-                break;
-            }
-        }
-    });
-    let outbox = Outbox::new(hello.encoding, frames);
+    let outbox = Outbox::new(hello.encoding, Box::pin(writer));
     let mut context = ConnectionContext { outbox: outbox.clone(), next_subscription: 1 };
     let mut subscriptions: HashMap<u64, JoinHandle<()>> = HashMap::new();
-    let mut writer_finished = false;
 
     loop {
-        let frame = tokio::select! {
-            frame = reader.next() => frame,
-            _ = &mut writer_task => {
-                writer_finished = true;
-                break;
-            }
-        };
+        let frame = reader.next().await;
         let payload = match frame {
             None => break,
             Some(Ok(payload)) => payload,
@@ -136,6 +120,8 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
             let answered = match subscriptions.remove(&subscription) {
                 Some(task) => {
                     task.abort();
+                    // Once it has stopped, `ended` is its last event.
+                    let _ = task.await;
                     outbox.event(subscription, Event::Ended { reason: "unsubscribed".into() }).await;
                     outbox.response(request.id, Response::Unsubscribed { subscription }).await
                 }
@@ -168,13 +154,9 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
         task.abort();
     }
     drop(context);
-    drop(outbox);
-    if !writer_finished {
-        // Let queued answers reach a client that is still reading.
-        if tokio::time::timeout(std::time::Duration::from_secs(1), &mut writer_task).await.is_err() {
-            writer_task.abort();
-        }
-    }
+    // Every answer is written by now; let a client that still reads see
+    // the end of the stream.
+    outbox.close(std::time::Duration::from_secs(1)).await;
     tracing::debug!("connection closed");
 }
 

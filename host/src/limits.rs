@@ -24,9 +24,6 @@ pub const PTY_READ_SHRINK_AFTER: Duration = Duration::from_secs(2);
 pub const PARSE_CHUNK: usize = 64 * 1024;
 /// Largest output event sent to a subscriber.
 pub const OUTPUT_EVENT_BYTES: usize = 32 * 1024;
-/// Frames queued for one connection's writer; a subscriber beyond this
-/// waits (and may fall out of the ring) while the reader never does.
-pub const CONNECTION_QUEUE_FRAMES: usize = 16;
 
 /// How long a client may take to send its hello.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);

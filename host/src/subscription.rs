@@ -1,7 +1,7 @@
 //! A subscription: one connection's cursor into one pane's output.
 //!
-//! The task reads the ring at its own pace and hands encoded frames to the
-//! connection's writer. When the connection is slow the task waits, the
+//! The task reads the ring at its own pace and writes encoded frames to the
+//! connection itself. When the connection is slow the task waits, the
 //! ring moves on without it, and the next read finds the cursor behind:
 //! the subscriber gets a `resync` with a snapshot instead of the lost
 //! bytes. The pane's reader never waits for any of this.

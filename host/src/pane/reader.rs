@@ -67,6 +67,14 @@ pub(super) async fn run(pane: Arc<Pane>) {
         match guard.try_io(|fd| rustix::io::read(fd.get_ref(), &mut buffer.bytes[..]).map_err(io::Error::from)) {
             Ok(Ok(0)) => break,
             Ok(Ok(read)) => {
+                if read < buffer.bytes.len() {
+                    // A short read took all there was: wait for the next
+                    // readiness event rather than read again only to be
+                    // told EAGAIN (one system call less per keystroke's
+                    // echo). Output that arrived after this read has its
+                    // own event, which this does not clear.
+                    guard.clear_ready();
+                }
                 pane.accept_output(&buffer.bytes[..read]).await;
                 buffer.after_read(read);
             }

@@ -6,9 +6,11 @@
 //! - tmux: a control-mode client sends `send-keys -H` and reads `%output`;
 //! - panehost: one connection sends a `send` request and reads the byte in
 //!   an `output` event of its subscription to the pane, through
-//!   `panehost-client`; and, to tell the host's share from the client
-//!   library's, the same through a plain blocking socket client (reported in
-//!   a note).
+//!   `panehost-client` on a current-thread runtime (as the `panehost`
+//!   command runs it); in notes, the same from outside a multi-thread
+//!   runtime (`block_on`, the connection's tasks on its workers), and, to
+//!   tell the host's share from the client library's, through a plain
+//!   blocking socket client.
 //!
 //! The clock runs from just before the byte is written (or the request or
 //! command sent) until the byte has been read back. The systems take
@@ -40,20 +42,29 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
     let tmux_server = bench.start_tmux(2000)?;
     let mut tmux = TmuxEcho::start(&tmux_server)?;
     let host = bench.start_host(&[])?;
-    let mut panehost = bench.runtime.block_on(PanehostEcho::start(&host))?;
+    // The library as the `panehost` command runs it: a current-thread
+    // runtime, driven by the calling thread.
+    let local = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let mut panehost = local.block_on(PanehostEcho::start(&host))?;
+    // And from outside a multi-thread runtime, whose workers run the
+    // connection's tasks.
+    let mut threaded = bench.runtime.block_on(PanehostEcho::start(&host))?;
     let mut plain = PlainEcho::start(&host)?;
 
-    let (mut raw_us, mut tmux_us, mut panehost_us, mut plain_us) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut raw_us, mut tmux_us, mut panehost_us, mut threaded_us, mut plain_us) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for i in 0..WARMUP + samples {
         let byte = b'a' + (i % 26) as u8;
         let r = raw.sample(byte)?;
         let t = tmux.sample(byte)?;
-        let p = bench.runtime.block_on(panehost.sample(byte))?;
+        let p = local.block_on(panehost.sample(byte))?;
+        let m = bench.runtime.block_on(threaded.sample(byte))?;
         let q = plain.sample(byte)?;
         if i >= WARMUP {
             raw_us.push(r);
             tmux_us.push(t);
             panehost_us.push(p);
+            threaded_us.push(m);
             plain_us.push(q);
         }
     }
@@ -63,7 +74,8 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
         percentile(&tmux_us, 50.0),
         percentile(&panehost_us, 50.0)
     ));
-    bench.runtime.block_on(panehost.end())?;
+    local.block_on(panehost.end())?;
+    bench.runtime.block_on(threaded.end())?;
     plain.end()?;
     host.stop();
     drop(tmux);
@@ -80,17 +92,29 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
             Some(percentile(&raw_us, p)),
         )
     };
-    let plain_note = |p: f64| {
-        format!(
-            "panehost through a plain blocking socket client instead of panehost-client: {:.0} us",
-            percentile(&plain_us, p)
-        )
+    let notes = |p: f64| {
+        [
+            format!(
+                "panehost-client from outside a two-worker runtime (block_on) instead: {:.0} us",
+                percentile(&threaded_us, p)
+            ),
+            format!(
+                "panehost through a plain blocking socket client instead of panehost-client: {:.0} us",
+                percentile(&plain_us, p)
+            ),
+        ]
     };
+    let [threaded_50, plain_50] = notes(50.0);
+    let [threaded_99, plain_99] = notes(99.0);
     Ok(vec![
         figure(50.0)
-            .note(format!("{samples} samples each, taken in turns; tmux: control mode, send-keys then %output"))
-            .note(plain_note(50.0)),
-        figure(99.0).note(plain_note(99.0)),
+            .note(format!(
+                "{samples} samples each, taken in turns; tmux: control mode, send-keys then %output; \
+                 panehost: panehost-client on a current-thread runtime"
+            ))
+            .note(threaded_50)
+            .note(plain_50),
+        figure(99.0).note(threaded_99).note(plain_99),
     ])
 }
 
