@@ -22,6 +22,10 @@ pub fn retired_variables_set() -> Vec<&'static str> {
     RETIRED_ENV.into_iter().filter(|name| std::env::var_os(name).is_some()).collect()
 }
 
+/// How long a pane must be quiet before its terminal model sleeps, in
+/// milliseconds.
+pub const SCREEN_SLEEP_MS_ENV: &str = "PANEHOST_SCREEN_SLEEP_MS";
+
 /// Pane limits: the defaults, overridden by whichever variables are set.
 ///
 /// # Errors
@@ -30,6 +34,9 @@ pub fn pane_limits_from_env() -> anyhow::Result<PaneLimits> {
     let mut limits = PaneLimits::default();
     if let Some(value) = read(RING_BYTES_ENV)? {
         limits.ring_bytes = value;
+    }
+    if let Some(value) = read(SCREEN_SLEEP_MS_ENV)? {
+        limits.screen_sleep_after = std::time::Duration::from_millis(value as u64);
     }
     Ok(limits)
 }

@@ -2,6 +2,7 @@
 
 use crate::connection;
 use crate::host_state::HostState;
+use crate::memory_trim;
 use crate::open_files;
 use crate::pane::PaneLimits;
 use crate::receipt_store::ReceiptStore;
@@ -101,6 +102,7 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
             host.restored.send_replace(true);
         })
     };
+    let trimmer = tokio::spawn(memory_trim::run());
     let mut terminate = signal(SignalKind::terminate()).context("SIGTERM handler")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("SIGINT handler")?;
     let mut hand_over = signal(SignalKind::quit()).context("SIGQUIT handler")?;
@@ -124,6 +126,7 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         }
     };
     drop(listener);
+    trimmer.abort();
     // A pane being restored is closed (or handed on) with the others.
     let _ = restoring.await;
     if leave_panes {

@@ -17,6 +17,7 @@ pub mod daemon;
 pub mod dispatch;
 pub mod host_state;
 pub mod limits;
+pub mod memory_trim;
 pub mod open_files;
 pub mod outbox;
 pub mod pane;

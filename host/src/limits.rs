@@ -20,6 +20,12 @@ pub const PTY_READ_CHUNK: usize = 64 * 1024;
 pub const PTY_READ_CHUNK_IDLE: usize = 4 * 1024;
 /// How long a pane must be quiet before its grown read buffer is given back.
 pub const PTY_READ_SHRINK_AFTER: Duration = Duration::from_secs(2);
+/// How long a pane must be quiet before its terminal model is put to sleep
+/// (dropped, to be rebuilt from the ring when next needed).
+pub const SCREEN_SLEEP_AFTER: Duration = Duration::from_secs(5);
+/// Memory freed by sleeping models is handed back to the system at most
+/// this often.
+pub const MEMORY_TRIM_INTERVAL: Duration = Duration::from_secs(2);
 /// Largest piece of output the terminal model parses at once.
 pub const PARSE_CHUNK: usize = 64 * 1024;
 /// Largest output event sent to a subscriber.

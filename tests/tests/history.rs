@@ -3,8 +3,8 @@
 
 mod support;
 
-use panehost_ipc::{Encoding, PaneHistory, Request, Response};
-use support::command::Cli;
+use panehost_ipc::{Encoding, PaneHistory, PaneState, Request, Response};
+use support::command::{wait_for, Cli};
 use support::*;
 
 fn history(conn: &mut Connection, pane: &panehost_ipc::PaneId, lines: Option<u32>) -> PaneHistory {
@@ -14,12 +14,17 @@ fn history(conn: &mut Connection, pane: &panehost_ipc::PaneId, lines: Option<u32
     }
 }
 
-/// Starts `seq 1 COUNT` in an 80x24 pane and waits for its exit.
+/// Starts `seq 1 COUNT` in an 80x24 pane and waits until it has exited
+/// (every byte of its output is in the ring by then).
 fn finished_seq(conn: &mut Connection, count: u32) -> panehost_ipc::PaneId {
     let pane = conn.start(start_params("shell", &["seq", "1", &count.to_string()])).id;
-    let subscription = conn.subscribe(&pane, Some(0));
-    let mut transcript = Transcript::from(0);
-    conn.follow_to_end(subscription.subscription, &mut transcript);
+    wait_for("the pane to exit", || {
+        let Response::Panes { panes } = conn.ok(Request::List {}) else { panic!("list answered otherwise") };
+        match panes.iter().find(|summary| summary.id == pane) {
+            Some(summary) if matches!(summary.state, PaneState::Exited(_)) => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    });
     pane
 }
 

@@ -36,6 +36,7 @@ use std::collections::VecDeque;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 use tokio::io::unix::AsyncFd;
@@ -47,11 +48,13 @@ use turn::{Reported, TerminalNotice, TurnSignal, TurnTracker};
 pub struct PaneLimits {
     /// Bytes of output kept for replay.
     pub ring_bytes: usize,
+    /// How long the pane must be quiet before its terminal model sleeps.
+    pub screen_sleep_after: Duration,
 }
 
 impl Default for PaneLimits {
     fn default() -> Self {
-        PaneLimits { ring_bytes: limits::DEFAULT_RING_BYTES }
+        PaneLimits { ring_bytes: limits::DEFAULT_RING_BYTES, screen_sleep_after: limits::SCREEN_SLEEP_AFTER }
     }
 }
 
@@ -97,6 +100,9 @@ pub struct PaneInfo {
     pub created_at_ms: u64,
 }
 
+/// [`Pane::asleep_from`] while the terminal model is awake.
+const MODEL_AWAKE: u64 = u64::MAX;
+
 /// One pane. Shared as `Arc<Pane>` by the registry and its tasks.
 pub struct Pane {
     info: PaneInfo,
@@ -113,7 +119,13 @@ pub struct Pane {
     output: Mutex<OutputState>,
     /// The ring's capacity (fixed when the pane is made).
     ring_capacity: usize,
+    /// How long the pane must be quiet before its terminal model sleeps.
+    screen_sleep_after: Duration,
     screen: Mutex<TerminalScreen>,
+    /// While the terminal model sleeps, the offset from which the ring
+    /// must keep the output to rebuild it; [`MODEL_AWAKE`] otherwise. Set
+    /// and read under the `output` lock.
+    asleep_from: AtomicU64,
     progress: watch::Sender<Progress>,
     /// The terminal model's offset, for the reader's backpressure.
     parsed: watch::Sender<u64>,
@@ -256,11 +268,8 @@ impl Pane {
         let base = record.reserved_offset;
         record.reserved_offset = base + RESERVE_STEP;
         let size = record.size;
-        let mut screen = TerminalScreen::new(size);
-        if let Some(saved) = &record.screen {
-            screen.restore(saved.formatted.as_slice());
-        }
-        screen.set_parsed(base);
+        let redraw = record.screen.as_ref().map_or(&[][..], |saved| saved.formatted.as_slice());
+        let screen = TerminalScreen::new(size, base, redraw);
         let io_fd = handover.master;
         set_nonblocking(&io_fd)?;
         handover.control.set_nonblocking(true)?;
@@ -294,8 +303,10 @@ impl Pane {
             },
             turns: Mutex::new(TurnTracker::new(behaviour.completion, behaviour.hook_injection)),
             ring_capacity: ring.capacity(),
+            screen_sleep_after: pane_limits.screen_sleep_after,
             output: Mutex::new(OutputState { ring, pending_resizes: VecDeque::new(), reader_done: false }),
             screen: Mutex::new(screen),
+            asleep_from: AtomicU64::new(MODEL_AWAKE),
             progress: watch::Sender::new(Progress { end: base, size, exit: None, closed: false, signals: 0 }),
             parsed: watch::Sender::new(base),
             // Safety: the OwnedFd is moved into the AsyncFd, which keeps it
@@ -406,7 +417,51 @@ impl Pane {
     /// offset is always still in the ring (the reader never lets the ring
     /// drop bytes the model has not parsed), so output can follow it.
     pub fn snapshot(&self) -> ScreenSnapshot {
-        lock(&self.screen).snapshot()
+        self.awake_screen().snapshot()
+    }
+
+    /// The terminal model, rebuilt first if it was asleep.
+    fn awake_screen(&self) -> MutexGuard<'_, TerminalScreen> {
+        let mut screen = lock(&self.screen);
+        screen.touch();
+        if screen.is_asleep() {
+            let from = screen.origin_offset().unwrap_or(screen.parsed());
+            let len = (screen.parsed() - from) as usize;
+            let output = match lock(&self.output).ring.read_from(from, len) {
+                RingRead::Bytes(bytes) => bytes,
+                _ => Vec::new(),
+            };
+            screen.wake(&output);
+            self.asleep_from.store(MODEL_AWAKE, Ordering::SeqCst);
+            tracing::debug!(pane = %self.info.id, replayed = output.len(), "terminal model woken");
+        }
+        screen
+    }
+
+    /// Puts the terminal model to sleep when nothing has used it for the
+    /// sleep delay, it has parsed all output, and it can be rebuilt from
+    /// what the ring holds; true when it sleeps.
+    fn try_sleep_screen(&self) -> bool {
+        let mut screen = lock(&self.screen);
+        if screen.is_asleep() || screen.idle_for() < self.screen_sleep_after {
+            return false;
+        }
+        let Some(origin) = screen.origin_offset() else { return false };
+        let output = lock(&self.output);
+        if !output.ring.holds(origin) {
+            // The ring has moved past what a rebuild needs, for good.
+            screen.forget_origin();
+            return false;
+        }
+        if screen.parsed() != output.ring.end() || !output.pending_resizes.is_empty() {
+            return false;
+        }
+        // Under the output lock: the reader sees this before its next append.
+        self.asleep_from.store(origin, Ordering::SeqCst);
+        drop(output);
+        let asleep = screen.sleep();
+        tracing::debug!(pane = %self.info.id, from = origin, "terminal model asleep");
+        asleep
     }
 
     /// The output the ring holds, its offset, and the pane's size: what
@@ -692,10 +747,18 @@ impl Pane {
             self.progress.borrow().end + data.len() as u64 <= lock(&self.record).reserved_offset,
             "the reader reserves offsets before it reads"
         );
-        let end = {
+        let end = loop {
             let mut output = lock(&self.output);
+            // A sleeping model is rebuilt from output the ring holds: wake
+            // it before this chunk pushes any of that out.
+            let asleep_from = self.asleep_from.load(Ordering::SeqCst);
+            if asleep_from != MODEL_AWAKE && output.ring.would_drop(asleep_from, data.len()) {
+                drop(output);
+                drop(self.awake_screen());
+                continue;
+            }
             output.ring.append(data);
-            output.ring.end()
+            break output.ring.end();
         };
         self.progress.send_modify(|progress| progress.end = end);
     }

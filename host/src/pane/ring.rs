@@ -83,6 +83,13 @@ impl OutputRing {
         RingRead::Bytes(self.bytes.range(from..to).copied().collect())
     }
 
+    /// True when appending `len` bytes would drop the byte at `offset` (or
+    /// any after it) from the ring.
+    pub fn would_drop(&self, offset: u64, len: usize) -> bool {
+        let overflow = (self.bytes.len() + len).saturating_sub(self.capacity) as u64;
+        overflow > 0 && self.start() + overflow > offset
+    }
+
     /// True when `offset` can be replayed from (held, or the end).
     pub fn holds(&self, offset: u64) -> bool {
         offset >= self.start() && offset <= self.end
@@ -112,6 +119,16 @@ mod tests {
         ring.append(b"abcdefgh");
         assert_eq!((ring.start(), ring.end()), (4, 8));
         assert_eq!(ring.read_from(4, 10), RingRead::Bytes(b"efgh".to_vec()));
+    }
+
+    #[test]
+    fn an_append_says_which_offsets_it_would_drop() {
+        let mut ring = OutputRing::new(8);
+        ring.append(b"abcdef");
+        assert!(!ring.would_drop(0, 2), "room for two more");
+        assert!(ring.would_drop(0, 3), "the first byte would go");
+        assert!(!ring.would_drop(1, 3), "only the first byte would go");
+        assert!(ring.would_drop(5, 100));
     }
 
     #[test]

@@ -51,43 +51,91 @@ impl vt100::Callbacks for ScreenCallbacks {
 /// screen, and the ring holds the raw bytes, from which
 /// [`history`](super::history) re-parses older lines when a client asks.
 /// (1,000 parsed lines of 80 columns cost about 2.6 MiB per pane.)
+///
+/// A quiet pane's model can be put to sleep: the parser (about 60 KiB for
+/// 80x24, a grid of 32-byte cells) is dropped, and rebuilt exactly when it
+/// is needed again by replaying what it was built from (its
+/// [`ModelOrigin`]) and the output since, which the ring still holds.
 pub struct TerminalScreen {
-    parser: vt100::Parser<ScreenCallbacks>,
+    state: ModelState,
     parsed: u64,
+    /// When the model was last used (see [`touch`](Self::touch)).
+    used_at: std::time::Instant,
+    /// `None` once the model can no longer be rebuilt: the ring dropped
+    /// output the replay would need, or the pane resized too often.
+    origin: Option<ModelOrigin>,
 }
+
+enum ModelState {
+    Awake(vt100::Parser<ScreenCallbacks>),
+    /// Asleep; the callbacks (the title) are kept.
+    Asleep(ScreenCallbacks),
+}
+
+/// What rebuilds the model: a blank screen of `size`, `redraw` processed on
+/// it, then the output from `offset` on, with each resize applied at the
+/// offset where the model applied it.
+struct ModelOrigin {
+    offset: u64,
+    size: Size,
+    redraw: Vec<u8>,
+    resizes: Vec<(u64, Size)>,
+}
+
+/// Resizes a model's origin records; a pane resized more often than this
+/// keeps its model awake.
+const MAX_REPLAYED_RESIZES: usize = 256;
 
 impl std::fmt::Debug for TerminalScreen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TerminalScreen").field("parsed", &self.parsed).finish_non_exhaustive()
+        f.debug_struct("TerminalScreen")
+            .field("parsed", &self.parsed)
+            .field("asleep", &self.is_asleep())
+            .finish_non_exhaustive()
     }
 }
 
+fn parser(size: Size) -> vt100::Parser<ScreenCallbacks> {
+    vt100::Parser::new_with_callbacks(size.rows, size.cols, 0, ScreenCallbacks::default())
+}
+
 impl TerminalScreen {
-    /// A blank screen of `size`.
-    pub fn new(size: Size) -> Self {
+    /// A blank screen of `size` whose next byte of output is at `offset`,
+    /// with `redraw` (a saved screen's formatted bytes, or nothing) drawn
+    /// on it without counting as output.
+    pub fn new(size: Size, offset: u64, redraw: &[u8]) -> Self {
+        let mut model = parser(size);
+        model.process(redraw);
+        model.callbacks_mut().notices.clear();
         TerminalScreen {
-            parser: vt100::Parser::new_with_callbacks(size.rows, size.cols, 0, ScreenCallbacks::default()),
-            parsed: 0,
+            state: ModelState::Awake(model),
+            parsed: offset,
+            used_at: std::time::Instant::now(),
+            origin: Some(ModelOrigin { offset, size, redraw: redraw.to_vec(), resizes: Vec::new() }),
+        }
+    }
+
+    fn model(&mut self) -> &mut vt100::Parser<ScreenCallbacks> {
+        if let ModelState::Asleep(callbacks) = &mut self.state {
+            // The pane wakes the model before it uses it; if that ever
+            // fails to happen, carry on with a blank screen rather than stop.
+            tracing::error!(parsed = self.parsed, "terminal model used while asleep; starting it blank");
+            let callbacks = std::mem::take(callbacks);
+            let mut model = parser(self.origin.as_ref().map_or(Size::DEFAULT, |origin| origin.size));
+            *model.callbacks_mut() = callbacks;
+            self.state = ModelState::Awake(model);
+            self.origin = None;
+        }
+        match &mut self.state {
+            ModelState::Awake(model) => model,
+            ModelState::Asleep(_) => unreachable!("woken above"),
         }
     }
 
     /// Feeds output that starts exactly at [`parsed`](Self::parsed).
     pub fn process(&mut self, data: &[u8]) {
-        self.parser.process(data);
+        self.model().process(data);
         self.parsed += data.len() as u64;
-    }
-
-    /// Redraws a saved screen (its formatted bytes) without counting them
-    /// as output.
-    pub fn restore(&mut self, formatted: &[u8]) {
-        self.parser.process(formatted);
-        let _ = self.take_notices();
-    }
-
-    /// Declares the offset of the next byte the screen expects (for a pane
-    /// whose output continues from a reserved offset).
-    pub fn set_parsed(&mut self, offset: u64) {
-        self.parsed = offset;
     }
 
     /// The offset of the next byte the screen expects.
@@ -95,37 +143,118 @@ impl TerminalScreen {
         self.parsed
     }
 
-    /// Changes the size.
+    /// Changes the size, at [`parsed`](Self::parsed).
     pub fn resize(&mut self, size: Size) {
-        self.parser.screen_mut().set_size(size.rows, size.cols);
+        self.model().screen_mut().set_size(size.rows, size.cols);
+        if let Some(origin) = &mut self.origin {
+            origin.resizes.push((self.parsed, size));
+            if origin.resizes.len() > MAX_REPLAYED_RESIZES {
+                self.origin = None;
+            }
+        }
     }
 
     /// The window title the process set.
     pub fn title(&self) -> &str {
-        &self.parser.callbacks().title
+        match &self.state {
+            ModelState::Awake(model) => &model.callbacks().title,
+            ModelState::Asleep(callbacks) => &callbacks.title,
+        }
     }
 
     /// Terminal notifications seen since the last take.
     pub fn take_notices(&mut self) -> Vec<TerminalNotice> {
-        std::mem::take(&mut self.parser.callbacks_mut().notices)
+        match &mut self.state {
+            ModelState::Awake(model) => std::mem::take(&mut model.callbacks_mut().notices),
+            ModelState::Asleep(callbacks) => std::mem::take(&mut callbacks.notices),
+        }
+    }
+
+    /// Records a use of the model: it sleeps only after a quiet spell.
+    pub fn touch(&mut self) {
+        self.used_at = std::time::Instant::now();
+    }
+
+    /// How long since the model was last used.
+    pub fn idle_for(&self) -> std::time::Duration {
+        self.used_at.elapsed()
+    }
+
+    /// True while the model is asleep.
+    pub fn is_asleep(&self) -> bool {
+        matches!(self.state, ModelState::Asleep(_))
+    }
+
+    /// The offset from which the output must still be held for the model
+    /// to be rebuilt, when it can be.
+    pub fn origin_offset(&self) -> Option<u64> {
+        self.origin.as_ref().map(|origin| origin.offset)
+    }
+
+    /// Says the output before the origin is gone: the model can no longer
+    /// be rebuilt, so it stays awake from now on.
+    pub fn forget_origin(&mut self) {
+        self.origin = None;
+    }
+
+    /// Drops the model, keeping what rebuilds it. Nothing happens when it
+    /// cannot be rebuilt. The caller makes sure the output from
+    /// [`origin_offset`](Self::origin_offset) to [`parsed`](Self::parsed)
+    /// stays held while the model sleeps.
+    pub fn sleep(&mut self) -> bool {
+        if self.origin.is_none() {
+            return false;
+        }
+        if let ModelState::Awake(model) = &mut self.state {
+            let callbacks = std::mem::take(model.callbacks_mut());
+            self.state = ModelState::Asleep(callbacks);
+        }
+        true
+    }
+
+    /// Rebuilds a sleeping model from `output`: the bytes from
+    /// [`origin_offset`](Self::origin_offset) to [`parsed`](Self::parsed).
+    pub fn wake(&mut self, output: &[u8]) {
+        let ModelState::Asleep(callbacks) = &mut self.state else { return };
+        let Some(origin) = &self.origin else { return };
+        let callbacks = std::mem::take(callbacks);
+        let mut model = parser(origin.size);
+        model.process(&origin.redraw);
+        let mut at = origin.offset;
+        let mut rest = output;
+        for &(resize_at, size) in &origin.resizes {
+            let before = (resize_at.saturating_sub(at) as usize).min(rest.len());
+            model.process(&rest[..before]);
+            rest = &rest[before..];
+            at += before as u64;
+            model.screen_mut().set_size(size.rows, size.cols);
+        }
+        model.process(rest);
+        // The replay's bells and notifications were reported the first
+        // time; the title is the one kept.
+        *model.callbacks_mut() = callbacks;
+        self.state = ModelState::Awake(model);
     }
 
     /// The screen at [`parsed`](Self::parsed).
-    pub fn snapshot(&self) -> ScreenSnapshot {
-        let screen = self.parser.screen();
+    pub fn snapshot(&mut self) -> ScreenSnapshot {
+        let parsed = self.parsed;
+        let model = self.model();
+        let title = model.callbacks().title.clone();
+        let screen = model.screen();
         let (rows, cols) = screen.size();
         let (cursor_row, cursor_col) = screen.cursor_position();
         let mut formatted = screen.state_formatted();
-        if !self.title().is_empty() {
-            formatted.extend_from_slice(format!("\x1b]2;{}\x07", self.title()).as_bytes());
+        if !title.is_empty() {
+            formatted.extend_from_slice(format!("\x1b]2;{title}\x07").as_bytes());
         }
         ScreenSnapshot {
-            offset: self.parsed,
+            offset: parsed,
             size: Size { cols, rows },
             text: screen.contents(),
             formatted: ByteBuf(formatted),
             cursor: Cursor { row: cursor_row, col: cursor_col, visible: !screen.hide_cursor() },
-            title: self.title().to_owned(),
+            title,
             alternate_screen: screen.alternate_screen(),
             modes: InputModes {
                 bracketed_paste: screen.bracketed_paste(),
@@ -143,7 +272,7 @@ mod tests {
 
     #[test]
     fn snapshot_reports_text_cursor_title_and_modes() {
-        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 });
+        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 }, 0, b"");
         let output = b"hello\r\nworld\x1b]2;my title\x07\x1b[?2004h";
         screen.process(output);
         let snapshot = screen.snapshot();
@@ -156,7 +285,7 @@ mod tests {
 
     #[test]
     fn terminal_notifications_are_collected() {
-        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 });
+        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 }, 0, b"");
         screen.process(b"a\x07b\x1b]9;turn complete\x07c\x1b]777;notify;Title;Body\x1b\\\x1b]2;t\x07");
         assert_eq!(
             screen.take_notices(),
@@ -167,5 +296,74 @@ mod tests {
             ]
         );
         assert!(screen.take_notices().is_empty());
+    }
+
+    /// Output that leaves state a blank screen would not have: a title,
+    /// colours, modes, the alternate screen, a scroll region and a saved
+    /// cursor.
+    const STATEFUL: &[u8] =
+        b"\x1b]2;busy\x07\x1b[31mred\x1b[m\r\nplain\x1b[?2004h\x1b[?1h\x1b7\x1b[2;3r\x1b[?1049halt \x1b[1;32mgreen";
+
+    fn rebuilt(screen: &mut TerminalScreen, output: &[u8]) {
+        assert!(screen.sleep(), "a model with its origin can sleep");
+        assert!(screen.is_asleep());
+        screen.wake(output);
+        assert!(!screen.is_asleep());
+    }
+
+    #[test]
+    fn a_model_rebuilt_after_sleep_matches_the_one_that_never_slept() {
+        let size = Size { cols: 20, rows: 5 };
+        let mut awake = TerminalScreen::new(size, 100, b"saved\r\n");
+        let mut sleeper = TerminalScreen::new(size, 100, b"saved\r\n");
+        for screen in [&mut awake, &mut sleeper] {
+            screen.process(&STATEFUL[..40]);
+            screen.resize(Size { cols: 30, rows: 6 });
+            screen.process(&STATEFUL[40..]);
+        }
+        assert_eq!(sleeper.origin_offset(), Some(100));
+        rebuilt(&mut sleeper, STATEFUL);
+        assert_eq!(sleeper.snapshot(), awake.snapshot());
+
+        // And it goes on from where it was: the saved cursor and the
+        // scroll region came back too.
+        let more = b"\x1b[?1049l\x1b8after\r\n\r\n\r\nscrolled";
+        awake.process(more);
+        sleeper.process(more);
+        assert_eq!(sleeper.snapshot(), awake.snapshot());
+        assert_eq!(sleeper.parsed(), 100 + (STATEFUL.len() + more.len()) as u64);
+    }
+
+    #[test]
+    fn a_sleeping_model_keeps_its_title_and_does_not_repeat_notices() {
+        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 }, 0, b"");
+        let output = b"\x1b]2;kept\x07\x07\x1b]9;done\x07";
+        screen.process(output);
+        assert_eq!(screen.take_notices().len(), 2);
+        assert!(screen.sleep());
+        assert_eq!(screen.title(), "kept");
+        screen.wake(output);
+        assert_eq!(screen.title(), "kept");
+        assert!(screen.take_notices().is_empty(), "the replay reports nothing again");
+    }
+
+    #[test]
+    fn a_model_whose_origin_is_gone_stays_awake() {
+        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 }, 0, b"");
+        screen.process(b"x");
+        screen.forget_origin();
+        assert!(!screen.sleep());
+        assert!(!screen.is_asleep());
+        assert_eq!(screen.snapshot().text, "x");
+    }
+
+    #[test]
+    fn too_many_resizes_keep_the_model_awake() {
+        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 }, 0, b"");
+        for n in 0..=MAX_REPLAYED_RESIZES {
+            screen.resize(Size { cols: 20 + (n % 2) as u16, rows: 4 });
+        }
+        assert_eq!(screen.origin_offset(), None);
+        assert!(!screen.sleep());
     }
 }

@@ -1,8 +1,10 @@
 //! The screen follower: parses the ring into the terminal model, off the
-//! read path, applying resizes at the offsets where they happened.
+//! read path, applying resizes at the offsets where they happened; and
+//! puts the model to sleep once the pane has been quiet for a while.
 
 use super::{lock, Pane};
 use crate::limits::PARSE_CHUNK;
+use crate::memory_trim;
 use crate::pane::ring::RingRead;
 use std::sync::Arc;
 
@@ -31,13 +33,13 @@ pub(super) async fn run(pane: Arc<Pane>) {
             (output.ring.read_from(parsed, limit), resize)
         };
         if let Some(size) = resize {
-            lock(&pane.screen).resize(size);
+            pane.awake_screen().resize(size);
             applied_size = size;
         }
         match read {
             RingRead::Bytes(data) => {
                 let (parsed, notices) = {
-                    let mut screen = lock(&pane.screen);
+                    let mut screen = pane.awake_screen();
                     screen.process(&data);
                     (screen.parsed(), screen.take_notices())
                 };
@@ -55,10 +57,21 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 }
                 let current = parsed;
                 // New output, a resize to apply, or the end.
-                let closed = progress
-                    .wait_for(|progress| progress.end > current || progress.size != applied_size || progress.closed)
-                    .await
-                    .is_err();
+                let mut more = |progress: &super::Progress| {
+                    progress.end > current || progress.size != applied_size || progress.closed
+                };
+                // Each quiet interval, the model may go to sleep (again,
+                // when a client woke it).
+                let closed = loop {
+                    match tokio::time::timeout(pane.screen_sleep_after, progress.wait_for(&mut more)).await {
+                        Ok(waited) => break waited.is_err(),
+                        Err(_quiet) => {
+                            if pane.try_sleep_screen() {
+                                memory_trim::request();
+                            }
+                        }
+                    }
+                };
                 if closed {
                     break;
                 }
