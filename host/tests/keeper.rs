@@ -326,6 +326,27 @@ fn survives_hangup_and_interrupt_ignores_early_release_and_reports_a_signal() {
 }
 
 #[test]
+fn reports_the_exit_exactly_once_per_connection() {
+    let mut keeper = Keeper::start(80, 24, &["sleep", "1000"]);
+    let child = keeper.child_pid;
+    let (mut before, _before_master) = keeper.connect_expecting(&format!("pane {child} running"));
+    keeper.signal_child_group(Signal::KILL);
+    assert_eq!(before.read_line(), "exited 137 SIGKILL");
+    keeper.child_exited = true;
+
+    // A connection made after the exit has it in its greeting only; the
+    // one it replaces got nothing more after its `exited` line.
+    let (mut after, _after_master) = keeper.connect_expecting(&format!("pane {child} exited 137 SIGKILL"));
+    before.expect_closed();
+    // Other lines change nothing; `release` then ends the keeper, which
+    // closes the connection without another `exited` line.
+    after.send("hello\n");
+    after.send("release\n");
+    after.expect_closed();
+    assert_eq!(keeper.wait_exit().code(), Some(0));
+}
+
+#[test]
 fn ctrl_c_on_the_terminal_interrupts_the_child() {
     // The keeper ignores SIGINT; its child must not inherit that, and the PTY
     // must be its controlling terminal for ^C to reach it.

@@ -1,12 +1,13 @@
-//! The child: spawning it in the PTY, reaping it, and ending it when the
-//! keeper cannot start.
+//! The child: spawning it in the PTY, noticing and reaping its exit, and
+//! ending it when the keeper cannot start.
 
 use crate::protocol::ExitReport;
 use crate::signals;
-use rustix::process::{Pid, Signal};
+use rustix::event::Timespec;
+use rustix::process::{Pid, PidfdFlags, Signal};
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -39,14 +40,58 @@ pub fn spawn(program: &OsString, args: &[OsString], cwd: &Path, slave: &OwnedFd)
     command.spawn()
 }
 
-/// Starts the thread that waits for the child and passes its exit to
-/// `on_exit`. The thread ends after that.
-pub fn start_reaper(mut child: Child, on_exit: impl FnOnce(ExitReport) + Send + 'static) -> io::Result<()> {
-    std::thread::Builder::new().name("reaper".to_owned()).stack_size(64 * 1024).spawn(move || {
-        let report = child.wait().map_or_else(|_| ExitReport::unknown(), ExitReport::from_status);
-        on_exit(report);
-    })?;
-    Ok(())
+/// How often the keeper checks for the child's exit when it has no pidfd
+/// to poll.
+const CHECK_INTERVAL: Timespec = Timespec { tv_sec: 0, tv_nsec: 100_000_000 };
+
+/// A running child, watched from the keeper's one thread: the serve loop
+/// polls [`Running::exit_fd`] (or, without one, wakes up every
+/// [`Running::poll_timeout`]) and then calls [`Running::try_reap`].
+pub struct Running {
+    child: Child,
+    /// A pidfd for the child: readable once it has exited. `None` if the
+    /// kernel has none to give (`pidfd_open` arrived in Linux 5.3).
+    pidfd: Option<OwnedFd>,
+}
+
+impl Running {
+    /// Starts watching `child`, which must not have been reaped yet (so its
+    /// pid cannot have been reused).
+    pub fn watch(child: Child) -> Self {
+        let pidfd = i32::try_from(child.id())
+            .ok()
+            .and_then(Pid::from_raw)
+            // Without a pidfd (ENOSYS on kernels before 5.3, or no fd to
+            // spare) the keeper falls back on checking every
+            // CHECK_INTERVAL: slower to notice the exit, but as correct.
+            .and_then(|pid| rustix::process::pidfd_open(pid, PidfdFlags::empty()).ok());
+        Self { child, pidfd }
+    }
+
+    /// The fd that becomes readable when the child exits, if there is one.
+    pub fn exit_fd(&self) -> Option<BorrowedFd<'_>> {
+        self.pidfd.as_ref().map(AsFd::as_fd)
+    }
+
+    /// How long the serve loop may block before calling
+    /// [`Running::try_reap`]: for ever with a pidfd, CHECK_INTERVAL without.
+    pub fn poll_timeout(&self) -> Option<&'static Timespec> {
+        match self.pidfd {
+            Some(_) => None,
+            None => Some(&CHECK_INTERVAL),
+        }
+    }
+
+    /// Reaps the child if it has exited (`waitpid` with `WNOHANG`); `None`
+    /// while it runs.
+    pub fn try_reap(&mut self) -> Option<ExitReport> {
+        match self.child.try_wait() {
+            Ok(None) => None,
+            Ok(Some(status)) => Some(ExitReport::from_status(status)),
+            // Only ECHILD is possible, and only if someone else reaped it.
+            Err(_) => Some(ExitReport::unknown()),
+        }
+    }
 }
 
 /// Kills the child's process group and reaps the child; for a keeper that
@@ -61,5 +106,44 @@ pub fn kill_and_reap(mut child: Child) {
 pub fn kill_group(child_pid: u32) {
     if let Some(pid) = i32::try_from(child_pid).ok().and_then(Pid::from_raw) {
         let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustix::event::{PollFd, PollFlags};
+    use std::time::{Duration, Instant};
+
+    fn spawn_sh(script: &str) -> Child {
+        Command::new("sh").args(["-c", script]).spawn().unwrap()
+    }
+
+    #[test]
+    fn the_pidfd_becomes_readable_when_the_child_exits() {
+        let mut running = Running::watch(spawn_sh("sleep 0.2; exit 3"));
+        assert_eq!(running.poll_timeout(), None);
+        assert_eq!(running.try_reap(), None, "the child is still running");
+        let mut fds = [PollFd::from_borrowed_fd(running.exit_fd().expect("this kernel has pidfds"), PollFlags::IN)];
+        let ten_seconds = Timespec { tv_sec: 10, tv_nsec: 0 };
+        assert_eq!(rustix::event::poll(&mut fds, Some(&ten_seconds)).unwrap(), 1);
+        assert_eq!(running.try_reap(), Some(ExitReport { code: 3, signal: None }));
+    }
+
+    #[test]
+    fn without_a_pidfd_the_exit_is_found_by_checking_periodically() {
+        let mut running = Running::watch(spawn_sh("sleep 0.2; kill -TERM $$"));
+        running.pidfd = None;
+        assert!(running.exit_fd().is_none());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let report = loop {
+            assert!(Instant::now() < deadline, "the child was not reaped");
+            let timeout = running.poll_timeout().expect("a timeout without a pidfd");
+            let _ = rustix::event::poll(&mut [], Some(timeout));
+            if let Some(report) = running.try_reap() {
+                break report;
+            }
+        };
+        assert_eq!(report, ExitReport { code: 143, signal: Some("SIGTERM".into()) });
     }
 }

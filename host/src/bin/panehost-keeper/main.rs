@@ -60,9 +60,13 @@
 //! **Lifetime.** The keeper holds its own master fd until it exits, so the
 //! child sees no hangup while no host is connected, and output written in
 //! the meantime waits in the PTY (a child that fills the PTY's buffer
-//! blocks until a host reads). One thread waits for the child (`waitpid`)
-//! and keeps its exit status in memory; the keeper exits only on
-//! `release` (or SIGTERM/SIGKILL), however long ago the child exited.
+//! blocks until a host reads). The keeper runs on one thread: it notices
+//! the child's exit through a pidfd polled with the listener and the
+//! connection (or, if it cannot get a pidfd, as before Linux 5.3, by
+//! checking every 100 ms),
+//! reaps it (`waitpid`) and keeps its exit status in memory; the keeper
+//! exits only on `release` (or SIGTERM/SIGKILL), however long ago the
+//! child exited.
 
 mod args;
 mod child;
@@ -73,17 +77,15 @@ mod signals;
 mod socket;
 
 use rustix::fs::{Mode, OFlags};
-use serve::{Keeper, SharedState};
-use std::io::{self, Write};
+use serve::{ChildState, Keeper};
+use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 
 fn main() {
     match start() {
         Ok(keeper) => keeper.serve(),
         Err(message) => {
-            let line = format!("error {}\n", message.replace('\n', " "));
-            let mut stdout = io::stdout().lock();
-            let _ = stdout.write_all(line.as_bytes()).and_then(|()| stdout.flush());
+            let _ = write_stdout(format!("error {}\n", message.replace('\n', " ")).as_bytes());
             std::process::exit(1);
         }
     }
@@ -117,14 +119,11 @@ fn start() -> Result<Keeper, String> {
         message
     };
 
-    let shared = SharedState::default();
-    let reaper_state = SharedState::clone(&shared);
-    child::start_reaper(child, move |report| serve::record_exit(&reaper_state, report))
-        .map_err(|error| give_up(format!("starting the reaper thread: {error}")))?;
+    let child = ChildState::Running(child::Running::watch(child));
 
     announce_ready(child_pid).map_err(|error| give_up(format!("writing ready: {error}")))?;
     detach_stdio();
-    Ok(Keeper { master, child_pid, socket_path: args.socket, listener, shared })
+    Ok(Keeper { master, child_pid, child, socket_path: args.socket, listener })
 }
 
 /// Closes every fd above 2 the keeper inherited. A launcher's stray fds
@@ -165,9 +164,22 @@ fn lead_own_session() -> io::Result<()> {
 }
 
 fn announce_ready(child_pid: u32) -> io::Result<()> {
-    let mut stdout = io::stdout().lock();
-    stdout.write_all(format!("ready {child_pid}\n").as_bytes())?;
-    stdout.flush()
+    write_stdout(format!("ready {child_pid}\n").as_bytes())
+}
+
+/// Writes `line` in full straight to fd 1. The keeper writes one line on
+/// stdout in its life; `std::io::stdout` would allocate a buffer for it
+/// that stayed in the keeper's memory for the rest of the pane's life.
+fn write_stdout(mut line: &[u8]) -> io::Result<()> {
+    while !line.is_empty() {
+        match rustix::io::write(rustix::stdio::stdout(), line) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(written) => line = &line[written..],
+            Err(rustix::io::Errno::INTR) => {}
+            Err(error) => return Err(error.into()),
+        }
+    }
+    Ok(())
 }
 
 /// Points stdin, stdout and stderr at `/dev/null`: the host has read its

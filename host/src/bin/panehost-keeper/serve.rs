@@ -1,6 +1,8 @@
 //! Serving the host: one connection at a time, the greeting with the master
-//! fd, the exit report, and `release`.
+//! fd, the exit report, and `release`. All on the keeper's one thread: a
+//! single `poll` waits for the listener, the connection and the child.
 
+use crate::child::Running;
 use crate::protocol::{self, ExitReport, Request, RequestReader};
 use crate::socket::{self, Accepted};
 use rustix::event::{PollFd, PollFlags};
@@ -8,29 +10,22 @@ use std::io::{self, Read};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
 
-/// What the reaper thread and the serve loop share.
-#[derive(Default)]
-pub struct Shared {
-    /// The child's exit, once reaped.
-    exit: Option<ExitReport>,
-    /// The connected host, if any; the reaper reports the exit on it.
-    connection: Option<Arc<UnixStream>>,
+/// The child, as the serve loop knows it.
+pub enum ChildState {
+    /// Not reaped yet; watched for its exit.
+    Running(Running),
+    /// Reaped; its exit is kept for every later greeting.
+    Exited(ExitReport),
 }
 
-/// The state shared between the reaper and the serve loop.
-pub type SharedState = Arc<Mutex<Shared>>;
-
-/// Records the child's exit and tells the connected host, if there is one.
-/// Called once, by the reaper thread.
-pub fn record_exit(shared: &SharedState, report: ExitReport) {
-    let mut state = lock(shared);
-    if let Some(connection) = &state.connection {
-        // A failed send means the host has gone; the serve loop notices.
-        let _ = socket::send_line(connection, protocol::exited(&report).as_bytes());
+impl ChildState {
+    fn exit(&self) -> Option<&ExitReport> {
+        match self {
+            Self::Running(_) => None,
+            Self::Exited(report) => Some(report),
+        }
     }
-    state.exit = Some(report);
 }
 
 /// Everything the serve loop needs.
@@ -39,67 +34,115 @@ pub struct Keeper {
     pub master: OwnedFd,
     /// The child's pid, which is also its process group id.
     pub child_pid: u32,
+    /// The child: running, or its exit.
+    pub child: ChildState,
     /// The socket file, removed on release.
     pub socket_path: PathBuf,
     /// The non-blocking listener.
     pub listener: UnixListener,
-    /// Shared with the reaper.
-    pub shared: SharedState,
 }
 
 /// The connection being served and its partial request line.
 struct Current {
-    stream: Arc<UnixStream>,
+    stream: UnixStream,
     requests: RequestReader,
+}
+
+/// What `poll` reported ready.
+struct Ready {
+    listener: bool,
+    connection: bool,
+    /// The child may have exited: its pidfd is readable, or (without a
+    /// pidfd) the check interval has passed.
+    child: bool,
 }
 
 impl Keeper {
     /// Serves hosts until one releases the exited pane; then removes the
     /// socket file and exits 0.
-    pub fn serve(self) -> ! {
+    ///
+    /// The exit is reported exactly once per connection: a connection
+    /// greeted before the child is reaped gets the `exited` line when it is
+    /// (if it is still the current one), and one greeted after gets the
+    /// exit in its greeting. Both happen on this thread, so nothing can
+    /// fall between them.
+    pub fn serve(mut self) -> ! {
         let mut current: Option<Current> = None;
         let mut buffer = [0_u8; 512];
         loop {
-            let (listener_ready, connection_ready) = self.wait_for_events(current.as_ref());
-            if connection_ready {
+            let ready = self.wait_for_events(current.as_ref());
+            // The child first, so a `release` read below sees its exit.
+            if ready.child {
+                self.reap_child(current.as_ref());
+            }
+            if ready.connection {
                 if let Some(connection) = current.as_mut() {
                     if !self.read_requests(connection, &mut buffer) {
-                        self.forget(&connection.stream);
                         current = None;
                     }
                 }
             }
-            if listener_ready {
+            if ready.listener {
                 while let Some(stream) = self.accept() {
-                    if let Some(accepted) = self.greet(stream) {
+                    if let Some(greeted) = self.greet(stream) {
                         // The previous connection, if any, is replaced and closed.
-                        current = Some(Current { stream: accepted, requests: RequestReader::default() });
+                        current = Some(Current { stream: greeted, requests: RequestReader::default() });
                     }
                 }
             }
         }
     }
 
-    /// Blocks until the listener or the connection has something; returns
-    /// which.
-    fn wait_for_events(&self, current: Option<&Current>) -> (bool, bool) {
+    /// Blocks until the listener, the connection or the child has
+    /// something; returns which.
+    fn wait_for_events(&self, current: Option<&Current>) -> Ready {
         let readable = PollFlags::IN;
-        let mut fds = Vec::with_capacity(2);
+        let mut fds = Vec::with_capacity(3);
         fds.push(PollFd::new(&self.listener, readable));
-        if let Some(connection) = current {
+        let (exit_fd, timeout) = match &self.child {
+            ChildState::Running(running) => (running.exit_fd(), running.poll_timeout()),
+            ChildState::Exited(_) => (None, None),
+        };
+        let child_index = exit_fd.map(|fd| {
+            fds.push(PollFd::from_borrowed_fd(fd, readable));
+            fds.len() - 1
+        });
+        let connection_index = current.map(|connection| {
             fds.push(PollFd::from_borrowed_fd(connection.stream.as_fd(), readable));
-        }
+            fds.len() - 1
+        });
         loop {
-            match rustix::event::poll(&mut fds, None) {
+            match rustix::event::poll(&mut fds, timeout) {
                 Ok(_) => break,
                 Err(rustix::io::Errno::INTR) => {}
                 // poll fails only for reasons that retrying cannot fix.
                 Err(_) => std::process::exit(1),
             }
         }
-        let listener_ready = !fds[0].revents().is_empty();
-        let connection_ready = fds.get(1).is_some_and(|fd| !fd.revents().is_empty());
-        (listener_ready, connection_ready)
+        let is_ready = |index: Option<usize>| index.is_some_and(|index| !fds[index].revents().is_empty());
+        Ready {
+            listener: is_ready(Some(0)),
+            connection: is_ready(connection_index),
+            // Without a pidfd, every wake-up is a chance to check.
+            child: is_ready(child_index) || timeout.is_some(),
+        }
+    }
+
+    /// Reaps the child if it has exited, and reports the exit on the
+    /// current connection, if there is one.
+    fn reap_child(&mut self, current: Option<&Current>) {
+        let ChildState::Running(running) = &mut self.child else {
+            return;
+        };
+        let Some(report) = running.try_reap() else {
+            return;
+        };
+        if let Some(connection) = current {
+            // A failed send means the host has gone; reading notices.
+            let _ = socket::send_line(&connection.stream, protocol::exited(&report).as_bytes());
+        }
+        // Dropping the watch closes the pidfd, which would stay readable.
+        self.child = ChildState::Exited(report);
     }
 
     /// Accepts the next pending connection from the keeper's own user;
@@ -118,22 +161,18 @@ impl Keeper {
         }
     }
 
-    /// Sends the greeting with the master fd and makes the connection the
-    /// current one. Under the lock, so the exit is reported exactly once on
-    /// it: in the greeting, or by the reaper afterwards.
-    fn greet(&self, stream: UnixStream) -> Option<Arc<UnixStream>> {
-        let mut state = lock(&self.shared);
-        let greeting = protocol::greeting(self.child_pid, state.exit.as_ref());
+    /// Sends the greeting, with the master fd and the exit if the child has
+    /// been reaped; `None` if the connection failed.
+    fn greet(&self, stream: UnixStream) -> Option<UnixStream> {
+        let greeting = protocol::greeting(self.child_pid, self.child.exit());
         socket::send_with_fd(&stream, greeting.as_bytes(), self.master.as_fd()).ok()?;
-        let stream = Arc::new(stream);
-        state.connection = Some(Arc::clone(&stream));
         Some(stream)
     }
 
     /// Reads what the host sent and acts on it. `false` when the connection
     /// is over (closed, failed, or sent a line that is too long).
     fn read_requests(&self, connection: &mut Current, buffer: &mut [u8]) -> bool {
-        let read = match (&*connection.stream).read(buffer) {
+        let read = match (&connection.stream).read(buffer) {
             Ok(0) => return false,
             Ok(read) => read,
             Err(error) if error.kind() == io::ErrorKind::Interrupted => return true,
@@ -153,23 +192,9 @@ impl Keeper {
     /// `release`: once the child has exited, the keeper's job is done.
     /// While it runs, the request is ignored.
     fn release(&self) {
-        let state = lock(&self.shared);
-        if state.exit.is_some() {
+        if self.child.exit().is_some() {
             let _ = std::fs::remove_file(&self.socket_path);
             std::process::exit(0);
         }
     }
-
-    /// Drops `stream` as the current connection (if it still is).
-    fn forget(&self, stream: &Arc<UnixStream>) {
-        let mut state = lock(&self.shared);
-        if state.connection.as_ref().is_some_and(|current| Arc::ptr_eq(current, stream)) {
-            state.connection = None;
-        }
-    }
-}
-
-fn lock(shared: &SharedState) -> MutexGuard<'_, Shared> {
-    // Neither side panics while holding the lock; recover the state anyway.
-    shared.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -17,8 +17,8 @@ pub fn bind(path: &Path) -> io::Result<UnixListener> {
         _ => {}
     }
     // The socket file is created with mode 0777 minus the umask; a umask of
-    // 0177 makes it 0600 from the start. The reaper thread does not create
-    // files, so changing the process-wide umask briefly is safe here.
+    // 0177 makes it 0600 from the start. The keeper has one thread, so
+    // changing the process-wide umask briefly is safe here.
     let previous = rustix::process::umask(Mode::from_raw_mode(0o177));
     let bound = UnixListener::bind(path);
     rustix::process::umask(previous);
