@@ -438,6 +438,16 @@ impl Pane {
         screen
     }
 
+    /// How long until the terminal model has been left alone for the sleep
+    /// delay (at least a few milliseconds; the full delay while it sleeps).
+    fn until_screen_may_sleep(&self) -> Duration {
+        let screen = lock(&self.screen);
+        if screen.is_asleep() {
+            return self.screen_sleep_after;
+        }
+        self.screen_sleep_after.saturating_sub(screen.idle_for()).max(Duration::from_millis(10))
+    }
+
     /// Puts the terminal model to sleep when nothing has used it for the
     /// sleep delay, it has parsed all output, and it can be rebuilt from
     /// what the ring holds; true when it sleeps.

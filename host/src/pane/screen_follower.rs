@@ -60,10 +60,11 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 let mut more = |progress: &super::Progress| {
                     progress.end > current || progress.size != applied_size || progress.closed
                 };
-                // Each quiet interval, the model may go to sleep (again,
-                // when a client woke it).
+                // Once the model has been left alone for the sleep delay, it
+                // may sleep (again, when a client woke it).
                 let closed = loop {
-                    match tokio::time::timeout(pane.screen_sleep_after, progress.wait_for(&mut more)).await {
+                    let until_due = pane.until_screen_may_sleep();
+                    match tokio::time::timeout(until_due, progress.wait_for(&mut more)).await {
                         Ok(waited) => break waited.is_err(),
                         Err(_quiet) => {
                             if pane.try_sleep_screen() {
