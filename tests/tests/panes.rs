@@ -58,9 +58,7 @@ fn the_fixture_agent_is_interrupted_mid_turn() {
     let host = TestHost::start();
     let mut conn = host.connect(Encoding::Json);
     let pane = conn.start(start_params("fixture", &[])).id;
-    let sub = conn.subscribe(&pane, Some(0)).subscription;
-    let mut transcript = Transcript::from(0);
-    conn.follow_until_text(sub, &mut transcript, "fixture> ");
+    let (sub, mut transcript) = conn.follow_from_start_until(&pane, "fixture> ");
     conn.type_line(&pane, "/delay 60000");
     conn.follow_until_text(sub, &mut transcript, "delay: 60000");
     conn.type_line(&pane, "think hard");

@@ -11,9 +11,7 @@ use support::*;
 /// whole output so far.
 fn pane_with_output(conn: &mut Connection, flood_bytes: u64) -> (panehost_ipc::PaneId, Transcript) {
     let pane = conn.start(start_params("fixture", &[])).id;
-    let sub = conn.subscribe(&pane, Some(0)).subscription;
-    let mut transcript = Transcript::from(0);
-    conn.follow_until_text(sub, &mut transcript, "fixture> ");
+    let (sub, mut transcript) = conn.follow_from_start_until(&pane, "fixture> ");
     conn.type_line(&pane, &format!("/flood {flood_bytes}"));
     conn.follow_until(sub, &mut transcript, |t| t.text().ends_with("flood done\r\nfixture> "));
     conn.ok(Request::Unsubscribe { subscription: sub });

@@ -87,9 +87,7 @@ fn start_fixture(
 ) -> (panehost_ipc::PaneId, String, Transcript, u64) {
     let params = StartParams { runtime: "fixture".into(), resume, ..StartParams::default() };
     let pane = conn.start(params).id;
-    let sub = conn.subscribe(&pane, Some(0)).subscription;
-    let mut transcript = Transcript::from(0);
-    conn.follow_until_text(sub, &mut transcript, "fixture> ");
+    let (sub, transcript) = conn.follow_from_start_until(&pane, "fixture> ");
     let text = transcript.text();
     let session = text.split("session: ").nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
     (pane, session, transcript, sub)

@@ -204,9 +204,7 @@ fn ask_stand_in(runtime: &str, script: &str, encoding: Encoding, text: &str, sou
 /// prompt (`RUNTIME> `): the pane, its subscription and the transcript.
 fn start_at_prompt(conn: &mut Connection, runtime: &str) -> (panehost_ipc::PaneId, u64, Transcript) {
     let pane = conn.start(start_params(runtime, &[])).id;
-    let sub = conn.subscribe(&pane, Some(0)).subscription;
-    let mut transcript = Transcript::from(0);
-    conn.follow_until_text(sub, &mut transcript, &format!("{runtime}> "));
+    let (sub, transcript) = conn.follow_from_start_until(&pane, &format!("{runtime}> "));
     (pane, sub, transcript)
 }
 
@@ -222,9 +220,7 @@ fn the_fixture_ends_turns_with_a_terminal_notification() {
     let host = TestHost::start();
     let mut conn = host.connect(Encoding::Json);
     let pane = conn.start(start_params("fixture", &[])).id;
-    let sub = conn.subscribe(&pane, Some(0)).subscription;
-    let mut transcript = Transcript::from(0);
-    conn.follow_until_text(sub, &mut transcript, "fixture> ");
+    let (sub, mut transcript) = conn.follow_from_start_until(&pane, "fixture> ");
     let report = ask(&mut conn, &pane, "hello there");
     assert_eq!(report.source, "terminal_notification");
     assert!(report.added_text.contains("answer: ereht olleh"), "{}", report.added_text);
@@ -267,9 +263,7 @@ fn claude_hooks_injected_per_launch_report_turns_and_approvals() {
     let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
     let mut conn = host.connect(Encoding::Json);
     let pane = conn.start(start_params("claude", &[])).id;
-    let sub = conn.subscribe(&pane, Some(0)).subscription;
-    let mut transcript = Transcript::from(0);
-    conn.follow_until_text(sub, &mut transcript, "claude> ");
+    let (sub, mut transcript) = conn.follow_from_start_until(&pane, "claude> ");
     let report = ask(&mut conn, &pane, "hi");
     assert_eq!(report.source, "hook");
     assert!(report.added_text.contains("claude says: HI"), "{}", report.added_text);
@@ -361,9 +355,7 @@ fn ask_is_refused_where_completion_is_unobserved_and_times_out_saying_what_it_sa
     conn.ok(Request::Close { pane: grok });
 
     let pane = conn.start(start_params("fixture", &[])).id;
-    let sub = conn.subscribe(&pane, Some(0)).subscription;
-    let mut transcript = Transcript::from(0);
-    conn.follow_until_text(sub, &mut transcript, "fixture> ");
+    let (sub, mut transcript) = conn.follow_from_start_until(&pane, "fixture> ");
     // A slash command is no agent turn: typed raw, not submitted as one.
     conn.type_raw(&pane, "/delay 60000\r");
     conn.follow_until_text(sub, &mut transcript, "delay: 60000");

@@ -324,6 +324,15 @@ impl Connection {
     }
 
     /// Reads until the output contains `needle`.
+    /// Subscribes to `pane` from its first byte and follows it until
+    /// `needle` has appeared; gives the subscription and what it saw.
+    pub fn follow_from_start_until(&mut self, pane: &panehost_ipc::PaneId, needle: &str) -> (u64, Transcript) {
+        let subscription = self.subscribe(pane, Some(0)).subscription;
+        let mut transcript = Transcript::from(0);
+        self.follow_until_text(subscription, &mut transcript, needle);
+        (subscription, transcript)
+    }
+
     pub fn follow_until_text(&mut self, subscription: u64, transcript: &mut Transcript, needle: &str) {
         self.follow_until(subscription, transcript, |t| t.text().contains(needle));
     }
