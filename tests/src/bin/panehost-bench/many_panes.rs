@@ -9,10 +9,12 @@
 //! process's (tmux server's) resident memory and open file descriptors
 //! with every pane running. Where the host keeps each pane's PTY in a
 //! keeper process, the keepers' memory (Pss) is added to the host's, and
-//! their descriptors are counted in a note.
+//! their descriptors are counted in a note; another note gives the host's
+//! memory once the panes have idled as long as the memory benchmark lets
+//! them.
 
 use crate::host::{shell_pane, wait_for_panes, PanehostHost};
-use crate::memory::wait_for_tmux_panes;
+use crate::memory::{wait_for_tmux_panes, SETTLE as IDLE_SETTLE};
 use crate::procfs;
 use crate::report::{Better, Figure};
 use crate::tmux::TmuxServer;
@@ -29,6 +31,8 @@ struct ManyPanes {
     /// panehost's pane keepers, where it has them: how many, their memory
     /// (MiB of Pss) and their descriptors.
     keepers: (usize, f64, usize),
+    /// The host process's resident memory once the panes have idled (MiB).
+    idle_host_mib: Option<f64>,
 }
 
 pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
@@ -48,7 +52,9 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
     Ok(vec![
         Figure::single(&name("start"), "s", Better::Lower, ph.seconds, Some(tm.seconds), None)
             .note(format!("all {panes} shells running with a prompt; stopping the host (SIGTERM, which closes every pane) then took {ph_stop:.1} s")),
-        Figure::single(&name("rss"), "MiB", Better::Lower, ph.rss_mib, Some(tm.rss_mib), None).note(keeper_memory(&ph)),
+        Figure::single(&name("rss"), "MiB", Better::Lower, ph.rss_mib, Some(tm.rss_mib), None)
+            .note(keeper_memory(&ph))
+            .note(idle_memory(&ph)),
         Figure::single(&name("fds"), "fds", Better::Lower, ph.fds, Some(tm.fds), None)
             .note(format!("the host's own; panehost: {}; tmux: {}", ph.fd_kinds, tm.fd_kinds))
             .note(keeper_fds(&ph)),
@@ -61,6 +67,16 @@ fn keeper_memory(ph: &ManyPanes) -> String {
         (n, mib, _) => {
             format!("panehost: host VmRSS {:.1} MiB + {n} pane keeper processes {mib:.1} MiB (Pss)", ph.rss_mib - mib)
         }
+    }
+}
+
+fn idle_memory(ph: &ManyPanes) -> String {
+    match ph.idle_host_mib {
+        Some(mib) => format!(
+            "after the panes idled {} s: host VmRSS {mib:.1} MiB (their screen models asleep)",
+            IDLE_SETTLE.as_secs()
+        ),
+        None => "not measured idle".to_owned(),
     }
 }
 
@@ -85,13 +101,11 @@ async fn panehost(host: &PanehostHost, count: usize) -> BenchResult<ManyPanes> {
     let seconds = started.elapsed().as_secs_f64();
     let fd_kinds = procfs::fd_kinds(host.pid());
     let keepers = (host.keepers().len(), host.keepers_pss_kib() as f64 / 1024.0, host.keepers_fd_count());
-    Ok(ManyPanes {
-        seconds,
-        rss_mib: host.rss_kib() as f64 / 1024.0 + keepers.1,
-        fds: host.fd_count() as f64,
-        fd_kinds,
-        keepers,
-    })
+    let rss_mib = host.rss_kib() as f64 / 1024.0 + keepers.1;
+    let fds = host.fd_count() as f64;
+    tokio::time::sleep(IDLE_SETTLE).await;
+    let idle_host_mib = Some(host.rss_kib() as f64 / 1024.0);
+    Ok(ManyPanes { seconds, rss_mib, fds, fd_kinds, keepers, idle_host_mib })
 }
 
 fn tmux_windows(bench: &Bench, tmux: &TmuxServer, count: usize) -> BenchResult<ManyPanes> {
@@ -106,5 +120,6 @@ fn tmux_windows(bench: &Bench, tmux: &TmuxServer, count: usize) -> BenchResult<M
         fds: tmux.fd_count() as f64,
         fd_kinds,
         keepers: (0, 0.0, 0),
+        idle_host_mib: None,
     })
 }

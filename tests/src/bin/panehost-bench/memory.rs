@@ -33,7 +33,7 @@ const READY_TIMEOUT: Duration = Duration::from_secs(120);
 /// than the host's screen-model sleep (5 s after the last output or use,
 /// and `inspect`, which the bench waits with, is a use) plus the trim that
 /// follows it (within 2 s), so that an idle pane is measured as it idles.
-const SETTLE: Duration = Duration::from_secs(10);
+pub const SETTLE: Duration = Duration::from_secs(10);
 
 pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
     let scrollback = bench.script("scrollback.sh", &format!("seq -f '%080.0f' 1 {LINES}\nexec cat\n"))?;
