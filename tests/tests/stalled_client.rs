@@ -7,7 +7,7 @@ use panehost_ipc::{Encoding, Event, Request};
 use support::*;
 
 #[test]
-fn a_stalled_client_costs_the_host_at_most_its_queue_and_later_resyncs() {
+fn a_stalled_client_costs_the_host_less_than_its_ring_and_later_resyncs() {
     let ring_bytes = 1024 * 1024;
     let host = TestHost::start_with_env(&[("PANEHOST_RING_BYTES", &ring_bytes.to_string())]);
     let mut drainer = host.connect(Encoding::Bincode);
@@ -29,7 +29,7 @@ fn a_stalled_client_costs_the_host_at_most_its_queue_and_later_resyncs() {
     let growth_kib = rss_after.saturating_sub(rss_before);
     assert!(growth_kib < 16 * 1024, "host grew by {growth_kib} KiB for a {} KiB ring", ring_bytes / 1024);
 
-    // The stalled client wakes up: it gets what was queued, then a resync,
+    // The stalled client wakes up: it gets what its socket held, then a resync,
     // then the live tail, ending exactly at the pane's end.
     let mut late = Transcript::from(0);
     stalled.follow_until(stalled_sub, &mut late, |t| t.end() == drained.end());
