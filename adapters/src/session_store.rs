@@ -4,8 +4,10 @@
 //! A descriptor whose CLI reports its session reference neither in its
 //! output nor in a hook payload declares where the CLI writes its sessions
 //! ([`SessionStore`]); the host then takes the entry created most recently
-//! since the pane's process started, and keeps it only if it passes the
-//! runtime's anchored reference pattern. Creation, not modification: a
+//! since the pane's process started among those whose reference passes the
+//! runtime's anchored reference pattern (a store holds other things too:
+//! copilot 1.0.102 keeps a `.session-operation-locks` directory beside its
+//! sessions). Creation, not modification: a
 //! session another pane of the same CLI still writes to was created before
 //! this pane started, and is not taken for this pane's.
 
@@ -79,8 +81,14 @@ impl SessionStore {
 
     /// The session created most recently since `since` (the time just
     /// before the process was started) in the store at `store` (see
-    /// [`location`](Self::location)).
-    pub fn newest_since(&self, store: &Path, since: SystemTime) -> Option<FoundSession> {
+    /// [`location`](Self::location)), among the entries whose reference
+    /// `accepts` takes (the runtime's reference pattern).
+    pub fn newest_since(
+        &self,
+        store: &Path,
+        since: SystemTime,
+        accepts: &dyn Fn(&str) -> bool,
+    ) -> Option<FoundSession> {
         let store = store.to_path_buf();
         let since = since.checked_sub(CLOCK_SLACK).unwrap_or(since);
         let candidates: Vec<(String, PathBuf, SystemTime)> = match &self.entry {
@@ -111,6 +119,7 @@ impl SessionStore {
         };
         candidates
             .into_iter()
+            .filter(|(reference, _, _)| accepts(reference))
             .max_by_key(|(_, _, time)| *time)
             .map(|(reference, path, _)| FoundSession { reference, path })
     }
@@ -197,14 +206,14 @@ mod tests {
         let env = vec![("HOME".to_owned(), home.display().to_string())];
         let location = store.location(&env).unwrap();
         assert_eq!(location, home.join(".cli/sessions"));
-        assert_eq!(store.newest_since(&location, start), None);
+        assert_eq!(store.newest_since(&location, start, &any), None);
         write(&home.join(".cli/sessions/a/chats/rollout-2026-abcd.jsonl"), "{}");
         write(&home.join(".cli/sessions/a/other/rollout-2026-zzzz.jsonl"), "{}");
         write(&home.join(".cli/sessions/a/chats/notes.txt"), "");
-        let found = store.newest_since(&location, start).unwrap();
+        let found = store.newest_since(&location, start, &any).unwrap();
         assert_eq!(found.reference, "abcd");
         // Nothing written since a later start.
-        assert_eq!(store.newest_since(&location, start + Duration::from_secs(60)), None);
+        assert_eq!(store.newest_since(&location, start + Duration::from_secs(60), &any), None);
         // A variable that moves the store wins over the home directory.
         let moved = SessionStore { moved_by: Some(("CLI_HOME".into(), "sessions".into())), ..store };
         let env = vec![("HOME".to_owned(), "/h".to_owned()), ("CLI_HOME".to_owned(), "/elsewhere".to_owned())];
@@ -235,10 +244,29 @@ mod tests {
         let start = SystemTime::now();
         let mut appending = std::fs::OpenOptions::new().append(true).open(&older).unwrap();
         std::io::Write::write_all(&mut appending, b"{}\n").unwrap();
-        assert_eq!(store.newest_since(&home.join("s"), start), None, "written to, but created before the start");
+        assert_eq!(store.newest_since(&home.join("s"), start, &any), None, "written to, but created before the start");
         write(&home.join("s/mine.jsonl"), "{}");
         std::io::Write::write_all(&mut appending, b"{}\n").unwrap();
-        assert_eq!(store.newest_since(&home.join("s"), start).unwrap().reference, "mine");
+        assert_eq!(store.newest_since(&home.join("s"), start, &any).unwrap().reference, "mine");
+        std::fs::remove_dir_all(&home).unwrap();
+    }
+
+    fn any(_: &str) -> bool {
+        true
+    }
+
+    #[test]
+    fn entries_that_are_not_sessions_are_passed_over() {
+        let home = home();
+        let start = SystemTime::now();
+        let directories = SessionStore { dir: ".cli/state".into(), moved_by: None, entry: SessionEntry::Directory };
+        let uuid = "11111111-2222-3333-4444-555555555555";
+        write(&home.join(format!(".cli/state/{uuid}/events.jsonl")), "{}");
+        // Created after the session: newest, but no session.
+        std::fs::create_dir_all(home.join(".cli/state/.session-operation-locks")).unwrap();
+        let is_uuid = |reference: &str| reference.len() == 36 && !reference.starts_with('.');
+        let found = directories.newest_since(&home.join(".cli/state"), start, &is_uuid).unwrap();
+        assert_eq!(found.reference, uuid);
         std::fs::remove_dir_all(&home).unwrap();
     }
 
@@ -249,7 +277,7 @@ mod tests {
         let directories = SessionStore { dir: ".cli/state".into(), moved_by: None, entry: SessionEntry::Directory };
         write(&home.join(".cli/state/11111111-2222-3333-4444-555555555555/events.jsonl"), "{}");
         assert_eq!(
-            directories.newest_since(&home.join(".cli/state"), start).unwrap().reference,
+            directories.newest_since(&home.join(".cli/state"), start, &any).unwrap().reference,
             "11111111-2222-3333-4444-555555555555"
         );
         std::fs::remove_dir_all(&home).unwrap();

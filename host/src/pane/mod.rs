@@ -293,11 +293,16 @@ impl Pane {
             drops_early_input: behaviour.drops_early_input,
             reference_capture: behaviour.reference_capture.clone(),
             reference_pattern: behaviour.reference_pattern.clone(),
-            session_capture: match (&behaviour.reference_capture, &behaviour.session_store_location) {
-                (ReferenceCapture::SessionStore(store), Some(location)) => Some(SessionCapture::new(
+            session_capture: match (
+                &behaviour.reference_capture,
+                &behaviour.session_store_location,
+                &behaviour.reference_pattern,
+            ) {
+                (ReferenceCapture::SessionStore(store), Some(location), Some(pattern)) => Some(SessionCapture::new(
                     store.clone(),
                     location.clone(),
                     behaviour.process_started.unwrap_or_else(SystemTime::now),
+                    pattern.clone(),
                 )),
                 _ => None,
             },

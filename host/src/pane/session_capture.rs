@@ -6,6 +6,7 @@
 //! every save; after that at most every [`RESCAN_INTERVAL`] (a CLI may
 //! start a new session inside the same pane, so the capture goes on).
 
+use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::session_store::{FoundSession, SessionStore};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -20,14 +21,22 @@ pub(crate) struct SessionCapture {
     store: SessionStore,
     location: PathBuf,
     since: SystemTime,
+    /// What a session reference of this runtime looks like.
+    pattern: ReferencePattern,
     last_found: Mutex<Option<Instant>>,
 }
 
 impl SessionCapture {
     /// A capture for a process started `since`, whose environment locates
-    /// the store at `location`.
-    pub(crate) fn new(store: SessionStore, location: PathBuf, since: SystemTime) -> SessionCapture {
-        SessionCapture { store, location, since, last_found: Mutex::new(None) }
+    /// the store at `location`, taking entries whose reference `pattern`
+    /// accepts.
+    pub(crate) fn new(
+        store: SessionStore,
+        location: PathBuf,
+        since: SystemTime,
+        pattern: ReferencePattern,
+    ) -> SessionCapture {
+        SessionCapture { store, location, since, pattern, last_found: Mutex::new(None) }
     }
 
     /// The newest session written since the process started; `None` when
@@ -38,8 +47,14 @@ impl SessionCapture {
         if found_recently(&self.last_found.lock().unwrap_or_else(|poisoned| poisoned.into_inner())) {
             return None;
         }
-        let (store, location, since) = (self.store.clone(), self.location.clone(), self.since);
-        let found = tokio::task::spawn_blocking(move || store.newest_since(&location, since)).await.ok().flatten();
+        let (store, location, since, pattern) =
+            (self.store.clone(), self.location.clone(), self.since, self.pattern.clone());
+        let found = tokio::task::spawn_blocking(move || {
+            store.newest_since(&location, since, &|reference| pattern.accepts(reference))
+        })
+        .await
+        .ok()
+        .flatten();
         if found.is_some() {
             *self.last_found.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(Instant::now());
         }

@@ -45,7 +45,9 @@ pub fn find(descriptor: &Descriptor, home: &Path, since: SystemTime) -> Result<F
     };
     let env = vec![("HOME".to_owned(), home.display().to_string())];
     let store = declared.location(&env).ok_or("the store has no location")?;
-    let found = declared.newest_since(&store, since).map(|found| (found.reference, found.path));
+    let accepts =
+        |reference: &str| descriptor.reference_pattern.as_ref().is_none_or(|pattern| pattern.accepts(reference));
+    let found = declared.newest_since(&store, since, &accepts).map(|found| (found.reference, found.path));
     checked(descriptor, &relative, &store, found, how)
 }
 
