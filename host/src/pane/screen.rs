@@ -67,7 +67,9 @@ pub struct TerminalScreen {
 }
 
 enum ModelState {
-    Awake(vt100::Parser<ScreenCallbacks>),
+    /// Boxed, so that a sleeping model keeps none of the parser's own
+    /// ~700 bytes either.
+    Awake(Box<vt100::Parser<ScreenCallbacks>>),
     /// Asleep; the callbacks (the title) are kept.
     Asleep(ScreenCallbacks),
 }
@@ -95,8 +97,8 @@ impl std::fmt::Debug for TerminalScreen {
     }
 }
 
-fn parser(size: Size) -> vt100::Parser<ScreenCallbacks> {
-    vt100::Parser::new_with_callbacks(size.rows, size.cols, 0, ScreenCallbacks::default())
+fn parser(size: Size) -> Box<vt100::Parser<ScreenCallbacks>> {
+    Box::new(vt100::Parser::new_with_callbacks(size.rows, size.cols, 0, ScreenCallbacks::default()))
 }
 
 impl TerminalScreen {
