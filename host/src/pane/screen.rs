@@ -54,8 +54,9 @@ impl vt100::Callbacks for ScreenCallbacks {
 ///
 /// A quiet pane's model can be put to sleep: the parser (about 60 KiB for
 /// 80x24, a grid of 32-byte cells) is dropped, and rebuilt exactly when it
-/// is needed again by replaying what it was built from (its
-/// [`ModelOrigin`]) and the output since, which the ring still holds.
+/// is needed again by replaying what it was built from (its origin: size,
+/// saved screen, offset, resizes) and the output since, which the ring
+/// still holds.
 pub struct TerminalScreen {
     state: ModelState,
     parsed: u64,

@@ -7,7 +7,7 @@
 //! heuristic fires when the output stays quiet after input. Signals that a
 //! runtime's completion does not rely on are ignored, so a stray bell in a
 //! hook-driven CLI does not end its turn. A hook's end of a turn is only
-//! counted when it is the pane's conversation's (see [`Conversation`]), and
+//! counted when it is the pane's conversation's (see `conversation.rs`), and
 //! is recorded once the output after it has settled: some CLIs run their
 //! hooks before they draw the answer.
 
