@@ -15,9 +15,11 @@ mod launch_files;
 mod quiet_watch;
 mod reader;
 mod recorder;
+mod reference_capture;
 pub mod ring;
 pub mod screen;
 mod screen_follower;
+mod screen_sleep;
 mod session_capture;
 mod signals;
 pub mod turn;
@@ -31,12 +33,13 @@ use panehost_adapters::{CompletionSignal, LaunchPlan};
 use panehost_ipc::{ExitStatus, PaneId, PaneState, PaneSummary, ResumeRequest, ScreenSnapshot, Size, StartParams};
 use ring::{OutputRing, RingRead};
 use screen::TerminalScreen;
+use screen_sleep::MODEL_AWAKE;
 use session_capture::SessionCapture;
 use std::collections::VecDeque;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 use tokio::io::unix::AsyncFd;
@@ -99,9 +102,6 @@ pub struct PaneInfo {
     /// Creation time, ms since the epoch.
     pub created_at_ms: u64,
 }
-
-/// [`Pane::asleep_from`] while the terminal model is awake.
-const MODEL_AWAKE: u64 = u64::MAX;
 
 /// One pane. Shared as `Arc<Pane>` by the registry and its tasks.
 pub struct Pane {
@@ -425,70 +425,13 @@ impl Pane {
         self.awake_screen().snapshot()
     }
 
-    /// The terminal model, rebuilt first if it was asleep.
-    fn awake_screen(&self) -> MutexGuard<'_, TerminalScreen> {
-        let mut screen = lock(&self.screen);
-        screen.touch();
-        if screen.is_asleep() {
-            let from = screen.origin_offset().unwrap_or(screen.parsed());
-            let len = (screen.parsed() - from) as usize;
-            let output = match lock(&self.output).ring.read_from(from, len) {
-                RingRead::Bytes(bytes) => bytes,
-                _ => Vec::new(),
-            };
-            screen.wake(&output);
-            self.asleep_from.store(MODEL_AWAKE, Ordering::SeqCst);
-            tracing::debug!(pane = %self.info.id, replayed = output.len(), "terminal model woken");
-        }
-        screen
-    }
-
-    /// How long until the terminal model has been left alone for the sleep
-    /// delay (at least a few milliseconds; the full delay while it sleeps).
-    fn until_screen_may_sleep(&self) -> Duration {
-        let screen = lock(&self.screen);
-        if screen.is_asleep() {
-            return self.screen_sleep_after;
-        }
-        self.screen_sleep_after.saturating_sub(screen.idle_for()).max(Duration::from_millis(10))
-    }
-
-    /// Puts the terminal model to sleep when nothing has used it for the
-    /// sleep delay, it has parsed all output, and it can be rebuilt from
-    /// what the ring holds; true when it sleeps.
-    fn try_sleep_screen(&self) -> bool {
-        let mut screen = lock(&self.screen);
-        if screen.is_asleep() || screen.idle_for() < self.screen_sleep_after {
-            return false;
-        }
-        let Some(origin) = screen.origin_offset() else { return false };
-        let output = lock(&self.output);
-        if !output.ring.holds(origin) {
-            // The ring has moved past what a rebuild needs, for good.
-            screen.forget_origin();
-            return false;
-        }
-        if screen.parsed() != output.ring.end() || !output.pending_resizes.is_empty() {
-            return false;
-        }
-        // Under the output lock: the reader sees this before its next append.
-        self.asleep_from.store(origin, Ordering::SeqCst);
-        drop(output);
-        let asleep = screen.sleep();
-        tracing::debug!(pane = %self.info.id, from = origin, "terminal model asleep");
-        asleep
-    }
-
     /// The output the ring holds, its offset, and the pane's size: what
     /// [`history::render`] re-parses.
     pub fn held_output(&self) -> (u64, Vec<u8>, Size) {
         let size = self.current_progress().size;
         let output = lock(&self.output);
         let start = output.ring.start();
-        let bytes = match output.ring.read_from(start, output.ring.capacity()) {
-            RingRead::Bytes(bytes) => bytes,
-            _ => Vec::new(),
-        };
+        let bytes = output.ring.held_between(start, output.ring.end()).unwrap_or_default();
         (start, bytes, size)
     }
 
@@ -625,44 +568,6 @@ impl Pane {
         true
     }
 
-    /// Looks for the session reference after the runtime's output marker.
-    fn capture_reference_from_output(&self, data: &[u8]) {
-        let ReferenceCapture::OutputMarker(marker) = &self.reference_capture else { return };
-        let text = String::from_utf8_lossy(data);
-        for (at, _) in text.match_indices(marker.as_str()) {
-            let candidate: String = text[at + marker.len()..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-                .collect();
-            self.capture_reference(&candidate);
-        }
-    }
-
-    /// Looks for the session reference in the CLI's session store, for
-    /// runtimes that capture it there (at most every few seconds).
-    pub async fn capture_reference_from_store(&self) {
-        let Some(capture) = &self.session_capture else { return };
-        if let Some(found) = capture.scan().await {
-            tracing::debug!(pane = %self.info.id, path = %found.path.display(), "session store entry");
-            self.capture_reference(&found.reference);
-        }
-    }
-
-    /// Records a session reference that passes the runtime's pattern.
-    fn capture_reference(&self, reference: &str) {
-        let valid = self.reference_pattern.as_ref().is_some_and(|pattern| pattern.accepts(reference));
-        if !valid {
-            return;
-        }
-        let mut record = lock(&self.record);
-        if record.native_reference.as_deref() == Some(reference) {
-            return;
-        }
-        record.native_reference = Some(reference.to_owned());
-        drop(record);
-        tracing::info!(pane = %self.info.id, reference, "session reference captured");
-    }
-
     fn record_terminal_notices(&self, notices: &[TerminalNotice], offset: u64) {
         for notice in notices {
             let signal = lock(&self.turns).terminal_notice(notice, offset);
@@ -764,10 +669,7 @@ impl Pane {
         );
         let end = loop {
             let mut output = lock(&self.output);
-            // A sleeping model is rebuilt from output the ring holds: wake
-            // it before this chunk pushes any of that out.
-            let asleep_from = self.asleep_from.load(Ordering::SeqCst);
-            if asleep_from != MODEL_AWAKE && output.ring.would_drop(asleep_from, data.len()) {
+            if self.append_would_drop_sleeping_origin(&output, data.len()) {
                 drop(output);
                 drop(self.awake_screen());
                 continue;

@@ -83,6 +83,15 @@ impl OutputRing {
         RingRead::Bytes(self.bytes.range(from..to).copied().collect())
     }
 
+    /// A copy of the bytes from `from` to `to`, when the ring holds them all.
+    pub fn held_between(&self, from: u64, to: u64) -> Option<Vec<u8>> {
+        if from > to || from < self.start() || to > self.end {
+            return None;
+        }
+        let start = (from - self.start()) as usize;
+        Some(self.bytes.range(start..start + (to - from) as usize).copied().collect())
+    }
+
     /// True when appending `len` bytes would drop the byte at `offset` (or
     /// any after it) from the ring.
     pub fn would_drop(&self, offset: u64, len: usize) -> bool {
@@ -119,6 +128,16 @@ mod tests {
         ring.append(b"abcdefgh");
         assert_eq!((ring.start(), ring.end()), (4, 8));
         assert_eq!(ring.read_from(4, 10), RingRead::Bytes(b"efgh".to_vec()));
+    }
+
+    #[test]
+    fn a_range_is_copied_only_when_all_of_it_is_held() {
+        let mut ring = OutputRing::new(8);
+        ring.append(b"abcdefghij");
+        assert_eq!(ring.held_between(2, 5), Some(b"cde".to_vec()));
+        assert_eq!(ring.held_between(10, 10), Some(Vec::new()));
+        assert_eq!(ring.held_between(1, 5), None, "byte 1 is gone");
+        assert_eq!(ring.held_between(4, 11), None, "byte 10 is not there yet");
     }
 
     #[test]
