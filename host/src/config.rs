@@ -1,5 +1,6 @@
 //! Host settings read from the environment.
 
+use crate::limits;
 use crate::pane::PaneLimits;
 use anyhow::{bail, Context};
 
@@ -39,6 +40,18 @@ pub fn pane_limits_from_env() -> anyhow::Result<PaneLimits> {
         limits.screen_sleep_after = std::time::Duration::from_millis(value as u64);
     }
     Ok(limits)
+}
+
+/// How many panes one keeper process is given before the host starts the
+/// next.
+pub const PANES_PER_KEEPER_ENV: &str = "PANEHOST_PANES_PER_KEEPER";
+
+/// Panes per keeper: [`limits::PANES_PER_KEEPER`], or the variable's value.
+///
+/// # Errors
+/// Fails, naming the variable, when its value is not a positive integer.
+pub fn panes_per_keeper_from_env() -> anyhow::Result<usize> {
+    Ok(read(PANES_PER_KEEPER_ENV)?.unwrap_or(limits::PANES_PER_KEEPER))
 }
 
 fn read(name: &str) -> anyhow::Result<Option<usize>> {

@@ -4,7 +4,7 @@ use crate::connection;
 use crate::host_state::HostState;
 use crate::memory_trim;
 use crate::open_files;
-use crate::pane::PaneLimits;
+use crate::pane::{Keepers, PaneLimits};
 use crate::receipt_store::ReceiptStore;
 use crate::records::RecordStore;
 use crate::registry::Registry;
@@ -30,6 +30,8 @@ pub struct HostConfig {
     pub state_dir: PathBuf,
     /// Buffer sizes of new panes.
     pub pane_limits: PaneLimits,
+    /// How many panes one keeper process is given.
+    pub panes_per_keeper: usize,
     /// A `tracing` filter; `info` when absent.
     pub log_filter: Option<String>,
     /// The custom runtimes file; `$XDG_CONFIG_HOME/panehost/config.toml`
@@ -82,13 +84,18 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         .with_context(|| format!("listening on {}", config.socket.display()))?;
     tracing::info!(socket = %config.socket.display(), pid = std::process::id(), "host listening");
 
+    let records = RecordStore::open(&config.state_dir).context("pane records")?;
     let host = Arc::new(HostState {
         registry: Registry::new(),
         catalog: Arc::new(catalog(host_environment(&config.state_dir), config.runtimes_config.as_deref())),
         runtime_gate: RuntimeGate::new(),
         pane_limits: config.pane_limits,
-        pane_environment: vec![("PANEHOST_SOCKET".to_owned(), config.socket.display().to_string())],
-        records: RecordStore::open(&config.state_dir).context("pane records")?,
+        keepers: Arc::new(Keepers::new(
+            records.keepers_dir(),
+            config.panes_per_keeper,
+            vec![("PANEHOST_SOCKET".to_owned(), config.socket.display().to_string())],
+        )),
+        records,
         receipts: ReceiptStore::open(&config.state_dir).context("completion receipts")?,
         restored: tokio::sync::watch::Sender::new(false),
     });

@@ -158,7 +158,7 @@ async fn spawn_pane(host: &HostState, plan: LaunchPlan, start: StartParams, size
     host.runtime_gate.check_before_spawn(&host.catalog, &plan).await?;
     let id = host.registry.new_id();
     let runtime = plan.runtime.clone();
-    let pane = Pane::spawn(id, plan, start, size, host.pane_limits, &host.pane_environment, &host.records, None)
+    let pane = Pane::spawn(id, plan, start, size, host.pane_limits, &host.keepers, &host.records, None)
         .await
         .map_err(|err| ErrorBody::new(ErrorCode::SpawnFailed, format!("cannot start {runtime}: {err}")))?;
     tracing::info!(pane = %pane.info().id, runtime = %pane.info().runtime, pid = pane.info().pid, "pane started");

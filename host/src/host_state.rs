@@ -1,6 +1,6 @@
 //! What every connection of a host shares.
 
-use crate::pane::PaneLimits;
+use crate::pane::{Keepers, PaneLimits};
 use crate::receipt_store::ReceiptStore;
 use crate::records::RecordStore;
 use crate::registry::Registry;
@@ -20,12 +20,12 @@ pub struct HostState {
     pub runtime_gate: RuntimeGate,
     /// Buffer sizes of new panes.
     pub pane_limits: PaneLimits,
+    /// The keeper processes new panes are started in.
+    pub keepers: Arc<Keepers>,
     /// Where pane records are kept.
     pub records: RecordStore,
     /// Where completion receipts are kept.
     pub receipts: ReceiptStore,
-    /// Variables every pane gets from the host (`PANEHOST_SOCKET`).
-    pub pane_environment: Vec<(String, String)>,
     /// Whether the panes of the last host are all restored: requests wait
     /// for it, so no client sees a pane missing that is on its way back.
     pub restored: watch::Sender<bool>,

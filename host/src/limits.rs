@@ -13,6 +13,11 @@ pub const HISTORY_MODEL_BYTES: usize = 16 * 1024 * 1024;
 /// [`HISTORY_MODEL_BYTES`] into a line limit.
 pub const SCREEN_CELL_BYTES: usize = 36;
 
+/// How many panes one keeper process is given, by default. A keeper costs
+/// about 130 KiB however many panes it holds, and a keeper that dies takes
+/// its panes with it (they come back by native resume).
+pub const PANES_PER_KEEPER: usize = 16;
+
 /// Largest read from a PTY master at once.
 pub const PTY_READ_CHUNK: usize = 64 * 1024;
 /// The read buffer of a quiet pane; it grows (4x per full read) up to

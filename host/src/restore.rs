@@ -116,7 +116,7 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
         start,
         size,
         host.pane_limits,
-        &host.pane_environment,
+        &host.keepers,
         &host.records,
         Some((record, how)),
     )

@@ -128,6 +128,7 @@ fn resize_reaches_the_process_and_the_screen() {
 fn closed_panes_and_connections_leave_no_fd_and_no_zombie_behind() {
     let host = TestHost::start();
     let fd_count = || std::fs::read_dir(format!("/proc/{}/fd", host.pid())).unwrap().count();
+    // The host's child processes, each with its command name and state.
     let children = || {
         let tasks = std::fs::read_dir(format!("/proc/{}/task", host.pid())).unwrap();
         tasks
@@ -138,7 +139,12 @@ fn closed_panes_and_connections_leave_no_fd_and_no_zombie_behind() {
                     .map(str::to_owned)
                     .collect::<Vec<_>>()
             })
-            .count()
+            .map(|pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                let name = stat.split_once(" (").and_then(|(_, rest)| rest.rsplit_once(") ")).unwrap_or_default();
+                (name.0.to_owned(), name.1.chars().next().unwrap_or('?'))
+            })
+            .collect::<Vec<_>>()
     };
     {
         // Warm up: the first pane and connection allocate what stays.
@@ -165,7 +171,13 @@ fn closed_panes_and_connections_leave_no_fd_and_no_zombie_behind() {
         assert!(std::time::Instant::now() < deadline, "fds: {} now, {baseline} before", fd_count());
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    assert_eq!(children(), 0, "every pane process was reaped");
+    // Keepers that held the panes have exited and were reaped; the one
+    // open for the next pane may still run (not as a zombie).
+    let left = children();
+    assert!(
+        left.len() <= 1 && left.iter().all(|(name, state)| name == "panehost-keeper" && *state != 'Z'),
+        "the host's children: {left:?}"
+    );
     host.stop();
 }
 

@@ -9,7 +9,7 @@ use super::keeper::parse_exit;
 use super::Pane;
 use crate::limits::EXIT_DRAIN_GRACE;
 use panehost_ipc::ExitStatus;
-use rustix::process::{pidfd_open, waitpid, Pid, PidfdFlags, WaitOptions};
+use rustix::process::{pidfd_open, Pid, PidfdFlags};
 use std::sync::Arc;
 use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -57,11 +57,7 @@ async fn read_exit_report(control: OwnedReadHalf) -> Option<ExitStatus> {
 /// Waits until the child process is gone (it is not our child: no status).
 async fn wait_for_child(pane: &Pane) {
     let Some(pid) = Pid::from_raw(pane.info.pid as i32) else { return };
-    // Safety: the pidfd is moved into the AsyncFd, which keeps it open.
-    let registered = pidfd_open(pid, PidfdFlags::NONBLOCK)
-        .map_err(std::io::Error::from)
-        .and_then(|pidfd| unsafe { AsyncFd::register(pidfd) }.map_err(std::io::Error::from));
-    match registered {
+    match exit_pidfd(pid) {
         Ok(pidfd) => {
             let _ = pidfd.readable().await;
         }
@@ -73,15 +69,13 @@ async fn wait_for_child(pane: &Pane) {
     }
 }
 
-/// Reaps a keeper this host started, once it exits (after `release`).
-pub(super) async fn reap_keeper(keeper_pid: u32) {
-    let Some(pid) = Pid::from_raw(keeper_pid as i32) else { return };
+/// A pidfd for `pid` on the runtime: readable once the process has exited.
+///
+/// # Errors
+/// Fails where the kernel has no pidfds (before Linux 5.3), the process is
+/// gone, or no fd is to spare.
+pub(super) fn exit_pidfd(pid: Pid) -> std::io::Result<AsyncFd<std::os::fd::OwnedFd>> {
+    let pidfd = pidfd_open(pid, PidfdFlags::NONBLOCK)?;
     // Safety: the pidfd is moved into the AsyncFd, which keeps it open.
-    let registered = pidfd_open(pid, PidfdFlags::NONBLOCK)
-        .map_err(std::io::Error::from)
-        .and_then(|pidfd| unsafe { AsyncFd::register(pidfd) }.map_err(std::io::Error::from));
-    if let Ok(pidfd) = registered {
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(10), pidfd.readable()).await;
-    }
-    let _ = waitpid(Some(pid), WaitOptions::NOHANG);
+    unsafe { AsyncFd::register(pidfd) }.map_err(std::io::Error::from)
 }

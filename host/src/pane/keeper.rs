@@ -1,25 +1,40 @@
-//! The host's side of a pane's keeper process.
+//! The host's side of the keeper processes that hold its panes.
 //!
-//! A keeper (`panehost-keeper`) holds a pane's PTY master and child, so
-//! that they outlive the host. The host starts it, reads `ready <pid>`,
-//! connects to its socket and receives the master fd with a status line;
-//! later the keeper reports `exited <code> <signal|->` on that connection,
-//! and the host answers `release` once the pane is forgotten.
+//! A keeper (`panehost-keeper`) holds the PTY masters and children of a
+//! group of panes, so that they outlive the host. The host keeps one keeper
+//! open for new panes: it asks for each pane on the keeper's stdin and
+//! reads `ready <pid>` (or `error <message>`) on its stdout. Once a keeper
+//! has been given [`Keepers::panes_per_keeper`] panes, the host closes its
+//! stdin (the keeper takes no more panes and exits when its last pane is
+//! released) and starts the next one for the next pane.
+//!
+//! Each pane then has its own socket: the host connects and receives the
+//! master fd with a status line; later the keeper reports `exited <code>
+//! <signal|->` on that connection, and the host answers `release` once the
+//! pane is forgotten. The contract is in the keeper's own documentation
+//! (`host/src/bin/panehost-keeper/main.rs`).
 
 use crate::open_files;
 use panehost_adapters::LaunchPlan;
 use panehost_ipc::{ExitStatus, Size};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
-use std::io::{self, BufRead, BufReader, IoSliceMut};
+use rustix::process::{waitpid, Pid, WaitOptions};
+use std::ffi::OsStr;
+use std::io::{self, BufRead, BufReader, IoSliceMut, Write};
 use std::mem::MaybeUninit;
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Mutex, PoisonError};
 
 /// The keeper executable's name; it is looked up next to the host's own.
 pub const KEEPER_PROGRAM: &str = "panehost-keeper";
+
+/// The largest pane request a keeper reads (its words and their NULs).
+const MAX_PANE_REQUEST: usize = 1 << 20;
 
 /// What a keeper hands over on connection.
 #[derive(Debug)]
@@ -43,63 +58,225 @@ pub fn keeper_program() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(KEEPER_PROGRAM))
 }
 
-/// Starts a keeper for `plan` listening on `socket`, waits for it to be
-/// ready, and returns the keeper's own pid. Blocking.
-///
-/// # Errors
-/// Fails when the keeper cannot be started or reports an error.
-pub fn launch(plan: &LaunchPlan, size: Size, extra_env: &[(String, String)], socket: &Path) -> io::Result<u32> {
-    let mut command = Command::new(keeper_program());
-    command
-        .arg("--socket")
-        .arg(socket)
-        .arg("--cols")
-        .arg(size.cols.to_string())
-        .arg("--rows")
-        .arg(size.rows.to_string())
-        .arg("--cwd")
-        .arg(&plan.cwd)
-        .arg("--")
-        .arg(&plan.program)
-        .args(&plan.args)
-        .env_clear()
-        .envs(plan.env.iter().chain(extra_env).map(|(name, value)| (name, value)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    // The keeper and the pane's program keep the open-file limit the host
-    // was started with, not the one it raised for itself.
-    // SAFETY: restore_in_child only calls getrlimit and setrlimit.
-    unsafe {
-        command.pre_exec(open_files::restore_in_child);
+/// The keepers a host starts its panes in.
+#[derive(Debug)]
+pub struct Keepers {
+    /// Where the panes' sockets live (private to the user).
+    sockets: PathBuf,
+    /// How many panes a keeper is given before the next one is started.
+    panes_per_keeper: usize,
+    /// Variables every pane gets from the host (`PANEHOST_SOCKET`).
+    host_env: Vec<(String, String)>,
+    /// The keeper that takes new panes, if one is running.
+    open: Mutex<Option<OpenKeeper>>,
+}
+
+/// A keeper that still takes panes: its stdin and stdout are the host's.
+#[derive(Debug)]
+struct OpenKeeper {
+    pid: u32,
+    requests: ChildStdin,
+    answers: BufReader<ChildStdout>,
+    panes_given: usize,
+}
+
+impl Keepers {
+    /// Keepers whose panes' sockets go in `sockets`, each given at most
+    /// `panes_per_keeper` panes (at least 1); every pane gets `host_env`
+    /// after its plan's own environment.
+    pub fn new(sockets: PathBuf, panes_per_keeper: usize, host_env: Vec<(String, String)>) -> Self {
+        Self { sockets, panes_per_keeper: panes_per_keeper.max(1), host_env, open: Mutex::new(None) }
     }
-    // The keeper calls setsid() itself: its own session and process
-    // group, so signals aimed at the host's group or terminal miss it.
-    let mut keeper =
-        command.spawn().map_err(|err| io::Error::new(err.kind(), format!("cannot start the keeper: {err}")))?;
-    let keeper_pid = keeper.id();
-    let mut line = String::new();
-    let stdout = keeper.stdout.take().ok_or_else(|| io::Error::other("keeper has no stdout"))?;
-    BufReader::new(stdout).read_line(&mut line)?;
-    match line.trim_end().split_once(' ') {
-        Some(("ready", _)) => {
-            reap_later(keeper);
-            Ok(keeper_pid)
+
+    /// Where the panes' sockets live.
+    pub fn sockets_dir(&self) -> &Path {
+        &self.sockets
+    }
+
+    /// How many panes a keeper is given.
+    pub fn panes_per_keeper(&self) -> usize {
+        self.panes_per_keeper
+    }
+
+    /// Starts `plan` in a keeper, with `pane_env` and the host's variables
+    /// added to its environment, listening on `socket` (a file in
+    /// [`Keepers::sockets_dir`]), and waits until it is ready. Blocking;
+    /// must run within a tokio runtime (a keeper it starts is reaped there).
+    ///
+    /// # Errors
+    /// Fails when no keeper can be started, or the keeper reports an error
+    /// (the program cannot be started, the socket cannot be bound).
+    pub fn launch(
+        &self,
+        plan: &LaunchPlan,
+        size: Size,
+        pane_env: &[(String, String)],
+        socket: &Path,
+    ) -> io::Result<()> {
+        let env: Vec<&(String, String)> = plan.env.iter().chain(pane_env).chain(&self.host_env).collect();
+        let request = pane_request(socket, size, &plan.cwd, &env, &plan.program, &plan.args)?;
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        // A keeper found gone (killed) is replaced once; a second failure,
+        // from a keeper just started, is reported.
+        for attempt in 0..2 {
+            let keeper = match open.as_mut() {
+                Some(keeper) => keeper,
+                None => open.insert(OpenKeeper::start(&self.sockets)?),
+            };
+            match keeper.ask(&request) {
+                Ok(Answer::Ready) => {
+                    keeper.panes_given += 1;
+                    if keeper.panes_given >= self.panes_per_keeper {
+                        // Dropping it closes the keeper's stdin: it takes
+                        // no more panes.
+                        *open = None;
+                    }
+                    return Ok(());
+                }
+                Ok(Answer::Error(message)) => return Err(io::Error::other(format!("keeper failed: {message}"))),
+                Err(error) => {
+                    tracing::warn!(keeper = keeper.pid, %error, "the keeper stopped answering; starting another");
+                    *open = None;
+                    if attempt > 0 {
+                        return Err(io::Error::other(format!("the keeper stopped answering: {error}")));
+                    }
+                }
+            }
         }
-        _ => {
-            let _ = keeper.kill();
-            let _ = keeper.wait();
-            Err(io::Error::other(format!("keeper failed: {}", line.trim_end().trim_start_matches("error "))))
+        unreachable!("the loop returns on its second attempt")
+    }
+}
+
+/// A keeper's answer to a pane request.
+enum Answer {
+    Ready,
+    Error(String),
+}
+
+impl OpenKeeper {
+    /// Starts a keeper whose panes' sockets go in `sockets`, and a task
+    /// that reaps it when it exits.
+    fn start(sockets: &Path) -> io::Result<Self> {
+        let mut command = Command::new(keeper_program());
+        command
+            .arg("--sockets")
+            .arg(sockets)
+            .env_clear()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        // The keeper and the panes' programs keep the open-file limit the
+        // host was started with, not the one it raised for itself.
+        // SAFETY: restore_in_child only calls getrlimit and setrlimit.
+        unsafe {
+            command.pre_exec(open_files::restore_in_child);
+        }
+        // The keeper calls setsid() itself: its own session and process
+        // group, so signals aimed at the host's group or terminal miss it.
+        let mut keeper =
+            command.spawn().map_err(|err| io::Error::new(err.kind(), format!("cannot start the keeper: {err}")))?;
+        let pid = keeper.id();
+        tokio::spawn(reap_keeper(pid));
+        let (Some(requests), Some(answers)) = (keeper.stdin.take(), keeper.stdout.take()) else {
+            return Err(io::Error::other("the keeper has no stdin or stdout"));
+        };
+        tracing::debug!(keeper = pid, "keeper started");
+        // std neither kills nor waits for a child whose handle is dropped;
+        // the task above reaps it.
+        drop(keeper);
+        Ok(Self { pid, requests, answers: BufReader::new(answers), panes_given: 0 })
+    }
+
+    /// Sends a pane request and reads the answer. An error means the keeper
+    /// cannot be talked to any more.
+    fn ask(&mut self, request: &[u8]) -> io::Result<Answer> {
+        self.requests.write_all(request)?;
+        let mut line = String::new();
+        if self.answers.read_line(&mut line)? == 0 {
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the keeper closed its stdout"));
+        }
+        let line = line.trim_end();
+        match line.split_once(' ') {
+            Some(("ready", _)) => Ok(Answer::Ready),
+            Some(("error", message)) => Ok(Answer::Error(message.to_owned())),
+            _ => Err(io::Error::other(format!("unexpected keeper answer {line:?}"))),
         }
     }
 }
 
-/// A keeper lives until its pane is released; whoever waits for it must
-/// not block. One small thread per keeper would not scale, so the wait is a
-/// pidfd on the runtime (see `exit::reap_keeper`); here the handle is
-/// simply dropped (std does not kill or wait on drop).
-fn reap_later(keeper: std::process::Child) {
-    drop(keeper);
+/// The pane request for a program: its length, then the words `--socket
+/// PATH --cols C --rows R --cwd DIR --env NAME=VALUE... -- PROGRAM ARGS...`,
+/// each ended by a NUL.
+///
+/// # Errors
+/// Fails when a word holds a NUL byte or the request is over the keeper's
+/// limit.
+fn pane_request(
+    socket: &Path,
+    size: Size,
+    cwd: &Path,
+    env: &[&(String, String)],
+    program: &Path,
+    args: &[String],
+) -> io::Result<Vec<u8>> {
+    let (cols, rows) = (size.cols.to_string(), size.rows.to_string());
+    let mut body = Vec::new();
+    let mut word = |word: &[u8]| -> io::Result<()> {
+        if word.contains(&0) {
+            let shown = String::from_utf8_lossy(word);
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{shown:?} holds a NUL byte")));
+        }
+        body.extend_from_slice(word);
+        body.push(0);
+        Ok(())
+    };
+    for (option, value) in [
+        ("--socket", socket.as_os_str()),
+        ("--cols", OsStr::new(&cols)),
+        ("--rows", OsStr::new(&rows)),
+        ("--cwd", cwd.as_os_str()),
+    ] {
+        word(option.as_bytes())?;
+        word(value.as_bytes())?;
+    }
+    for (name, value) in env {
+        word(b"--env")?;
+        word(format!("{name}={value}").as_bytes())?;
+    }
+    word(b"--")?;
+    word(program.as_os_str().as_bytes())?;
+    for arg in args {
+        word(arg.as_bytes())?;
+    }
+    if body.len() > MAX_PANE_REQUEST {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("the command line and environment take {} bytes, over the limit of {MAX_PANE_REQUEST}", body.len()),
+        ));
+    }
+    let mut request = u32::try_from(body.len()).map_err(io::Error::other)?.to_be_bytes().to_vec();
+    request.append(&mut body);
+    Ok(request)
+}
+
+/// Reaps a keeper this host started, once it exits (after its last pane is
+/// released, with no more to take).
+async fn reap_keeper(keeper_pid: u32) {
+    let Some(pid) = i32::try_from(keeper_pid).ok().and_then(Pid::from_raw) else { return };
+    match super::exit::exit_pidfd(pid) {
+        Ok(pidfd) => {
+            let _ = pidfd.readable().await;
+        }
+        // Without a pidfd, look every second.
+        Err(_) => loop {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            if !matches!(waitpid(Some(pid), WaitOptions::NOHANG), Ok(None)) {
+                return;
+            }
+        },
+    }
+    let _ = waitpid(Some(pid), WaitOptions::NOHANG);
+    tracing::debug!(keeper = keeper_pid, "keeper exited");
 }
 
 /// Connects to the keeper at `socket` and receives the master fd. Blocking.
@@ -150,4 +327,53 @@ pub fn connect(socket: &Path) -> io::Result<Handover> {
 /// Parses `<code> <signal|->`.
 pub fn parse_exit(code: &str, signal: &str) -> io::Result<ExitStatus> {
     Ok(ExitStatus { code: code.parse().map_err(io::Error::other)?, signal: (signal != "-").then(|| signal.to_owned()) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SIZE: Size = Size { cols: 80, rows: 24 };
+
+    fn request(env: &[(&str, &str)], args: &[&str]) -> io::Result<Vec<u8>> {
+        let env: Vec<(String, String)> = env.iter().map(|(name, value)| ((*name).into(), (*value).into())).collect();
+        let env: Vec<&(String, String)> = env.iter().collect();
+        let args: Vec<String> = args.iter().map(|arg| (*arg).into()).collect();
+        pane_request(Path::new("/d/p.sock"), SIZE, Path::new("/w"), &env, Path::new("sh"), &args)
+    }
+
+    #[test]
+    fn a_pane_request_is_a_length_and_nul_ended_words() {
+        let request = request(&[("A", "1"), ("B", "2=3")], &["-c", "x"]).unwrap();
+        let (length, body) = request.split_at(4);
+        assert_eq!(u32::from_be_bytes(length.try_into().unwrap()) as usize, body.len());
+        let words = [
+            "--socket",
+            "/d/p.sock",
+            "--cols",
+            "80",
+            "--rows",
+            "24",
+            "--cwd",
+            "/w",
+            "--env",
+            "A=1",
+            "--env",
+            "B=2=3",
+            "--",
+            "sh",
+            "-c",
+            "x",
+        ];
+        assert_eq!(body, words.map(|word| format!("{word}\0")).concat().as_bytes());
+    }
+
+    #[test]
+    fn refuses_nul_bytes_and_oversized_requests() {
+        let nul = request(&[], &["a\0b"]).unwrap_err();
+        assert_eq!(nul.kind(), io::ErrorKind::InvalidInput);
+        let huge = "x".repeat(MAX_PANE_REQUEST);
+        let oversized = request(&[("BIG", &huge)], &[]).unwrap_err();
+        assert!(oversized.to_string().contains("over the limit"), "{oversized}");
+    }
 }

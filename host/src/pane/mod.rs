@@ -26,6 +26,7 @@ pub mod turn;
 
 use crate::limits;
 use crate::records::{PaneRecord, RecordStore, RecordedScreen, RECORD_VERSION, RESERVE_STEP};
+pub use keeper::Keepers;
 use panehost_adapters::completion::HookInjection;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;
@@ -136,8 +137,6 @@ pub struct Pane {
     record_released: tokio::sync::Mutex<bool>,
     /// The keeper connection's writing side, for `release`.
     keeper_control: tokio::sync::Mutex<Option<tokio::net::unix::OwnedWriteHalf>>,
-    /// The keeper's pid when this host started it (and must reap it).
-    keeper_pid: Option<u32>,
     /// The pane's durable record, and where it is written.
     record: Mutex<PaneRecord>,
     records: RecordStore,
@@ -170,29 +169,29 @@ impl Pane {
         start: StartParams,
         size: Size,
         pane_limits: PaneLimits,
-        host_env: &[(String, String)],
+        keepers: &Arc<Keepers>,
         records: &RecordStore,
         previous: Option<(PaneRecord, &'static str)>,
     ) -> io::Result<Arc<Pane>> {
         let notify_token = random_token();
-        let mut extra_env = vec![
+        let extra_env = vec![
             ("PANEHOST_PANE".to_owned(), id.0.clone()),
             ("PANEHOST_NOTIFY_TOKEN".to_owned(), notify_token.clone()),
         ];
-        extra_env.extend(host_env.iter().cloned());
-        let keepers = records.keepers_dir();
-        let socket = keepers.join(format!("{id}.sock"));
+        let socket = keepers.sockets_dir().join(format!("{id}.sock"));
+        let keepers = Arc::clone(keepers);
         let launch_plan = plan.clone();
         let launch_socket = socket.clone();
         // Before the process exists: what it writes to its session store
         // comes after this.
         let spawned_at = SystemTime::now();
-        let (keeper_pid, handover) = tokio::task::spawn_blocking(move || {
-            std::fs::create_dir_all(&keepers)?;
-            std::fs::set_permissions(&keepers, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+        let handover = tokio::task::spawn_blocking(move || {
+            let sockets = keepers.sockets_dir();
+            std::fs::create_dir_all(sockets)?;
+            std::fs::set_permissions(sockets, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
             launch_files::write(&launch_plan.files)?;
-            let keeper_pid = keeper::launch(&launch_plan, size, &extra_env, &launch_socket)?;
-            Ok::<_, io::Error>((keeper_pid, keeper::connect(&launch_socket)?))
+            keepers.launch(&launch_plan, size, &extra_env, &launch_socket)?;
+            keeper::connect(&launch_socket)
         })
         .await
         .map_err(io::Error::other)??;
@@ -229,7 +228,7 @@ impl Pane {
             exit: None,
         };
         let behaviour = Behaviour { process_started: Some(spawned_at), ..Behaviour::of(&plan) };
-        Pane::assemble(record, behaviour, handover, Some(keeper_pid), pane_limits, records.clone(), restored_by).await
+        Pane::assemble(record, behaviour, handover, pane_limits, records.clone(), restored_by).await
     }
 
     /// Takes back a pane whose keeper survived a host restart: same id,
@@ -253,14 +252,13 @@ impl Pane {
                 handover.pid, record.pid
             )));
         }
-        Pane::assemble(record, behaviour, handover, None, pane_limits, records.clone(), "keeper").await
+        Pane::assemble(record, behaviour, handover, pane_limits, records.clone(), "keeper").await
     }
 
     async fn assemble(
         mut record: PaneRecord,
         behaviour: Behaviour,
         handover: keeper::Handover,
-        keeper_pid: Option<u32>,
         pane_limits: PaneLimits,
         records: RecordStore,
         restored_by: &'static str,
@@ -320,7 +318,6 @@ impl Pane {
             input: tokio::sync::Mutex::new(()),
             keeper_control: tokio::sync::Mutex::new(Some(control_write)),
             record_released: tokio::sync::Mutex::new(false),
-            keeper_pid,
             record: Mutex::new(record),
             records,
             restored_by,
@@ -366,8 +363,8 @@ impl Pane {
         }
     }
 
-    /// Tells the keeper the pane is forgotten (it exits once its child
-    /// has), forgets the record, and reaps a keeper this host started.
+    /// Tells the keeper the pane is forgotten (it lets the pane go once
+    /// its child has exited), and forgets the record.
     pub async fn release(&self) {
         if let Some(mut control) = self.keeper_control.lock().await.take() {
             use tokio::io::AsyncWriteExt;
@@ -377,9 +374,6 @@ impl Pane {
             let mut released = self.record_released.lock().await;
             *released = true;
             self.records.remove(&self.info.id);
-        }
-        if let Some(keeper_pid) = self.keeper_pid {
-            tokio::spawn(exit::reap_keeper(keeper_pid));
         }
     }
 

@@ -1,27 +1,29 @@
 //! The child: spawning it in the PTY, noticing and reaping its exit, and
 //! ending it when the keeper cannot start.
 
+use crate::args::PaneRequest;
 use crate::protocol::ExitReport;
 use crate::signals;
 use rustix::event::Timespec;
 use rustix::process::{Pid, PidfdFlags, Signal};
-use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::process::CommandExt;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-/// Spawns `program` with `args` in the PTY whose slave side is `slave`, in
-/// `cwd`, with the keeper's own environment. The child leads a new session
+/// Spawns the request's program in the PTY whose slave side is `slave`, in
+/// the request's directory, with the request's environment and no other
+/// (the program is looked up on that environment's `PATH`). The child leads a new session
 /// (so its pid is its process group id) whose controlling terminal is the
 /// PTY, and starts with every signal at its default action. Returns once
 /// the program has been executed.
-pub fn spawn(program: &OsString, args: &[OsString], cwd: &Path, slave: &OwnedFd) -> io::Result<Child> {
-    let mut command = Command::new(program);
+pub fn spawn(request: &PaneRequest, slave: &OwnedFd) -> io::Result<Child> {
+    let mut command = Command::new(&request.program);
     command
-        .args(args)
-        .current_dir(cwd)
+        .args(&request.program_args)
+        .current_dir(&request.cwd)
+        .env_clear()
+        .envs(request.env.iter().map(|(name, value)| (name, value)))
         .stdin(Stdio::from(slave.try_clone()?))
         .stdout(Stdio::from(slave.try_clone()?))
         .stderr(Stdio::from(slave.try_clone()?));
@@ -92,9 +94,14 @@ impl Running {
             Err(_) => Some(ExitReport::unknown()),
         }
     }
+
+    /// Kills the child's process group and reaps the child.
+    pub fn kill_and_reap(self) {
+        kill_and_reap(self.child);
+    }
 }
 
-/// Kills the child's process group and reaps the child; for a keeper that
+/// Kills the child's process group and reaps the child; for a pane that
 /// fails to start after spawning it.
 pub fn kill_and_reap(mut child: Child) {
     kill_group(child.id());
@@ -103,7 +110,7 @@ pub fn kill_and_reap(mut child: Child) {
 
 /// Sends SIGKILL to the process group the child leads. Only for a child not
 /// yet reaped, whose group id cannot have been reused.
-pub fn kill_group(child_pid: u32) {
+fn kill_group(child_pid: u32) {
     if let Some(pid) = i32::try_from(child_pid).ok().and_then(Pid::from_raw) {
         let _ = rustix::process::kill_process_group(pid, Signal::KILL);
     }

@@ -1,0 +1,85 @@
+//! Panes share keeper processes: a host gives each keeper a bounded number
+//! of panes, a keeper ends once its panes are closed and it takes no more,
+//! and a restarted host takes its panes back from every keeper but starts
+//! new panes in keepers of its own.
+
+mod support;
+
+use panehost_ipc::{Encoding, PaneId, Request, StreamStart};
+use support::*;
+
+/// The parent of a process, from `/proc/PID/stat`.
+fn parent(pid: u32) -> u32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    stat.rsplit_once(") ").unwrap().1.split(' ').nth(1).unwrap().parse().unwrap()
+}
+
+/// Waits until the host's keepers are exactly `expected` (in any order).
+fn wait_for_keepers(host: &TestHost, expected: &[u32]) {
+    let mut expected = expected.to_vec();
+    expected.sort_unstable();
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let mut keepers = keeper_pids(host);
+        keepers.sort_unstable();
+        if keepers == expected {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "keepers {keepers:?}, expected {expected:?}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn each_keeper_holds_a_bounded_group_and_ends_after_it() {
+    let mut host = TestHost::start_with_env(&[("PANEHOST_PANES_PER_KEEPER", "2")]);
+    let mut conn = host.connect(Encoding::Bincode);
+    let panes: Vec<_> = (0..5).map(|_| conn.start(start_params("shell", &[]))).collect();
+    let keepers: Vec<u32> = panes.iter().map(|pane| parent(pane.pid)).collect();
+    // Panes go to keepers in order, two each.
+    assert_eq!(keepers[0], keepers[1]);
+    assert_eq!(keepers[2], keepers[3]);
+    let distinct = [keepers[0], keepers[2], keepers[4]];
+    assert!(distinct[0] != distinct[1] && distinct[1] != distinct[2] && distinct[0] != distinct[2], "{keepers:?}");
+    wait_for_keepers(&host, &distinct);
+    drop(conn);
+
+    // A restarted host takes every pane back from its keeper, and starts a
+    // new pane in a keeper of its own: the old ones take no more panes.
+    host.kill_hard();
+    host.restart();
+    let mut conn = host.connect(Encoding::Json);
+    for pane in &panes {
+        let subscription = conn.subscribe(&pane.id, None);
+        let StreamStart::Snapshot { snapshot, .. } = subscription.start else { panic!("{:?}", subscription.start) };
+        conn.type_line(&pane.id, "echo back-$((40+2))");
+        conn.follow_until_text(subscription.subscription, &mut Transcript::from(snapshot.offset), "back-42");
+    }
+    let late = conn.start(start_params("shell", &[]));
+    let late_keeper = parent(late.pid);
+    assert!(!distinct.contains(&late_keeper), "a new keeper for a new host's pane");
+
+    // Closing a group's panes ends its keeper; the keeper the host still
+    // gives panes to stays for the next.
+    let close = |conn: &mut Connection, pane: &PaneId| {
+        conn.ok(Request::Close { pane: pane.clone() });
+    };
+    close(&mut conn, &panes[0].id);
+    wait_for_keepers(&host, &[distinct[0], distinct[1], distinct[2], late_keeper]);
+    close(&mut conn, &panes[1].id);
+    wait_for_keepers(&host, &[distinct[1], distinct[2], late_keeper]);
+    for pane in &panes[2..] {
+        close(&mut conn, &pane.id);
+    }
+    wait_for_keepers(&host, &[late_keeper]);
+    close(&mut conn, &late.id);
+    assert!(process_exists(late_keeper), "the open keeper waits for the host's next pane");
+
+    // The host's end is the end of its open keeper's intake.
+    host.stop();
+    let deadline = std::time::Instant::now() + WAIT;
+    while process_exists(late_keeper) {
+        assert!(std::time::Instant::now() < deadline, "the last keeper outlived its host");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
