@@ -49,9 +49,17 @@ pub const PANES_PER_KEEPER_ENV: &str = "PANEHOST_PANES_PER_KEEPER";
 /// Panes per keeper: [`limits::PANES_PER_KEEPER`], or the variable's value.
 ///
 /// # Errors
-/// Fails, naming the variable, when its value is not a positive integer.
+/// Fails, naming the variable, when its value is not a whole number from 1
+/// to [`limits::MAX_PANES_PER_KEEPER`].
 pub fn panes_per_keeper_from_env() -> anyhow::Result<usize> {
-    Ok(read(PANES_PER_KEEPER_ENV)?.unwrap_or(limits::PANES_PER_KEEPER))
+    within_keeper_limit(read(PANES_PER_KEEPER_ENV)?.unwrap_or(limits::PANES_PER_KEEPER))
+}
+
+fn within_keeper_limit(panes: usize) -> anyhow::Result<usize> {
+    if panes > limits::MAX_PANES_PER_KEEPER {
+        bail!("{PANES_PER_KEEPER_ENV} must be at most {}, not {panes}", limits::MAX_PANES_PER_KEEPER);
+    }
+    Ok(panes)
 }
 
 fn read(name: &str) -> anyhow::Result<Option<usize>> {
@@ -61,4 +69,16 @@ fn read(name: &str) -> anyhow::Result<Option<usize>> {
         bail!("{name} must be at least 1");
     }
     Ok(Some(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_keeper_is_given_at_most_the_panes_its_descriptors_allow() {
+        assert_eq!(within_keeper_limit(limits::MAX_PANES_PER_KEEPER).unwrap(), limits::MAX_PANES_PER_KEEPER);
+        let refused = within_keeper_limit(limits::MAX_PANES_PER_KEEPER + 1).unwrap_err();
+        assert_eq!(refused.to_string(), "PANEHOST_PANES_PER_KEEPER must be at most 200, not 201");
+    }
 }

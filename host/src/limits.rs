@@ -17,6 +17,10 @@ pub const SCREEN_CELL_BYTES: usize = 36;
 /// about 130 KiB however many panes it holds, and a keeper that dies takes
 /// its panes with it (they come back by native resume).
 pub const PANES_PER_KEEPER: usize = 16;
+/// The most panes one keeper may be given: it holds four descriptors per
+/// pane (master, listener, connection, pidfd), and keeps the open-file
+/// limit the host was started with, commonly 1,024.
+pub const MAX_PANES_PER_KEEPER: usize = 200;
 
 /// Largest read from a PTY master at once.
 pub const PTY_READ_CHUNK: usize = 64 * 1024;

@@ -77,9 +77,9 @@ impl PanehostHost {
         procfs::fd_count(self.pid()).unwrap_or(0)
     }
 
-    /// The pane keeper processes of this host (`panehost-keeper`, one per
-    /// pane where the host keeps its PTYs in keepers), found by the state
-    /// directory on their command lines.
+    /// The pane keeper processes of this host (`panehost-keeper`, each
+    /// holding a group of panes, where the host keeps its PTYs in keepers),
+    /// found by the state directory on their command lines.
     pub fn keepers(&self) -> Vec<u32> {
         match self.dir.to_str() {
             Some(dir) => procfs::processes("panehost-keeper", dir),

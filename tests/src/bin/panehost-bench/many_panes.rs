@@ -7,8 +7,8 @@
 //!
 //! Figures: wall time from the first request to the last prompt, the host
 //! process's (tmux server's) resident memory and open file descriptors
-//! with every pane running. Where the host keeps each pane's PTY in a
-//! keeper process, the keepers' memory (Pss) is added to the host's, and
+//! with every pane running. Where the host keeps its panes' PTYs in keeper
+//! processes, the keepers' memory (Pss) is added to the host's, and
 //! their descriptors are counted in a note; another note gives the host's
 //! memory once the panes have idled as long as the memory benchmark lets
 //! them.

@@ -8,8 +8,8 @@
 //! panes start, the bench waits until every one has printed what it will
 //! print and (panehost) its screen model has parsed it, lets the process
 //! idle for 10 seconds, and divides the growth of its resident memory
-//! (VmRSS) by 100. Where the host keeps each pane's PTY in a keeper process
-//! of its own, the keepers' memory is added: the growth of the sum of
+//! (VmRSS) by 100. Where the host keeps its panes' PTYs in keeper
+//! processes, the keepers' memory is added: the growth of the sum of
 //! their proportional set sizes (Pss), so that the pages they share count
 //! once. Resident memory is what the process costs the machine;
 //! allocator caching makes it coarse, hence 100 panes.
