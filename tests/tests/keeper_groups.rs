@@ -1,11 +1,12 @@
 //! Panes share keeper processes: a host gives each keeper a bounded number
 //! of panes, a keeper ends once its panes are closed and it takes no more,
 //! and a restarted host takes its panes back from every keeper but starts
-//! new panes in keepers of its own.
+//! new panes in keepers of its own. A killed keeper takes its group with
+//! it, and the host goes on serving those panes' processes directly.
 
 mod support;
 
-use panehost_ipc::{Encoding, PaneId, Request, StreamStart};
+use panehost_ipc::{Encoding, Event, PaneId, Request, StreamStart};
 use support::*;
 
 /// The parent of a process, from `/proc/PID/stat`.
@@ -82,4 +83,47 @@ fn each_keeper_holds_a_bounded_group_and_ends_after_it() {
         assert!(std::time::Instant::now() < deadline, "the last keeper outlived its host");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+#[test]
+fn a_killed_keeper_takes_its_group_and_the_host_serves_their_processes_directly() {
+    let host = TestHost::start_with_env(&[("PANEHOST_PANES_PER_KEEPER", "2")]);
+    let mut conn = host.connect(Encoding::Bincode);
+    let panes: Vec<_> = (0..3).map(|_| conn.start(start_params("shell", &[]))).collect();
+    let keeper = parent(panes[0].pid);
+    assert_eq!(parent(panes[1].pid), keeper);
+    assert_ne!(parent(panes[2].pid), keeper);
+    // One connection per pane: a connection's test reader follows one
+    // subscription at a time.
+    let mut followers: Vec<_> = panes
+        .iter()
+        .map(|pane| {
+            let mut follower = host.connect(Encoding::Bincode);
+            let subscription = follower.subscribe(&pane.id, Some(0)).subscription;
+            (follower, subscription, Transcript::from(0))
+        })
+        .collect();
+
+    kill(keeper);
+    // The processes outlive their keeper; the host still holds their
+    // terminals, so every pane goes on working, the group's as the other.
+    for (pane, (follower, subscription, transcript)) in panes.iter().zip(&mut followers) {
+        assert!(process_exists(pane.pid));
+        follower.type_line(&pane.id, "echo alive-$((40+2))");
+        follower.follow_until_text(*subscription, transcript, "alive-42");
+    }
+    // An exit is still noticed, through the process itself; how it ended
+    // only the keeper could have said.
+    let (follower, subscription, transcript) = &mut followers[0];
+    follower.type_line(&panes[0].id, "exit 3");
+    follower.follow_to_end(*subscription, transcript);
+    let status = transcript.events.iter().find_map(|event| match event {
+        Event::Exited { status, .. } => Some(status.clone()),
+        _ => None,
+    });
+    assert_eq!(status.map(|status| status.code), Some(255), "exit status unknown without the keeper");
+    for pane in &panes {
+        conn.ok(Request::Close { pane: pane.id.clone() });
+    }
+    host.stop();
 }
