@@ -191,3 +191,22 @@ fn a_bad_command_line_is_answered_with_one_error_line() {
     assert_eq!(keeper.answer(), "error usage: panehost-keeper --sockets DIR (pane requests on stdin)");
     assert_eq!(keeper.wait_exit().code(), Some(1));
 }
+
+#[test]
+fn a_pane_inherits_no_descriptor_of_the_keeper_or_of_other_panes() {
+    let mut keeper = KeeperProcess::start();
+    let first = keeper.add_pane("first", 80, 24, &["sleep", "1000"]);
+    let (_first_connection, _first_master) =
+        connect_expecting(&keeper.socket("first"), &format!("pane {first} running"));
+    // By now the keeper holds the first pane's master, listener,
+    // connection and pidfd, and its own stdin and stdout pipes.
+    let second = keeper.add_pane("second", 80, 24, &["sleep", "1000"]);
+    for child in [first, second] {
+        let mut fds: Vec<String> = std::fs::read_dir(format!("/proc/{child}/fd"))
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        fds.sort();
+        assert_eq!(fds, ["0", "1", "2"], "the descriptors of pane {child}");
+    }
+}
