@@ -167,8 +167,12 @@ fn a_pane_whose_socket_cannot_be_bound_is_ended() {
 #[test]
 fn a_request_over_the_limit_ends_the_intake() {
     let mut keeper = KeeperProcess::start();
-    let first = keeper.add_pane("first", 80, 24, &["sleep", "1000"]);
-    keeper.send_raw(&(2_u32 << 20).to_be_bytes());
+    // A good request and an oversized length in one write: the first is
+    // answered, then the second.
+    let words = keeper.pane_words("first", 80, 24, &["sleep", "1000"]);
+    keeper.send_raw(&[frame(&words), (2_u32 << 20).to_be_bytes().to_vec()].concat());
+    let first: i32 = keeper.answer().strip_prefix("ready ").expect("ready").parse().unwrap();
+    keeper.children.push(first);
     assert_eq!(keeper.answer(), "error a pane request of 2097152 bytes is over the limit of 1048576");
     // No more panes are taken; the one it holds is still served, and the
     // keeper exits once it is released.

@@ -6,7 +6,7 @@
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
 use rustix::process::{Pid, Signal};
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io::{IoSliceMut, Read, Write};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -92,12 +92,7 @@ impl KeeperProcess {
 
     /// Sends the pane request made of `words` and returns the answer line.
     pub fn request(&mut self, words: &[&OsStr]) -> String {
-        let mut body = Vec::new();
-        for word in words {
-            body.extend_from_slice(word.as_bytes());
-            body.push(0);
-        }
-        self.send_raw(&[&u32::try_from(body.len()).unwrap().to_be_bytes()[..], &body].concat());
+        self.send_raw(&frame(words));
         self.answer()
     }
 
@@ -111,28 +106,26 @@ impl KeeperProcess {
         read_line_from(&mut self.answers)
     }
 
-    /// Asks for a pane named `name` running `argv` with a small
-    /// environment of its own (`PATH`, `TERM`, `PANE_ONLY=1`); returns the
+    /// The words of a request for a pane named `name` running `argv`
+    /// with a small environment of its own (`PATH`, `TERM`, `PANE_ONLY=1`).
+    pub fn pane_words(&self, name: &str, cols: u16, rows: u16, argv: &[&str]) -> Vec<OsString> {
+        let mut words: Vec<OsString> = vec!["--socket".into(), self.socket(name).into()];
+        for (option, value) in [("--cols", cols.to_string()), ("--rows", rows.to_string()), ("--cwd", "/".into())] {
+            words.extend([option.into(), value.into()]);
+        }
+        for variable in ["PATH=/usr/local/bin:/usr/bin:/bin", "TERM=xterm-256color", "PANE_ONLY=1"] {
+            words.extend(["--env".into(), variable.into()]);
+        }
+        words.push("--".into());
+        words.extend(argv.iter().map(OsString::from));
+        words
+    }
+
+    /// Asks for a pane (see [`KeeperProcess::pane_words`]); returns the
     /// answer.
     pub fn request_pane(&mut self, name: &str, cols: u16, rows: u16, argv: &[&str]) -> String {
-        let socket = self.socket(name);
-        let (cols, rows) = (cols.to_string(), rows.to_string());
-        let mut words: Vec<&OsStr> = vec![
-            "--socket".as_ref(),
-            socket.as_os_str(),
-            "--cols".as_ref(),
-            cols.as_ref(),
-            "--rows".as_ref(),
-            rows.as_ref(),
-            "--cwd".as_ref(),
-            "/".as_ref(),
-        ];
-        for variable in ["PATH=/usr/local/bin:/usr/bin:/bin", "TERM=xterm-256color", "PANE_ONLY=1"] {
-            words.extend([OsStr::new("--env"), OsStr::new(variable)]);
-        }
-        words.push("--".as_ref());
-        words.extend(argv.iter().map(OsStr::new));
-        self.request(&words)
+        let words = self.pane_words(name, cols, rows, argv);
+        self.request(&words.iter().map(OsString::as_os_str).collect::<Vec<_>>())
     }
 
     /// Starts a pane and returns its child's pid; panics unless `ready`.
@@ -179,6 +172,17 @@ impl Drop for KeeperProcess {
             end_process(&mut self.process);
         }
     }
+}
+
+/// A pane request as the keeper reads it: the length, then each word
+/// ended by a NUL.
+pub fn frame(words: &[impl AsRef<OsStr>]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for word in words {
+        body.extend_from_slice(word.as_ref().as_bytes());
+        body.push(0);
+    }
+    [&u32::try_from(body.len()).unwrap().to_be_bytes()[..], &body].concat()
 }
 
 /// A keeper holding one pane, its stdin closed: it exits when the pane is

@@ -20,15 +20,17 @@ pub struct PaneRequestReader {
 
 impl PaneRequestReader {
     /// Adds bytes read from stdin and returns the bodies of the requests
-    /// they complete, in order.
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, RequestTooLong> {
+    /// they complete, in order, and then, if a length prefix is over the
+    /// limit, that length: nothing after it can be read.
+    pub fn feed(&mut self, bytes: &[u8]) -> (Vec<Vec<u8>>, Option<RequestTooLong>) {
         self.pending.extend_from_slice(bytes);
         let mut bodies = Vec::new();
         let mut start = 0;
         while let Some(prefix) = self.pending.get(start..start + 4) {
             let length = u32::from_be_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
             if length > MAX_PANE_REQUEST {
-                return Err(RequestTooLong(length));
+                self.pending = Vec::new();
+                return (bodies, Some(RequestTooLong(length)));
             }
             let Some(body) = self.pending.get(start + 4..start + 4 + length) else {
                 break;
@@ -41,7 +43,7 @@ impl PaneRequestReader {
             // A request can be large; an idle keeper keeps no buffer.
             self.pending = Vec::new();
         }
-        Ok(bodies)
+        (bodies, None)
     }
 }
 
@@ -68,16 +70,17 @@ mod tests {
         let mut reader = PaneRequestReader::default();
         let stream = [frame(b"a\0bc\0"), frame(b""), frame(b"d\0")].concat();
         let (first, rest) = stream.split_at(6);
-        assert_eq!(reader.feed(first), Ok(vec![]));
-        assert_eq!(reader.feed(rest), Ok(vec![b"a\0bc\0".to_vec(), vec![], b"d\0".to_vec()]));
+        assert_eq!(reader.feed(first), (vec![], None));
+        assert_eq!(reader.feed(rest), (vec![b"a\0bc\0".to_vec(), vec![], b"d\0".to_vec()], None));
         assert!(reader.pending.is_empty());
     }
 
     #[test]
-    fn refuses_a_length_over_the_limit() {
+    fn stops_at_a_length_over_the_limit_after_the_requests_before_it() {
         let mut reader = PaneRequestReader::default();
         let too_long = u32::try_from(MAX_PANE_REQUEST + 1).unwrap().to_be_bytes();
-        assert_eq!(reader.feed(&too_long), Err(RequestTooLong(MAX_PANE_REQUEST + 1)));
+        let stream = [frame(b"a\0"), too_long.to_vec(), frame(b"b\0")].concat();
+        assert_eq!(reader.feed(&stream), (vec![b"a\0".to_vec()], Some(RequestTooLong(MAX_PANE_REQUEST + 1))));
     }
 
     #[test]

@@ -70,19 +70,10 @@ impl Keeper {
             return;
         };
         let mut chunk = [0_u8; 4096];
-        let bodies = match stdio::read_stdin(&mut chunk) {
+        let (bodies, too_long) = match stdio::read_stdin(&mut chunk) {
             // End of file: the host is gone, or will ask for nothing more.
             Ok(0) | Err(_) => return self.close_intake(),
             Ok(read) => intake.feed(&chunk[..read]),
-        };
-        let bodies = match bodies {
-            Ok(bodies) => bodies,
-            Err(RequestTooLong(length)) => {
-                let limit = pane_requests::MAX_PANE_REQUEST;
-                let _ = answer_error(&format!("a pane request of {length} bytes is over the limit of {limit}"));
-                // The stream cannot be followed past a length it will not read.
-                return self.close_intake();
-            }
         };
         for body in bodies {
             let started = pane_requests::words(&body)
@@ -105,6 +96,12 @@ impl Keeper {
                 // Nobody reads the answers: the host is gone.
                 return self.close_intake();
             }
+        }
+        if let Some(RequestTooLong(length)) = too_long {
+            let limit = pane_requests::MAX_PANE_REQUEST;
+            let _ = answer_error(&format!("a pane request of {length} bytes is over the limit of {limit}"));
+            // The stream cannot be followed past a length it will not read.
+            self.close_intake();
         }
     }
 
