@@ -2,7 +2,8 @@
 //! of panes, a keeper ends once its panes are closed and it takes no more,
 //! and a restarted host takes its panes back from every keeper but starts
 //! new panes in keepers of its own. A killed keeper takes its group with
-//! it, and the host goes on serving those panes' processes directly.
+//! it, and the host goes on serving those panes' processes directly. A
+//! host runs the keeper it started with, whatever replaces the file.
 
 mod support;
 
@@ -124,6 +125,37 @@ fn a_killed_keeper_takes_its_group_and_the_host_serves_their_processes_directly(
     assert_eq!(status.map(|status| status.code), Some(255), "exit status unknown without the keeper");
     for pane in &panes {
         conn.ok(Request::Close { pane: pane.id.clone() });
+    }
+    host.stop();
+}
+
+#[test]
+fn a_host_runs_its_own_keeper_after_an_upgrade_replaces_the_file() {
+    // The host and its keeper, copied where the test may replace them.
+    let bin = tempfile::tempdir().unwrap();
+    let program = bin.path().join("panehost");
+    let keeper = bin.path().join("panehost-keeper");
+    std::fs::copy(panehost_bin(), &program).unwrap();
+    std::fs::copy(bin_dir().join("panehost-keeper"), &keeper).unwrap();
+    let host = TestHost::start_program(&program, &[("PANEHOST_PANES_PER_KEEPER", "1")]);
+    let mut conn = host.connect(Encoding::Bincode);
+    let before = conn.start(start_params("shell", &[]));
+
+    // An upgrade installs a keeper that would not understand this host (as
+    // an installer does: a new file renamed over the old one).
+    let replacement = bin.path().join("panehost-keeper.new");
+    std::fs::write(&replacement, "#!/bin/sh\necho error not the keeper this host started with\nexit 1\n").unwrap();
+    std::fs::set_permissions(&replacement, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::rename(&replacement, &keeper).unwrap();
+
+    // One pane per keeper: this pane needs a new keeper process.
+    let after = conn.start(start_params("shell", &[]));
+    let new_keeper = parent(after.pid);
+    assert_ne!(new_keeper, parent(before.pid));
+    let name = std::fs::read_to_string(format!("/proc/{new_keeper}/comm")).unwrap();
+    assert_eq!(name.trim_end(), "panehost-keeper");
+    for pane in [before, after] {
+        conn.ok(Request::Close { pane: pane.id });
     }
     host.stop();
 }

@@ -58,6 +58,36 @@ pub fn keeper_program() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(KEEPER_PROGRAM))
 }
 
+/// The keeper executable this host starts, held open from the host's
+/// start: an upgrade that replaces the file on disk before the host is
+/// reloaded does not change the keeper this host runs, so a host and its
+/// keepers always speak the same version of their protocol.
+#[derive(Debug)]
+struct KeeperExecutable {
+    /// What to execute: the held file through `/proc/<host pid>/fd/<fd>`,
+    /// or the program's path if it could not be opened.
+    path: PathBuf,
+    /// Keeps the file (and so its contents) for the host's life.
+    _held: Option<std::fs::File>,
+}
+
+impl KeeperExecutable {
+    fn open() -> Self {
+        let program = keeper_program();
+        match std::fs::File::open(&program) {
+            Ok(file) => {
+                use std::os::fd::AsRawFd;
+                let path = PathBuf::from(format!("/proc/{}/fd/{}", std::process::id(), file.as_raw_fd()));
+                Self { path, _held: Some(file) }
+            }
+            Err(err) => {
+                tracing::warn!(program = %program.display(), %err, "cannot hold the keeper executable open; starting it by path");
+                Self { path: program, _held: None }
+            }
+        }
+    }
+}
+
 /// The keepers a host starts its panes in.
 #[derive(Debug)]
 pub struct Keepers {
@@ -65,6 +95,8 @@ pub struct Keepers {
     sockets: PathBuf,
     /// How many panes a keeper is given before the next one is started.
     panes_per_keeper: usize,
+    /// The keeper program, as it was when the host started.
+    executable: KeeperExecutable,
     /// Variables every pane gets from the host (`PANEHOST_SOCKET`).
     host_env: Vec<(String, String)>,
     /// The keeper that takes new panes, if one is running.
@@ -84,8 +116,17 @@ impl Keepers {
     /// Keepers whose panes' sockets go in `sockets`, each given at most
     /// `panes_per_keeper` panes (at least 1); every pane gets `host_env`
     /// after its plan's own environment.
+    ///
+    /// The keeper executable next to this one is opened here and held: it is
+    /// the one every keeper of this host runs, whatever becomes of the file.
     pub fn new(sockets: PathBuf, panes_per_keeper: usize, host_env: Vec<(String, String)>) -> Self {
-        Self { sockets, panes_per_keeper: panes_per_keeper.max(1), host_env, open: Mutex::new(None) }
+        Self {
+            sockets,
+            panes_per_keeper: panes_per_keeper.max(1),
+            executable: KeeperExecutable::open(),
+            host_env,
+            open: Mutex::new(None),
+        }
     }
 
     /// Where the panes' sockets live.
@@ -121,7 +162,7 @@ impl Keepers {
         for attempt in 0..2 {
             let keeper = match open.as_mut() {
                 Some(keeper) => keeper,
-                None => open.insert(OpenKeeper::start(&self.sockets)?),
+                None => open.insert(OpenKeeper::start(&self.executable.path, &self.sockets)?),
             };
             match keeper.ask(&request) {
                 Ok(Answer::Ready) => {
@@ -154,11 +195,12 @@ enum Answer {
 }
 
 impl OpenKeeper {
-    /// Starts a keeper whose panes' sockets go in `sockets`, and a task
-    /// that reaps it when it exits.
-    fn start(sockets: &Path) -> io::Result<Self> {
-        let mut command = Command::new(keeper_program());
+    /// Starts `executable` as a keeper whose panes' sockets go in
+    /// `sockets`, and a task that reaps it when it exits.
+    fn start(executable: &Path, sockets: &Path) -> io::Result<Self> {
+        let mut command = Command::new(executable);
         command
+            .arg0(KEEPER_PROGRAM)
             .arg("--sockets")
             .arg(sockets)
             .env_clear()

@@ -48,6 +48,8 @@ pub struct TestHost {
     pub home: PathBuf,
     /// The extra environment it was started with, for restarts too.
     extra_env: Vec<(String, String)>,
+    /// The `panehost` it runs.
+    program: PathBuf,
     child: Option<Child>,
 }
 
@@ -59,6 +61,12 @@ impl TestHost {
 
     /// Like [`start`](Self::start), with extra environment for the host.
     pub fn start_with_env(extra_env: &[(&str, &str)]) -> TestHost {
+        TestHost::start_program(&panehost_bin(), extra_env)
+    }
+
+    /// Like [`start_with_env`](Self::start_with_env), running `program`
+    /// (a copy of `panehost`, with its keeper next to it).
+    pub fn start_program(program: &Path, extra_env: &[(&str, &str)]) -> TestHost {
         let dir = tempfile::tempdir().unwrap();
         let socket = dir.path().join("run").join("host.sock");
         let state_dir = dir.path().join("state");
@@ -66,8 +74,9 @@ impl TestHost {
         std::fs::create_dir_all(&home).unwrap();
         let extra_env: Vec<(String, String)> =
             extra_env.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect();
-        let child = spawn_host(dir.path(), &socket, &state_dir, &home, &extra_env);
-        let host = TestHost { dir, socket, state_dir, home, extra_env, child: Some(child) };
+        let program = program.to_path_buf();
+        let child = spawn_host(&program, dir.path(), &socket, &state_dir, &home, &extra_env);
+        let host = TestHost { dir, socket, state_dir, home, extra_env, program, child: Some(child) };
         host.wait_until_listening();
         host
     }
@@ -92,15 +101,29 @@ impl TestHost {
     /// same environment.
     pub fn restart(&mut self) {
         assert!(self.child.is_none(), "stop or kill the host first");
-        self.child = Some(spawn_host(self.dir.path(), &self.socket, &self.state_dir, &self.home, &self.extra_env));
+        self.child = Some(spawn_host(
+            &self.program,
+            self.dir.path(),
+            &self.socket,
+            &self.state_dir,
+            &self.home,
+            &self.extra_env,
+        ));
         self.wait_until_listening();
     }
 }
 
-fn spawn_host(dir: &Path, socket: &Path, state_dir: &Path, home: &Path, extra_env: &[(String, String)]) -> Child {
+fn spawn_host(
+    program: &Path,
+    dir: &Path,
+    socket: &Path,
+    state_dir: &Path,
+    home: &Path,
+    extra_env: &[(String, String)],
+) -> Child {
     let log = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("host.log")).unwrap();
     let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin_dir().display());
-    Command::new(panehost_bin())
+    Command::new(program)
         .arg("--socket")
         .arg(socket)
         .arg("--state-dir")

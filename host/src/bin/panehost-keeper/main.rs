@@ -8,7 +8,8 @@
 //! will be a file directly in DIR. The keeper's own environment is not
 //! passed on: each pane request carries its child's whole environment.
 //!
-//! **Start-up.** It closes every fd above 2 it inherited (so neither it nor
+//! **Start-up.** It names its process `panehost-keeper` (whatever path
+//! it was executed by), closes every fd above 2 it inherited (so neither it nor
 //! its children hold its launcher's pipes), ignores SIGHUP, SIGINT and
 //! SIGPIPE (SIGTERM and SIGKILL kill it as usual), then calls `setsid()` to
 //! lead its own session. When it is already a process group leader
@@ -106,11 +107,20 @@ fn main() {
 /// Start-up, as the contract says. The error is the message for the
 /// `error` line.
 fn start() -> Result<Keeper, String> {
+    name_the_process();
     close_inherited_fds();
     signals::ignore_in_keeper().map_err(|error| format!("ignoring signals: {error}"))?;
     let sockets = args::parse_keeper(std::env::args_os().skip(1))?;
     lead_own_session().map_err(|error| format!("setsid: {error}"))?;
     Ok(Keeper::new(sockets))
+}
+
+/// Names the process `panehost-keeper` (`/proc/<pid>/comm`, what `ps` and
+/// `top` show): a host runs its keeper through the file it holds open
+/// (`/proc/<host pid>/fd/<n>`), which would otherwise name it `<n>`. Best
+/// effort: only a name is at stake.
+fn name_the_process() {
+    let _ = rustix::thread::set_name(c"panehost-keeper");
 }
 
 /// Closes every fd above 2 the keeper inherited. A launcher's stray fds
