@@ -4,9 +4,9 @@
 //! group of panes, so that they outlive the host. The host keeps one keeper
 //! open for new panes: it asks for each pane on the keeper's stdin and
 //! reads `ready <pid>` (or `error <message>`) on its stdout. Once a keeper
-//! has been given [`Keepers::panes_per_keeper`] panes, the host closes its
-//! stdin (the keeper takes no more panes and exits when its last pane is
-//! released) and starts the next one for the next pane.
+//! has been given its share of panes (`PANEHOST_PANES_PER_KEEPER`), the
+//! host closes its stdin (the keeper takes no more panes and exits when its
+//! last pane is released) and starts the next one for the next pane.
 //!
 //! Each pane then has its own socket: the host connects and receives the
 //! master fd with a status line; later the keeper reports `exited <code>
@@ -132,11 +132,6 @@ impl Keepers {
     /// Where the panes' sockets live.
     pub fn sockets_dir(&self) -> &Path {
         &self.sockets
-    }
-
-    /// How many panes a keeper is given.
-    pub fn panes_per_keeper(&self) -> usize {
-        self.panes_per_keeper
     }
 
     /// Starts `plan` in a keeper, with `pane_env` and the host's variables
