@@ -130,10 +130,7 @@ fn output_written_while_no_host_is_connected_waits_in_the_pty() {
 
     let (mut connection, master) = keeper.connect_expecting(&format!("pane {child} running"));
     read_until(&master, "late:xyz");
-    keeper.signal_child_group(Signal::KILL);
-    assert_eq!(connection.read_line(), "exited 137 SIGKILL");
-    keeper.child_exited();
-    connection.send("release\n");
+    keeper.end_pane(Signal::KILL, &mut connection, "137 SIGKILL");
     assert_eq!(keeper.wait_exit().code(), Some(0));
 }
 
@@ -147,14 +144,7 @@ fn sets_the_window_size_when_started_as_a_process_group_leader() {
     let child = keeper.child_pid;
     assert_eq!(group_and_session(keeper.pid).0, keeper.pid);
 
-    let mut connection = keeper.connect();
-    let greeting = connection.read_line();
-    let master = connection.take_fd();
-    if greeting == format!("pane {child} running") {
-        assert_eq!(connection.read_line(), "exited 0 -");
-    } else {
-        assert_eq!(greeting, format!("pane {child} exited 0 -"));
-    }
+    let (mut connection, master) = connect_expecting_exit(&keeper.socket, child, "0 -");
     keeper.child_exited();
     // What the child wrote stays readable after it exited.
     let output = read_until(&master, "\n");

@@ -46,10 +46,7 @@ fn holds_several_panes_each_on_its_own() {
     // One pane's exit is reported on its own connection only, and its
     // release leaves the others serving.
     let (two, mut two_connection, _two_master) = panes.remove(1);
-    rustix::process::kill_process_group(pid(two), Signal::KILL).unwrap();
-    assert_eq!(two_connection.read_line(), "exited 137 SIGKILL");
-    keeper.child_exited(two);
-    two_connection.send("release\n");
+    keeper.end_pane(two, Signal::KILL, &mut two_connection, "137 SIGKILL");
     two_connection.expect_closed();
     assert!(!keeper.socket("two").exists(), "release removes the pane's socket file");
     let (_, _, one_master) = &panes[0];
@@ -82,20 +79,14 @@ fn after_stdin_ends_the_keeper_takes_no_more_panes_and_exits_after_the_last_rele
         connect_expecting(&keeper.socket("second"), &format!("pane {second} running"));
     keeper.close_requests();
 
-    rustix::process::kill_process_group(pid(first), Signal::TERM).unwrap();
-    assert_eq!(first_connection.read_line(), "exited 143 SIGTERM");
-    keeper.child_exited(first);
-    first_connection.send("release\n");
+    keeper.end_pane(first, Signal::TERM, &mut first_connection, "143 SIGTERM");
     first_connection.expect_closed();
     // One pane left: the keeper still serves it.
     let (mut again, _master) = connect_expecting(&keeper.socket("second"), &format!("pane {second} running"));
     second_connection.expect_closed();
     assert!(keeper.is_running());
 
-    rustix::process::kill_process_group(pid(second), Signal::TERM).unwrap();
-    assert_eq!(again.read_line(), "exited 143 SIGTERM");
-    keeper.child_exited(second);
-    again.send("release\n");
+    keeper.end_pane(second, Signal::TERM, &mut again, "143 SIGTERM");
     assert_eq!(keeper.wait_exit().code(), Some(0));
 }
 
@@ -103,14 +94,7 @@ fn after_stdin_ends_the_keeper_takes_no_more_panes_and_exits_after_the_last_rele
 fn with_stdin_open_a_keeper_without_panes_waits_for_the_next() {
     let mut keeper = KeeperProcess::start();
     let quick = keeper.add_pane("quick", 80, 24, &["true"]);
-    let mut connection = connect(&keeper.socket("quick"));
-    let greeting = connection.read_line();
-    let _master = connection.take_fd();
-    if greeting == format!("pane {quick} running") {
-        assert_eq!(connection.read_line(), "exited 0 -");
-    } else {
-        assert_eq!(greeting, format!("pane {quick} exited 0 -"));
-    }
+    let (mut connection, _master) = connect_expecting_exit(&keeper.socket("quick"), quick, "0 -");
     keeper.child_exited(quick);
     connection.send("release\n");
     connection.expect_closed();
@@ -177,10 +161,7 @@ fn a_request_over_the_limit_ends_the_intake() {
     // No more panes are taken; the one it holds is still served, and the
     // keeper exits once it is released.
     let (mut connection, _master) = connect_expecting(&keeper.socket("first"), &format!("pane {first} running"));
-    rustix::process::kill_process_group(pid(first), Signal::KILL).unwrap();
-    assert_eq!(connection.read_line(), "exited 137 SIGKILL");
-    keeper.child_exited(first);
-    connection.send("release\n");
+    keeper.end_pane(first, Signal::KILL, &mut connection, "137 SIGKILL");
     assert_eq!(keeper.wait_exit().code(), Some(0));
 }
 

@@ -28,7 +28,7 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 /// The keeper executable's name; it is looked up next to the host's own.
 pub const KEEPER_PROGRAM: &str = "panehost-keeper";
@@ -151,7 +151,7 @@ impl Keepers {
     ) -> io::Result<()> {
         let env: Vec<&(String, String)> = plan.env.iter().chain(pane_env).chain(&self.host_env).collect();
         let request = pane_request(socket, size, &plan.cwd, &env, &plan.program, &plan.args)?;
-        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut open = super::lock(&self.open);
         // A keeper found gone (killed) is replaced once; a second failure,
         // from a keeper just started, is reported.
         for attempt in 0..2 {

@@ -150,6 +150,15 @@ impl KeeperProcess {
         self.children.retain(|&pid| pid != child_pid);
     }
 
+    /// Signals a pane's process group, expects `exited` (the rest of the
+    /// line) on the pane's `connection`, and releases the pane.
+    pub fn end_pane(&mut self, child: i32, signal: Signal, connection: &mut Connection, exited: &str) {
+        rustix::process::kill_process_group(pid(child), signal).expect("signal the pane's process group");
+        assert_eq!(connection.read_line(), format!("exited {exited}"));
+        self.child_exited(child);
+        connection.send("release\n");
+    }
+
     /// Waits (with the timeout) for the keeper to exit and reaps it.
     pub fn wait_exit(&mut self) -> ExitStatus {
         let pidfd = rustix::process::pidfd_open(pid(self.pid), rustix::process::PidfdFlags::empty()).unwrap();
@@ -230,6 +239,11 @@ impl Keeper {
         self.process.wait_exit()
     }
 
+    /// [`KeeperProcess::end_pane`] for the keeper's one pane.
+    pub fn end_pane(&mut self, signal: Signal, connection: &mut Connection, exited: &str) {
+        self.process.end_pane(self.child_pid, signal, connection, exited);
+    }
+
     pub fn signal_child_group(&self, signal: Signal) {
         rustix::process::kill_process_group(pid(self.child_pid), signal).expect("signal the pane's process group");
     }
@@ -247,6 +261,22 @@ pub fn connect_expecting(socket: &Path, greeting: &str) -> (Connection, OwnedFd)
     let mut connection = connect(socket);
     assert_eq!(connection.read_line(), greeting);
     let master = connection.take_fd();
+    (connection, master)
+}
+
+/// Connects to the pane of a child that exits on its own with `exit` (the
+/// code and signal fields): the greeting says it runs and the `exited` line
+/// follows, or, if it was quicker, the greeting says it exited. Returns the
+/// connection and the master fd.
+pub fn connect_expecting_exit(socket: &Path, child: i32, exit: &str) -> (Connection, OwnedFd) {
+    let mut connection = connect(socket);
+    let greeting = connection.read_line();
+    let master = connection.take_fd();
+    if greeting == format!("pane {child} running") {
+        assert_eq!(connection.read_line(), format!("exited {exit}"));
+    } else {
+        assert_eq!(greeting, format!("pane {child} exited {exit}"));
+    }
     (connection, master)
 }
 
