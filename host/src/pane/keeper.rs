@@ -191,8 +191,11 @@ enum Answer {
 
 impl OpenKeeper {
     /// Starts `executable` as a keeper whose panes' sockets go in
-    /// `sockets`, and a task that reaps it when it exits.
+    /// `sockets` (made private to the user first), and a task that reaps it
+    /// when it exits.
     fn start(executable: &Path, sockets: &Path) -> io::Result<Self> {
+        std::fs::create_dir_all(sockets)?;
+        std::fs::set_permissions(sockets, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
         let mut command = Command::new(executable);
         command
             .arg0(KEEPER_PROGRAM)

@@ -186,9 +186,6 @@ impl Pane {
         // comes after this.
         let spawned_at = SystemTime::now();
         let handover = tokio::task::spawn_blocking(move || {
-            let sockets = keepers.sockets_dir();
-            std::fs::create_dir_all(sockets)?;
-            std::fs::set_permissions(sockets, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
             launch_files::write(&launch_plan.files)?;
             keepers.launch(&launch_plan, size, &extra_env, &launch_socket)?;
             keeper::connect(&launch_socket)
