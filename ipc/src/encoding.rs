@@ -3,7 +3,16 @@
 //! `bincode` (version 2, standard configuration, through serde) suits Rust
 //! clients; `json` suits everyone else. Both are complete: every message in
 //! this crate round-trips through either.
+//!
+//! Decoding never allocates more than a frame may hold: bincode writes
+//! lengths inside a payload (a string, a byte string, a list), and its
+//! standard configuration would allocate whatever such a length claims
+//! before finding the bytes missing. Every bincode decode here runs with a
+//! limit ([`MAX_SERVER_FRAME_LEN`] for what the host sends,
+//! [`MAX_CLIENT_FRAME_LEN`] for requests), and a length that claims more
+//! than that is a malformed frame. serde_json allocates only as it reads.
 
+use crate::frame::{MAX_CLIENT_FRAME_LEN, MAX_SERVER_FRAME_LEN};
 use crate::request::RequestFrame;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -57,22 +66,41 @@ pub fn encode<T: Serialize>(encoding: Encoding, message: &T) -> Result<Vec<u8>, 
     }
 }
 
-/// Decodes one message that fills the whole payload.
+/// Decodes one message that fills the whole payload. No length inside the
+/// payload makes it allocate more than [`MAX_SERVER_FRAME_LEN`] bytes.
 ///
 /// # Errors
 /// Returns a [`WireError`] when the payload is not a well-formed message of
-/// type `T`, or has bytes left over.
+/// type `T`, has bytes left over, or (bincode) claims a length over the
+/// limit.
 pub fn decode<T: DeserializeOwned>(encoding: Encoding, payload: &[u8]) -> Result<T, WireError> {
     match encoding {
         Encoding::Json => Ok(serde_json::from_slice(payload)?),
         Encoding::Bincode => {
-            let (message, used) = bincode::serde::decode_from_slice(payload, bincode::config::standard())?;
-            if used != payload.len() {
-                return Err(WireError::TrailingBytes(payload.len() - used));
-            }
-            Ok(message)
+            let config = bincode::config::standard().with_limit::<MAX_SERVER_FRAME_LEN>();
+            whole(payload, bincode::serde::decode_from_slice(payload, config)?)
         }
     }
+}
+
+/// Decodes a message a client sent: as [`decode`], with the bincode limit
+/// of a client's frame, [`MAX_CLIENT_FRAME_LEN`].
+fn decode_from_client<T: DeserializeOwned>(encoding: Encoding, payload: &[u8]) -> Result<T, WireError> {
+    match encoding {
+        Encoding::Json => Ok(serde_json::from_slice(payload)?),
+        Encoding::Bincode => {
+            let config = bincode::config::standard().with_limit::<MAX_CLIENT_FRAME_LEN>();
+            whole(payload, bincode::serde::decode_from_slice(payload, config)?)
+        }
+    }
+}
+
+/// A bincode message that must have used every byte of its payload.
+fn whole<T>(payload: &[u8], (message, used): (T, usize)) -> Result<T, WireError> {
+    if used != payload.len() {
+        return Err(WireError::TrailingBytes(payload.len() - used));
+    }
+    Ok(message)
 }
 
 /// A request frame that could not be decoded, with its id when the id
@@ -88,12 +116,13 @@ pub struct RequestDecodeError {
 
 /// Decodes a request frame. When the frame is malformed but its `id` can be
 /// read (an unknown operation, a missing field), the id is kept so the host
-/// can answer that request with a structured error.
+/// can answer that request with a structured error. No length inside the
+/// payload makes it allocate more than [`MAX_CLIENT_FRAME_LEN`] bytes.
 ///
 /// # Errors
 /// Returns a [`RequestDecodeError`] for any malformed frame.
 pub fn decode_request(encoding: Encoding, payload: &[u8]) -> Result<RequestFrame, RequestDecodeError> {
-    decode::<RequestFrame>(encoding, payload)
+    decode_from_client::<RequestFrame>(encoding, payload)
         .map_err(|error| RequestDecodeError { id: peek_request_id(encoding, payload), error })
 }
 
