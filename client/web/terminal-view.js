@@ -26,6 +26,11 @@ const BACKOFF_MAX_MS = 5000;
 const MAX_PENDING_INPUT = 64 * 1024;
 /** Largest input per message. */
 const INPUT_CHUNK = 256 * 1024;
+/** The largest pane the host accepts: columns, rows and cells. */
+const PANE_MAX_COLS = 1000;
+const PANE_MAX_ROWS = 1000;
+const PANE_MAX_CELLS = 250000;
+
 /** How long window size changes settle before the pane is resized. */
 const FIT_DELAY_MS = 60;
 
@@ -335,8 +340,9 @@ export class PaneView {
     if (this.disposed || !this.term) return;
     const proposed = this.fit.proposeDimensions();
     if (!proposed || !Number.isFinite(proposed.cols) || !Number.isFinite(proposed.rows)) return;
-    const cols = Math.max(2, proposed.cols);
-    const rows = Math.max(1, proposed.rows);
+    // The bounds of a pane's size (docs/PROTOCOL.md, "Shared types").
+    const cols = Math.min(PANE_MAX_COLS, Math.max(2, proposed.cols));
+    const rows = Math.min(PANE_MAX_ROWS, Math.floor(PANE_MAX_CELLS / cols), Math.max(2, proposed.rows));
     if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
     const known = this.paneSize && this.paneSize.cols === cols && this.paneSize.rows === rows;
     if (tell && !known && this.isOpen()) {

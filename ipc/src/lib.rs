@@ -44,7 +44,7 @@ pub use error::{ErrorBody, ErrorCode};
 pub use event::{Event, StreamStart};
 pub use frame::{FrameCodecs, MAX_CLIENT_FRAME_LEN, MAX_HANDSHAKE_FRAME_LEN, MAX_SERVER_FRAME_LEN};
 pub use handshake::{HandshakeReply, Hello, Welcome, PROTOCOL_VERSION};
-pub use pane::{ExitStatus, PaneId, PaneState, PaneSummary, Size};
+pub use pane::{ExitStatus, PaneId, PaneState, PaneSummary, Size, SizeOutOfRange};
 pub use request::{Request, RequestFrame, ResumeRequest, SendParams, StartParams};
 pub use response::{InterruptReport, InterruptStep, PaneDetail, PaneHistory, Response, ServerMessage, Subscription};
 pub use runtime::{Receipt, RuntimeInfo, RECEIPT_TIMEOUT_MS};

@@ -27,7 +27,16 @@ impl From<&str> for PaneId {
     }
 }
 
-/// A terminal size in character cells. Both fields are at least 1.
+/// A terminal size in character cells, within [`Size::MIN`] and
+/// [`Size::MAX_COLS`] x [`Size::MAX_ROWS`], and at most [`Size::MAX_CELLS`]
+/// cells in all.
+///
+/// Every size a client sends becomes memory: the terminal model allocates
+/// a grid of `cols x rows` cells (about 32 bytes each) for its main and its
+/// alternate screen, and a screen snapshot must fit in one frame. The
+/// bounds keep the largest pane's model at about 16 MiB. The smallest size
+/// is 2x2 because the terminal model cannot place a wide character in one
+/// column or scroll a one-row screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Size {
     /// Columns.
@@ -36,13 +45,68 @@ pub struct Size {
     pub rows: u16,
 }
 
+/// A size outside the bounds of [`Size`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "size {size} is out of range: columns from {min_cols} to {max_cols}, rows from {min_rows} to {max_rows}, \
+     at most {max_cells} cells",
+    min_cols = Size::MIN.cols,
+    max_cols = Size::MAX_COLS,
+    min_rows = Size::MIN.rows,
+    max_rows = Size::MAX_ROWS,
+    max_cells = Size::MAX_CELLS
+)]
+pub struct SizeOutOfRange {
+    /// The size that was refused.
+    pub size: Size,
+}
+
 impl Size {
     /// The size a pane gets when a start request names none.
     pub const DEFAULT: Size = Size { cols: 80, rows: 24 };
 
-    /// True when both dimensions are at least 1.
+    /// The smallest size a pane may have.
+    pub const MIN: Size = Size { cols: 2, rows: 2 };
+
+    /// The most columns a pane may have (tmux allows 10,000, but no real
+    /// screen shows more than about 1,000 columns of readable text).
+    pub const MAX_COLS: u16 = 1000;
+
+    /// The most rows a pane may have.
+    pub const MAX_ROWS: u16 = 1000;
+
+    /// The most cells (columns times rows) a pane may have: 1000x250 or
+    /// 500x500, more than an 8K display shows in a small font.
+    pub const MAX_CELLS: u32 = 250_000;
+
+    /// True when the size is within the bounds above.
     pub fn is_valid(self) -> bool {
-        self.cols >= 1 && self.rows >= 1
+        self.check().is_ok()
+    }
+
+    /// The nearest size within the bounds above: each dimension clamped,
+    /// then the rows reduced until the cells fit. A terminal narrower or
+    /// larger than a pane may be shows a pane of this size.
+    pub fn clamped(self) -> Size {
+        let cols = self.cols.clamp(Size::MIN.cols, Size::MAX_COLS);
+        let rows = self.rows.clamp(Size::MIN.rows, Size::MAX_ROWS);
+        let most_rows = (Size::MAX_CELLS / u32::from(cols)) as u16;
+        Size { cols, rows: rows.min(most_rows) }
+    }
+
+    /// The size itself when it is within the bounds above.
+    ///
+    /// # Errors
+    /// [`SizeOutOfRange`] naming the size and the bounds.
+    pub fn check(self) -> Result<Size, SizeOutOfRange> {
+        let within = (Size::MIN.cols..=Size::MAX_COLS).contains(&self.cols)
+            && (Size::MIN.rows..=Size::MAX_ROWS).contains(&self.rows)
+            && u32::from(self.cols) * u32::from(self.rows) <= Size::MAX_CELLS;
+        if within {
+            Ok(self)
+        } else {
+            Err(SizeOutOfRange { size: self })
+        }
     }
 }
 
@@ -113,4 +177,38 @@ pub struct PaneSummary {
     /// `unobserved`.
     #[serde(default)]
     pub completion: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Size;
+
+    #[test]
+    fn sizes_are_bounded_on_every_side() {
+        for valid in [Size::MIN, Size::DEFAULT, Size { cols: 1000, rows: 250 }, Size { cols: 500, rows: 500 }] {
+            assert_eq!(valid.check(), Ok(valid));
+        }
+        for invalid in [
+            Size { cols: 0, rows: 24 },
+            Size { cols: 1, rows: 24 },
+            Size { cols: 80, rows: 1 },
+            Size { cols: 1001, rows: 2 },
+            Size { cols: 2, rows: 1001 },
+            Size { cols: 1000, rows: 251 },
+            Size { cols: u16::MAX, rows: u16::MAX },
+        ] {
+            assert!(!invalid.is_valid(), "{invalid} should be refused");
+        }
+        for (cols, rows) in [(0, 0), (1, 1), (1, 500), (4000, 4000), (1000, 1000), (u16::MAX, 3)] {
+            let size = Size { cols, rows }.clamped();
+            assert!(size.is_valid(), "{cols}x{rows} became {size}");
+        }
+        assert_eq!(Size::DEFAULT.clamped(), Size::DEFAULT);
+        assert_eq!(Size { cols: 1, rows: 1 }.clamped(), Size::MIN);
+        assert_eq!(Size { cols: 1000, rows: 1000 }.clamped(), Size { cols: 1000, rows: 250 });
+        assert_eq!(
+            Size { cols: 1, rows: 5 }.check().unwrap_err().to_string(),
+            "size 1x5 is out of range: columns from 2 to 1000, rows from 2 to 1000, at most 250000 cells"
+        );
+    }
 }

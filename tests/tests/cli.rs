@@ -134,10 +134,13 @@ fn start_ls_send_inspect_resize_interrupt_close() {
         }
     });
 
-    // A zero size is a usage error (exit 2), caught before the host is asked.
+    // A size out of bounds is a usage error (exit 2), caught before the
+    // host is asked.
     let outcome = cli.run(&["resize", &pane, "0x10"]);
     assert_eq!(outcome.code(), Some(2), "{outcome:?}");
-    assert!(outcome.stderr.contains("at least 1"), "{outcome:?}");
+    assert!(outcome.stderr.contains("columns from 2 to 1000"), "{outcome:?}");
+    let outcome = cli.run(&["resize", &pane, "65535x65535"]);
+    assert_eq!(outcome.code(), Some(2), "{outcome:?}");
     let detail = cli.json(&["inspect", &pane, "--json"]);
     assert_eq!(detail["size"], serde_json::json!({"cols": 100, "rows": 30}), "the refused resize changed nothing");
 

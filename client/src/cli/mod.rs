@@ -247,10 +247,12 @@ mod tests {
     }
 
     #[test]
-    fn a_zero_size_is_a_usage_error() {
-        let error = Cli::try_parse_from(["panehost", "resize", "p1", "0x24"]).unwrap_err();
-        assert_eq!(error.exit_code(), 2);
-        assert!(error.to_string().contains("at least 1"), "{error}");
+    fn a_size_out_of_bounds_is_a_usage_error() {
+        for size in ["0x24", "1x24", "65535x65535"] {
+            let error = Cli::try_parse_from(["panehost", "resize", "p1", size]).unwrap_err();
+            assert_eq!(error.exit_code(), 2);
+            assert!(error.to_string().contains("out of range"), "{error}");
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use panehost_ipc::Size;
 
-/// Parses `COLSxROWS`, such as `120x40`; both at least 1.
+/// Parses `COLSxROWS`, such as `120x40`, within the bounds of [`Size`].
 pub(crate) fn parse_size(text: &str) -> Result<Size, String> {
     let shape = || format!("expected COLSxROWS, such as 120x40, not {text:?}");
     let (cols, rows) = text.trim().split_once(['x', 'X']).ok_or_else(shape)?;
@@ -14,10 +14,7 @@ pub(crate) fn parse_size(text: &str) -> Result<Size, String> {
         part.parse::<u16>().map_err(|_| format!("{what} must be at most {}", u16::MAX))
     };
     let size = Size { cols: parse(cols, "columns")?, rows: parse(rows, "rows")? };
-    if !size.is_valid() {
-        return Err(format!("columns and rows must be at least 1, not {size}"));
-    }
-    Ok(size)
+    size.check().map_err(|err| err.to_string())
 }
 
 #[cfg(test)]
@@ -28,14 +25,16 @@ mod tests {
     fn parses_columns_by_rows() {
         assert_eq!(parse_size("120x40"), Ok(Size { cols: 120, rows: 40 }));
         assert_eq!(parse_size("80X24"), Ok(Size { cols: 80, rows: 24 }));
-        assert_eq!(parse_size(" 1x1 "), Ok(Size { cols: 1, rows: 1 }));
+        assert_eq!(parse_size(" 2x2 "), Ok(Size { cols: 2, rows: 2 }));
+        assert_eq!(parse_size("1000x250"), Ok(Size { cols: 1000, rows: 250 }));
     }
 
     #[test]
-    fn refuses_zero_with_a_clear_message() {
-        let error = parse_size("0x24").unwrap_err();
-        assert!(error.contains("at least 1"), "{error}");
-        assert!(parse_size("80x0").unwrap_err().contains("at least 1"));
+    fn refuses_sizes_out_of_range_with_the_bounds() {
+        for text in ["0x24", "80x0", "1x5", "80x1", "1001x2", "1000x251", "65535x65535"] {
+            let error = parse_size(text).unwrap_err();
+            assert!(error.contains("out of range: columns from 2 to 1000"), "{text}: {error}");
+        }
     }
 
     #[test]
@@ -44,5 +43,6 @@ mod tests {
             assert!(parse_size(text).unwrap_err().contains("COLSxROWS"), "{text:?}");
         }
         assert!(parse_size("70000x24").unwrap_err().contains("at most 65535"));
+        assert!(parse_size("99999999999999999999x24").unwrap_err().contains("at most 65535"));
     }
 }

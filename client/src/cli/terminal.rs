@@ -18,11 +18,15 @@ pub(crate) fn stdin_is_terminal() -> bool {
     io::stdin().is_terminal()
 }
 
-/// The terminal's size, when standard input is a terminal that knows it.
+/// The terminal's size, when standard input is a terminal that knows it,
+/// brought within the bounds of [`Size`] (a terminal narrower or larger
+/// than a pane may be shows a pane of the nearest size it may have).
 pub(crate) fn size() -> Option<Size> {
     let size = termios::tcgetwinsize(io::stdin()).ok()?;
-    let size = Size { cols: size.ws_col, rows: size.ws_row };
-    size.is_valid().then_some(size)
+    if size.ws_col == 0 || size.ws_row == 0 {
+        return None;
+    }
+    Some(Size { cols: size.ws_col, rows: size.ws_row }.clamped())
 }
 
 /// Keeps the terminal on standard input in raw mode, and restores its

@@ -18,7 +18,7 @@
  * @module
  */
 
-/** A terminal size in character cells; both at least 1. */
+/** A terminal size in character cells: 2 to 1000 columns and rows, at most 250,000 cells. */
 export interface Size {
   /** Columns. */
   cols: number;

@@ -39,6 +39,9 @@ pub(super) mod code {
     pub(crate) const HOST_UNREACHABLE: &str = "HOST_UNREACHABLE";
     /// A message from the page that the bridge cannot read.
     pub(crate) const BAD_MESSAGE: &str = "BAD_MESSAGE";
+    /// An interrupt while the page's last one is still being confirmed:
+    /// a page has one interrupt in flight at a time.
+    pub(crate) const INTERRUPT_IN_PROGRESS: &str = "INTERRUPT_IN_PROGRESS";
 }
 
 /// What the page may send.
@@ -66,7 +69,7 @@ pub(super) fn parse_page_message(text: &str) -> Result<PageMessage, String> {
         let (Some(cols), Some(rows)) = (dimension("cols"), dimension("rows")) else {
             return Err("resize needs integer cols and rows".to_owned());
         };
-        return size(cols, rows).map(PageMessage::Resize).ok_or_else(|| "cols and rows must be 1 to 65535".to_owned());
+        return size(cols, rows).map(PageMessage::Resize);
     }
     if object.get("interrupt").and_then(Value::as_bool) == Some(true) {
         return Ok(PageMessage::Interrupt);
@@ -74,11 +77,10 @@ pub(super) fn parse_page_message(text: &str) -> Result<PageMessage, String> {
     Err("expected input, resize or interrupt".to_owned())
 }
 
-/// A size whose dimensions are both 1 to 65535.
-fn size(cols: u64, rows: u64) -> Option<Size> {
-    let cols = u16::try_from(cols).ok().filter(|cols| *cols > 0)?;
-    let rows = u16::try_from(rows).ok().filter(|rows| *rows > 0)?;
-    Some(Size { cols, rows })
+/// A size within the bounds of [`Size`].
+fn size(cols: u64, rows: u64) -> Result<Size, String> {
+    let dimension = |value: u64| u16::try_from(value).unwrap_or(u16::MAX);
+    Size { cols: dimension(cols), rows: dimension(rows) }.check().map_err(|err| err.to_string())
 }
 
 fn size_json(size: Size) -> Value {

@@ -93,14 +93,22 @@ pub fn parse_pane(mut words: impl Iterator<Item = OsString>, sockets: &Path) -> 
     })
 }
 
-/// A terminal dimension: a whole number from 1 to 65535.
+/// A terminal dimension: a whole number from 2 to 1000 (the bounds of a
+/// pane's size; the host checks the cells too).
 fn dimension(name: &str, value: &OsStr) -> Result<u16, String> {
     value
         .to_str()
         .and_then(|text| text.parse::<u16>().ok())
-        .filter(|&n| n > 0)
-        .ok_or_else(|| format!("{name} must be a number from 1 to 65535, not {}", value.to_string_lossy()))
+        .filter(|n| (MIN_DIMENSION..=MAX_DIMENSION).contains(n))
+        .ok_or_else(|| {
+            format!("{name} must be a number from {MIN_DIMENSION} to {MAX_DIMENSION}, not {}", value.to_string_lossy())
+        })
 }
+
+/// The smallest terminal dimension a keeper accepts.
+const MIN_DIMENSION: u16 = 2;
+/// The largest terminal dimension a keeper accepts.
+const MAX_DIMENSION: u16 = 1000;
 
 /// `NAME=VALUE`, split at the first `=`; the name may not be empty.
 fn variable(value: &OsStr) -> Result<(OsString, OsString), String> {
@@ -140,7 +148,14 @@ mod tests {
     fn refuses_bad_pane_requests() {
         assert!(parse_strs(&["--socket", "/d/s", "--cols", "80", "--rows", "24", "--cwd", "/"]).is_err());
         assert!(parse_strs(&["--socket", "/d/s", "--cols", "80", "--rows", "24", "--cwd", "/", "--"]).is_err());
-        assert!(parse_strs(&["--socket", "/d/s", "--cols", "0", "--rows", "24", "--cwd", "/", "--", "sh"]).is_err());
+        for cols in ["0", "1", "1001", "65535", "99999"] {
+            let words = ["--socket", "/d/s", "--cols", cols, "--rows", "24", "--cwd", "/", "--", "sh"];
+            assert!(parse_strs(&words).is_err(), "--cols {cols}");
+        }
+        let smallest = parse_strs(&["--socket", "/d/s", "--cols", "2", "--rows", "2", "--cwd", "/", "--", "sh"]);
+        assert_eq!(smallest.map(|request| (request.cols, request.rows)), Ok((2, 2)));
+        let largest = parse_strs(&["--socket", "/d/s", "--cols", "1000", "--rows", "1000", "--cwd", "/", "--", "sh"]);
+        assert!(largest.is_ok());
         assert!(parse_strs(&["--socket", "/d/s", "--cols", "80", "--cwd", "/", "--", "sh"]).is_err());
         assert!(parse_strs(&[
             "--socket", "/d/s", "--socket", "/d/t", "--cols", "80", "--rows", "24", "--cwd", "/", "--", "sh"

@@ -22,7 +22,7 @@
 //! that many bytes (at most 1 MiB) of words, each word ended by a NUL byte:
 //! `--socket PATH --cols C --rows R --cwd DIR [--env NAME=VALUE]... --
 //! PROGRAM [ARGS...]` (the four options exactly once, `--env` any number of
-//! times, in any order, before `--`; `C` and `R` from 1 to 65535; the
+//! times, in any order, before `--`; `C` and `R` from 2 to 1000; the
 //! `--env` values, in order, are the child's whole environment, and
 //! PROGRAM is looked up on their `PATH`). For each, in order, the keeper:
 //! 1. opens a PTY (master and slave both `O_NOCTTY`, close-on-exec) and
