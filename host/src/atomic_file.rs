@@ -3,15 +3,20 @@
 //! fsync of the directory so the rename itself is durable.
 
 use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-/// Replaces `dir/name` with `bytes` atomically.
+/// Replaces `dir/name` with `bytes` atomically; the file is readable and
+/// writable by its owner only.
 ///
 /// # Errors
 /// Fails when the temporary file cannot be written, synced or renamed.
 pub fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
     let temporary = dir.join(format!(".{name}.tmp"));
-    let mut file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(&temporary)?;
+    // Private to the user, whatever the umask: records hold notify tokens.
+    let mut file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&temporary)?;
+    // A temporary file left by an earlier host keeps its own mode: set it.
+    file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
     file.write_all(bytes)?;
     file.sync_all()?;
     drop(file);

@@ -42,6 +42,41 @@ pub fn pane_limits_from_env() -> anyhow::Result<PaneLimits> {
     Ok(limits)
 }
 
+/// How many panes the host holds at most.
+pub const MAX_PANES_ENV: &str = "PANEHOST_MAX_PANES";
+/// How many subscriptions one connection holds at most.
+pub const MAX_SUBSCRIPTIONS_ENV: &str = "PANEHOST_MAX_SUBSCRIPTIONS";
+
+/// Counts the host refuses to go beyond.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CountLimits {
+    /// Panes the host holds at most (a `start` beyond it is refused).
+    pub max_panes: usize,
+    /// Subscriptions one connection holds at most.
+    pub max_subscriptions: usize,
+}
+
+impl Default for CountLimits {
+    fn default() -> Self {
+        CountLimits { max_panes: limits::MAX_PANES, max_subscriptions: limits::MAX_SUBSCRIPTIONS_PER_CONNECTION }
+    }
+}
+
+/// Count limits: the defaults, overridden by whichever variables are set.
+///
+/// # Errors
+/// Fails, naming the variable, when a value is not a positive integer.
+pub fn count_limits_from_env() -> anyhow::Result<CountLimits> {
+    let mut limits = CountLimits::default();
+    if let Some(value) = read(MAX_PANES_ENV)? {
+        limits.max_panes = value;
+    }
+    if let Some(value) = read(MAX_SUBSCRIPTIONS_ENV)? {
+        limits.max_subscriptions = value;
+    }
+    Ok(limits)
+}
+
 /// How many panes one keeper process is given before the host starts the
 /// next.
 pub const PANES_PER_KEEPER_ENV: &str = "PANEHOST_PANES_PER_KEEPER";

@@ -1,6 +1,7 @@
 //! One client connection: peer check, handshake, then requests in, frames
 //! out.
 
+use crate::config::MAX_SUBSCRIPTIONS_ENV;
 use crate::dispatch::{self, ConnectionContext};
 use crate::host_state::HostState;
 use crate::limits::HANDSHAKE_TIMEOUT;
@@ -134,6 +135,19 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
                 }
             };
             if !answered {
+                break;
+            }
+            continue;
+        }
+        let subscribes = matches!(request.request, Request::Events { .. } | Request::Reconnect { .. });
+        if subscribes && subscriptions.len() >= host.count_limits.max_subscriptions {
+            let message = format!(
+                "this connection holds {} subscriptions, its limit ({} by default, {MAX_SUBSCRIPTIONS_ENV} sets it); \
+                 unsubscribe first or open another connection",
+                subscriptions.len(),
+                crate::limits::MAX_SUBSCRIPTIONS_PER_CONNECTION
+            );
+            if !outbox.error(Some(request.id), ErrorBody::new(ErrorCode::LimitReached, message)).await {
                 break;
             }
             continue;

@@ -1,5 +1,6 @@
 //! Running the host: prepare the socket, accept connections, shut down.
 
+use crate::config::CountLimits;
 use crate::connection;
 use crate::host_state::HostState;
 use crate::memory_trim;
@@ -30,6 +31,8 @@ pub struct HostConfig {
     pub state_dir: PathBuf,
     /// Buffer sizes of new panes.
     pub pane_limits: PaneLimits,
+    /// How many panes and subscriptions the host holds at most.
+    pub count_limits: CountLimits,
     /// How many panes one keeper process is given.
     pub panes_per_keeper: usize,
     /// A `tracing` filter; `info` when absent.
@@ -54,6 +57,7 @@ pub fn run(config: HostConfig) -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(rustix::termios::isatty(std::io::stderr()))
         .try_init();
+    crate::contained::install_panic_hook();
     for name in crate::config::retired_variables_set() {
         tracing::warn!(variable = name, "ignored: the terminal model keeps no scrollback; see `history`");
     }
@@ -90,6 +94,8 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         catalog: Arc::new(catalog(host_environment(&config.state_dir), config.runtimes_config.as_deref())),
         runtime_gate: RuntimeGate::new(),
         pane_limits: config.pane_limits,
+        count_limits: config.count_limits,
+        starting: std::sync::atomic::AtomicUsize::new(0),
         keepers: Arc::new(Keepers::new(
             records.keepers_dir(),
             config.panes_per_keeper,
@@ -105,7 +111,13 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
     let restoring = {
         let host = Arc::clone(&host);
         tokio::spawn(async move {
-            restore::restore_panes(&host).await;
+            // Requests wait for the restore, so it ends whatever happens
+            // in it: a restore that failed is logged, and the host serves
+            // the panes it has.
+            let restore = tokio::spawn(restore::restore_panes(Arc::clone(&host)));
+            if let Err(err) = restore.await {
+                tracing::error!(%err, "the restore of the last host's panes failed; serving the panes restored so far");
+            }
             host.restored.send_replace(true);
         })
     };

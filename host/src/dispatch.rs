@@ -106,11 +106,7 @@ fn find(host: &HostState, id: &PaneId) -> Result<Arc<Pane>, ErrorBody> {
 }
 
 fn check_size(size: Size) -> Result<Size, ErrorBody> {
-    if size.is_valid() {
-        Ok(size)
-    } else {
-        Err(ErrorBody::new(ErrorCode::InvalidArgument, format!("size {size} has a zero dimension")))
-    }
+    size.check().map_err(|err| ErrorBody::new(ErrorCode::InvalidArgument, err.to_string()))
 }
 
 async fn handle_start(host: &HostState, params: StartParams) -> Result<Response, ErrorBody> {
@@ -155,6 +151,7 @@ async fn handle_login(
 /// Checks the executable's identity, then spawns: nothing happens in
 /// between.
 async fn spawn_pane(host: &HostState, plan: LaunchPlan, start: StartParams, size: Size) -> Result<Response, ErrorBody> {
+    let _slot = host.start_slot()?;
     host.runtime_gate.check_before_spawn(&host.catalog, &plan).await?;
     let id = host.registry.new_id();
     let runtime = plan.runtime.clone();
@@ -177,10 +174,19 @@ async fn handle_history(host: &HostState, id: &PaneId, lines: Option<u32>) -> Re
     let to = from + output.len() as u64;
     let wanted = lines.unwrap_or(limits::DEFAULT_HISTORY_LINES) as usize;
     let lines = history::line_limit(size, wanted);
-    // Re-parsing up to a ring's worth of output is CPU work.
+    // Re-parsing up to a ring's worth of output is CPU work. A scratch
+    // model that fails on the output (a panic inside it) fails only this
+    // request.
     let rendered = tokio::task::spawn_blocking(move || history::render(&output, size, lines))
         .await
-        .map_err(|err| ErrorBody::new(ErrorCode::Internal, format!("re-parsing the history of {id}: {err}")))?;
+        .ok()
+        .flatten()
+        .ok_or_else(|| {
+            ErrorBody::new(
+                ErrorCode::Internal,
+                format!("the terminal model failed while re-parsing the output of {id}; its screen is in `inspect`"),
+            )
+        })?;
     Ok(Response::History(PaneHistory {
         pane: id.clone(),
         from,

@@ -1,11 +1,15 @@
 //! What every connection of a host shares.
 
+use crate::config::CountLimits;
+use crate::config::MAX_PANES_ENV;
 use crate::pane::{Keepers, PaneLimits};
 use crate::receipt_store::ReceiptStore;
 use crate::records::RecordStore;
 use crate::registry::Registry;
 use crate::runtime_gate::RuntimeGate;
 use panehost_adapters::Catalog;
+use panehost_ipc::{ErrorBody, ErrorCode};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::watch;
 
@@ -20,6 +24,11 @@ pub struct HostState {
     pub runtime_gate: RuntimeGate,
     /// Buffer sizes of new panes.
     pub pane_limits: PaneLimits,
+    /// How many panes and subscriptions it holds at most.
+    pub count_limits: CountLimits,
+    /// Panes being started (counted against the pane limit until they are
+    /// in the registry or have failed).
+    pub starting: AtomicUsize,
     /// The keeper processes new panes are started in.
     pub keepers: Arc<Keepers>,
     /// Where pane records are kept.
@@ -31,7 +40,38 @@ pub struct HostState {
     pub restored: watch::Sender<bool>,
 }
 
+/// A pane start counted against the pane limit until it is dropped.
+#[derive(Debug)]
+pub struct StartSlot<'a>(&'a AtomicUsize);
+
+impl Drop for StartSlot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 impl HostState {
+    /// Counts one more pane being started, unless the host already holds
+    /// (or is starting) as many panes as it may.
+    ///
+    /// # Errors
+    /// `LIMIT_REACHED`, naming the limit and the variable that sets it.
+    pub fn start_slot(&self) -> Result<StartSlot<'_>, ErrorBody> {
+        let starting = self.starting.fetch_add(1, Ordering::SeqCst);
+        let slot = StartSlot(&self.starting);
+        let held = self.registry.len() + starting;
+        if held >= self.count_limits.max_panes {
+            return Err(ErrorBody::new(
+                ErrorCode::LimitReached,
+                format!(
+                    "this host holds {held} panes, its limit ({} by default, {MAX_PANES_ENV} sets it); close one first",
+                    crate::limits::MAX_PANES
+                ),
+            ));
+        }
+        Ok(slot)
+    }
+
     /// Waits until the panes of the last host are restored (at once, when
     /// they are).
     pub async fn wait_restored(&self) {

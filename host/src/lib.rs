@@ -13,6 +13,7 @@ pub mod atomic_file;
 pub mod canary;
 pub mod config;
 pub mod connection;
+pub mod contained;
 pub mod daemon;
 pub mod dispatch;
 pub mod host_state;

@@ -13,6 +13,17 @@ pub const HISTORY_MODEL_BYTES: usize = 16 * 1024 * 1024;
 /// [`HISTORY_MODEL_BYTES`] into a line limit.
 pub const SCREEN_CELL_BYTES: usize = 36;
 
+/// How many panes a host holds at most, by default. Pseudo-terminals are a
+/// resource of the whole machine (4,096 by default on Linux,
+/// `/proc/sys/kernel/pty/max`), shared with every other user: one user's
+/// host should not take them all. 1,000 idle panes cost the host about
+/// 35 MiB.
+pub const MAX_PANES: usize = 1000;
+/// How many subscriptions one connection holds at most, by default. Each
+/// is a task with a cursor and, while it writes, a frame of up to
+/// [`OUTPUT_EVENT_BYTES`].
+pub const MAX_SUBSCRIPTIONS_PER_CONNECTION: usize = 1024;
+
 /// How many panes one keeper process is given, by default. A keeper costs
 /// about 130 KiB however many panes it holds, and a keeper that dies takes
 /// its panes with it (they come back by native resume).
@@ -21,6 +32,13 @@ pub const PANES_PER_KEEPER: usize = 16;
 /// pane (master, listener, connection, pidfd), and keeps the open-file
 /// limit the host was started with, commonly 1,024.
 pub const MAX_PANES_PER_KEEPER: usize = 200;
+
+/// How long a keeper may take to read a pane request and answer it. Every
+/// pane start goes through the one open keeper, under a lock: a keeper
+/// that stops answering must not hold up every later start. A keeper
+/// answers once the PTY is open, the child forked and its socket bound
+/// (milliseconds); it is then given no more panes and the start fails.
+pub const KEEPER_ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Largest read from a PTY master at once.
 pub const PTY_READ_CHUNK: usize = 64 * 1024;
@@ -65,3 +83,8 @@ pub const READY_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_TURN_TIMEOUT: Duration = Duration::from_secs(600);
 /// How long an interrupt waits for each step to be confirmed.
 pub const INTERRUPT_CONFIRM_WAIT: Duration = Duration::from_secs(2);
+/// The longest one pane's restore after a host restart may take: taking
+/// it back from its keeper is quick, but a restore by native resume starts
+/// the CLI and may probe its version first (some CLIs take 20 s to answer
+/// offline).
+pub const RESTORE_PANE_TIMEOUT: Duration = Duration::from_secs(120);

@@ -22,6 +22,21 @@ pub const RESERVE_STEP: u64 = 1024 * 1024;
 /// The record format's version.
 pub const RECORD_VERSION: u32 = 1;
 
+/// The largest record file read: a record holds a saved screen, whose
+/// formatted bytes stay well below this at the largest pane size.
+pub const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The largest offset or generation a record may hold: far beyond what any
+/// pane reaches (2^62 bytes of output), and far enough from `u64::MAX`
+/// that adding a reservation step or one more generation cannot overflow.
+pub const MAX_RECORDED_COUNT: u64 = 1 << 62;
+
+/// The longest notify token a record may hold.
+const MAX_TOKEN_LEN: usize = 128;
+
+/// The longest runtime id a record may hold.
+const MAX_RUNTIME_ID_LEN: usize = 256;
+
 /// Everything a restarted host needs to take a pane back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PaneRecord {
@@ -123,7 +138,9 @@ impl RecordStore {
     }
 
     /// Every record, and every file that is not a valid record. A bad file
-    /// is moved aside (`<name>.corrupt`) so it is reported once.
+    /// is moved aside (`<name>.corrupt`) so it is reported once. A record
+    /// whose sizes are out of range (written by an older host, or edited)
+    /// is brought within range rather than lost: see [`PaneRecord::repair`].
     pub fn load_all(&self) -> (Vec<PaneRecord>, Vec<BadRecord>) {
         let mut records = Vec::new();
         let mut bad = Vec::new();
@@ -133,18 +150,7 @@ impl RecordStore {
             if path.extension().and_then(|ext| ext.to_str()) != Some("json") {
                 continue;
             }
-            let parsed = std::fs::read(&path)
-                .map_err(|err| err.to_string())
-                .and_then(|bytes| serde_json::from_slice::<PaneRecord>(&bytes).map_err(|err| err.to_string()))
-                .and_then(|record| {
-                    if record.version != RECORD_VERSION {
-                        Err(format!("record version {} is not {RECORD_VERSION}", record.version))
-                    } else if self.path(&record.id) != path {
-                        Err(format!("it names pane {}", record.id))
-                    } else {
-                        Ok(record)
-                    }
-                });
+            let parsed = self.read_record(&path);
             match parsed {
                 Ok(record) => records.push(record),
                 Err(reason) => {
@@ -155,5 +161,227 @@ impl RecordStore {
         }
         records.sort_by_key(|record| (record.created_at_ms, record.id.clone()));
         (records, bad)
+    }
+
+    /// Reads and checks one record file.
+    fn read_record(&self, path: &Path) -> Result<PaneRecord, String> {
+        let metadata = std::fs::symlink_metadata(path).map_err(|err| err.to_string())?;
+        if !metadata.file_type().is_file() {
+            return Err("it is not a regular file".into());
+        }
+        if metadata.len() > MAX_RECORD_BYTES {
+            return Err(format!("it is {} bytes, over the limit of {MAX_RECORD_BYTES}", metadata.len()));
+        }
+        let bytes = std::fs::read(path).map_err(|err| err.to_string())?;
+        let mut record = serde_json::from_slice::<PaneRecord>(&bytes).map_err(|err| err.to_string())?;
+        if self.path(&record.id) != path {
+            return Err(format!("it names pane {}", record.id));
+        }
+        record.check(&self.keepers_dir())?;
+        for repair in record.repair() {
+            tracing::warn!(pane = %record.id, "record repaired: {repair}");
+        }
+        Ok(record)
+    }
+}
+
+impl PaneRecord {
+    /// Checks every field a restore acts on: the version, the id (`p` and
+    /// eight hex digits), counts that must not overflow, the pid, the
+    /// keeper's socket (a file directly in the keepers directory), the
+    /// token, and the saved screen's offset.
+    ///
+    /// # Errors
+    /// A sentence naming the first field that is wrong.
+    pub fn check(&self, keepers_dir: &Path) -> Result<(), String> {
+        if self.version != RECORD_VERSION {
+            return Err(format!("record version {} is not {RECORD_VERSION}", self.version));
+        }
+        let id = self.id.as_str();
+        let well_formed_id = id.len() == 9
+            && id.starts_with('p')
+            && id[1..].bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte));
+        if !well_formed_id {
+            return Err(format!("pane id {id:?} is not p and eight hex digits"));
+        }
+        if self.runtime.is_empty() || self.runtime.len() > MAX_RUNTIME_ID_LEN || self.runtime != self.start.runtime {
+            return Err(format!("runtime {:?} is empty, too long, or not the one it was started with", self.runtime));
+        }
+        if self.generation == 0 || self.generation > MAX_RECORDED_COUNT {
+            return Err(format!("generation {} is out of range", self.generation));
+        }
+        if self.reserved_offset > MAX_RECORDED_COUNT {
+            return Err(format!("reserved offset {} is out of range", self.reserved_offset));
+        }
+        if let Some(screen) = &self.screen {
+            if screen.offset > self.reserved_offset {
+                return Err(format!(
+                    "the saved screen's offset {} is beyond the reserved offset {}",
+                    screen.offset, self.reserved_offset
+                ));
+            }
+        }
+        if self.pid == 0 || i32::try_from(self.pid).is_err() {
+            return Err(format!("pid {} is not a process id", self.pid));
+        }
+        if self.keeper_socket.parent() != Some(keepers_dir) || self.keeper_socket.file_name().is_none() {
+            return Err(format!(
+                "keeper socket {} is not a file in {}",
+                self.keeper_socket.display(),
+                keepers_dir.display()
+            ));
+        }
+        let token = &self.notify_token;
+        if token.is_empty() || token.len() > MAX_TOKEN_LEN || !token.bytes().all(|byte| byte.is_ascii_alphanumeric()) {
+            return Err("the notify token is empty, too long or not alphanumeric".into());
+        }
+        Ok(())
+    }
+
+    /// Brings sizes out of range (an older host allowed up to 65535x65535,
+    /// whose model would not fit in memory) to the nearest size a pane may
+    /// have; says what it changed.
+    pub fn repair(&mut self) -> Vec<String> {
+        let mut repairs = Vec::new();
+        if !self.size.is_valid() {
+            let clamped = self.size.clamped();
+            repairs.push(format!("size {} brought to {clamped}", self.size));
+            self.size = clamped;
+        }
+        if let Some(size) = self.start.size.filter(|size| !size.is_valid()) {
+            let clamped = size.clamped();
+            repairs.push(format!("start size {size} brought to {clamped}"));
+            self.start.size = Some(clamped);
+        }
+        repairs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use panehost_ipc::Size;
+
+    fn good(store: &RecordStore, id: &str) -> PaneRecord {
+        PaneRecord {
+            version: RECORD_VERSION,
+            id: PaneId::from(id),
+            runtime: "shell".into(),
+            generation: 1,
+            pid: 4242,
+            keeper_socket: store.keepers_dir().join(format!("{id}.sock")),
+            start: StartParams { runtime: "shell".into(), ..StartParams::default() },
+            cwd: "/".into(),
+            size: Size::DEFAULT,
+            created_at_ms: 1,
+            notify_token: "0123456789abcdef".into(),
+            native_reference: None,
+            reserved_offset: RESERVE_STEP,
+            screen: None,
+            exit: None,
+        }
+    }
+
+    /// Writes `record` under its own id's file name, as JSON.
+    fn write(store: &RecordStore, record: &PaneRecord) {
+        let name = format!("{}.json", record.id);
+        std::fs::write(store.dir.join(name), serde_json::to_vec(record).unwrap()).unwrap();
+    }
+
+    #[test]
+    fn each_kind_of_bad_record_is_moved_aside_with_its_reason_and_the_good_ones_load() {
+        let state = tempfile::tempdir().unwrap();
+        let store = RecordStore::open(state.path()).unwrap();
+        let kept = good(&store, "p00000001");
+        store.save(&kept).unwrap();
+
+        let mut bad: Vec<(&str, Box<dyn Fn(&mut PaneRecord)>)> = vec![
+            ("record version 9", Box::new(|record| record.version = 9)),
+            ("generation 0", Box::new(|record| record.generation = 0)),
+            ("generation 18446744073709551615", Box::new(|record| record.generation = u64::MAX)),
+            ("reserved offset 18446744073709551615", Box::new(|record| record.reserved_offset = u64::MAX)),
+            ("pid 0", Box::new(|record| record.pid = 0)),
+            ("pid 4294967295", Box::new(|record| record.pid = u32::MAX)),
+            (
+                "keeper socket /tmp/elsewhere.sock",
+                Box::new(|record| record.keeper_socket = "/tmp/elsewhere.sock".into()),
+            ),
+            ("not a file in", Box::new(|record| record.keeper_socket = "/".into())),
+            ("notify token", Box::new(|record| record.notify_token = String::new())),
+            ("notify token", Box::new(|record| record.notify_token = "a b".into())),
+            ("runtime", Box::new(|record| record.runtime = "codex".into())),
+            (
+                "beyond the reserved offset",
+                Box::new(|record| {
+                    record.screen = Some(RecordedScreen { offset: u64::MAX / 2, formatted: Default::default() })
+                }),
+            ),
+        ];
+        for (index, (_, spoil)) in bad.iter_mut().enumerate() {
+            let mut record = good(&store, &format!("p1000000{index:x}"));
+            spoil(&mut record);
+            write(&store, &record);
+        }
+        // Files that are not records at all, or name another pane.
+        std::fs::write(store.dir.join("p20000000.json"), b"{not json").unwrap();
+        std::fs::write(store.dir.join("p20000001.json"), b"").unwrap();
+        write(&store, &good(&store, "p20000002"));
+        std::fs::rename(store.dir.join("p20000002.json"), store.dir.join("p20000003.json")).unwrap();
+        let mut bad_id = good(&store, "x");
+        bad_id.id = PaneId::from("../../x");
+        std::fs::write(store.dir.join("x.json"), serde_json::to_vec(&bad_id).unwrap()).unwrap();
+        write(&store, &good(&store, "pzzzzzzzz"));
+        std::fs::File::create(store.dir.join("p20000004.json")).unwrap().set_len(MAX_RECORD_BYTES + 1).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", store.dir.join("p20000005.json")).unwrap();
+
+        let (records, refused) = store.load_all();
+        assert_eq!(records, vec![kept]);
+        assert_eq!(refused.len(), bad.len() + 7, "{refused:#?}");
+        for (index, (reason, _)) in bad.iter().enumerate() {
+            let path = store.dir.join(format!("p1000000{index:x}.json"));
+            let found = refused.iter().find(|refused| refused.path == path).expect("reported");
+            assert!(found.reason.contains(reason), "{reason:?} not in {:?}", found.reason);
+            assert!(!path.exists() && path.with_extension("json.corrupt").exists(), "moved aside");
+        }
+        for (name, reason) in [
+            ("p20000000", "key must be a string"),
+            ("p20000001", "EOF"),
+            ("p20000003", "names pane p20000002"),
+            ("x", "names pane ../../x"),
+            ("pzzzzzzzz", "is not p and eight hex digits"),
+            ("p20000004", "over the limit"),
+            ("p20000005", "not a regular file"),
+        ] {
+            let path = store.dir.join(format!("{name}.json"));
+            let found = refused.iter().find(|refused| refused.path == path).expect(name);
+            assert!(found.reason.contains(reason), "{name}: {reason:?} not in {:?}", found.reason);
+        }
+        // Reported once: the next load finds only the good record.
+        let (records, refused) = store.load_all();
+        assert_eq!((records.len(), refused.len()), (1, 0));
+    }
+
+    #[test]
+    fn sizes_out_of_range_are_brought_within_range_not_lost() {
+        let state = tempfile::tempdir().unwrap();
+        let store = RecordStore::open(state.path()).unwrap();
+        let mut record = good(&store, "p0000000a");
+        record.size = Size { cols: 65535, rows: 65535 };
+        record.start.size = Some(Size { cols: 1, rows: 5 });
+        write(&store, &record);
+        let (records, refused) = store.load_all();
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(records[0].size, Size { cols: 1000, rows: 250 });
+        assert_eq!(records[0].start.size, Some(Size { cols: 2, rows: 5 }));
+    }
+
+    #[test]
+    fn records_are_private_to_the_user() {
+        use std::os::unix::fs::PermissionsExt;
+        let state = tempfile::tempdir().unwrap();
+        let store = RecordStore::open(state.path()).unwrap();
+        store.save(&good(&store, "p0000000b")).unwrap();
+        let mode = std::fs::metadata(store.dir.join("p0000000b.json")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
     }
 }

@@ -50,6 +50,16 @@ impl Registry {
         self.panes.remove(id).map(|(_, pane)| pane)
     }
 
+    /// How many panes there are.
+    pub fn len(&self) -> usize {
+        self.panes.len()
+    }
+
+    /// True when there is no pane.
+    pub fn is_empty(&self) -> bool {
+        self.panes.is_empty()
+    }
+
     /// Every pane, oldest first.
     pub fn all(&self) -> Vec<Arc<Pane>> {
         let mut panes: Vec<Arc<Pane>> = self.panes.iter().map(|entry| Arc::clone(entry.value())).collect();

@@ -14,6 +14,7 @@
 //! and moved aside; it never stops the others.
 
 use crate::host_state::HostState;
+use crate::limits::RESTORE_PANE_TIMEOUT;
 use crate::pane::{Behaviour, Pane};
 use crate::records::PaneRecord;
 use panehost_adapters::descriptor::ReferenceCapture;
@@ -22,8 +23,11 @@ use panehost_ipc::{limitation, ResumeRequest, Size};
 use std::collections::HashSet;
 use std::sync::Arc;
 
-/// Restores every recorded pane.
-pub async fn restore_panes(host: &Arc<HostState>) {
+/// Restores every recorded pane. Each pane's restore is bounded by
+/// [`RESTORE_PANE_TIMEOUT`]; one that fails or takes longer is logged and
+/// its record removed, and the others go on.
+pub async fn restore_panes(host: Arc<HostState>) {
+    let host = &host;
     let (records, bad) = host.records.load_all();
     for record in bad {
         tracing::warn!(path = %record.path.display(), reason = %record.reason, "unreadable pane record moved aside");
@@ -38,7 +42,10 @@ pub async fn restore_panes(host: &Arc<HostState>) {
             tracing::warn!(pane = %id, %reference, "session reference recorded by another pane too; not resumed by it");
             record.native_reference = None;
         }
-        match restore(host, record).await {
+        let restored = tokio::time::timeout(RESTORE_PANE_TIMEOUT, restore(host, record))
+            .await
+            .unwrap_or_else(|_| Err(format!("not restored within {} s", RESTORE_PANE_TIMEOUT.as_secs())));
+        match restored {
             Ok(how) => tracing::info!(pane = %id, restored_by = how, "pane restored"),
             Err(reason) => {
                 tracing::warn!(pane = %id, %reason, "pane not restored; its record is removed");

@@ -122,6 +122,9 @@ error_codes! {
     NotifyRefused = "NOTIFY_REFUSED",
     /// The process could not be started.
     SpawnFailed = "SPAWN_FAILED",
+    /// The host holds as many panes, or the connection as many
+    /// subscriptions, as it may; the message names the limit.
+    LimitReached = "LIMIT_REACHED",
     /// An operating-system call failed inside the host.
     Internal = "INTERNAL",
 }

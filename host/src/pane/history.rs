@@ -28,7 +28,14 @@ pub fn line_limit(size: Size, wanted: usize) -> usize {
 /// Parses `output` on a blank screen of `size` that keeps up to `lines`
 /// lines above it, and returns them and the screen as text. Rows the
 /// terminal wrapped are joined; trailing blanks are trimmed.
-pub fn render(output: &[u8], size: Size, lines: usize) -> RenderedHistory {
+///
+/// Returns `None` when the scratch model fails on the output (a panic
+/// inside it, contained).
+pub fn render(output: &[u8], size: Size, lines: usize) -> Option<RenderedHistory> {
+    crate::contained::contained("the history's terminal model", || render_unguarded(output, size, lines))
+}
+
+fn render_unguarded(output: &[u8], size: Size, lines: usize) -> RenderedHistory {
     // One more line than asked for tells whether any were dropped.
     let mut parser = vt100::Parser::new(size.rows, size.cols, lines + 1);
     parser.process(output);
@@ -76,14 +83,14 @@ mod tests {
 
     #[test]
     fn lines_that_scrolled_off_come_before_the_screen() {
-        let rendered = render(&numbered(6), SIZE, 100);
+        let rendered = render_unguarded(&numbered(6), SIZE, 100);
         assert_eq!(rendered.text, "line 1\nline 2\nline 3\nline 4\nline 5\nline 6");
         assert!(!rendered.lines_dropped);
     }
 
     #[test]
     fn only_the_newest_lines_are_kept() {
-        let rendered = render(&numbered(10), SIZE, 4);
+        let rendered = render_unguarded(&numbered(10), SIZE, 4);
         // 8 lines scrolled off (two are on the screen with the empty last row).
         assert_eq!(rendered.text, "line 5\nline 6\nline 7\nline 8\nline 9\nline 10");
         assert!(rendered.lines_dropped);
@@ -91,14 +98,21 @@ mod tests {
 
     #[test]
     fn wrapped_rows_come_back_as_one_line() {
-        let rendered = render(b"0123456789abcdefghij\r\nx\r\ny\r\nz", SIZE, 100);
+        let rendered = render_unguarded(b"0123456789abcdefghij\r\nx\r\ny\r\nz", SIZE, 100);
         assert_eq!(rendered.text, "0123456789abcdefghij\nx\ny\nz");
         assert!(!rendered.lines_dropped);
     }
 
     #[test]
+    fn output_the_scratch_model_fails_on_is_contained() {
+        // A wide character in one column makes the vt100 model panic.
+        assert_eq!(render("\u{6f22}".as_bytes(), Size { cols: 1, rows: 5 }, 10), None);
+        assert!(render(b"fine", SIZE, 10).is_some());
+    }
+
+    #[test]
     fn nothing_scrolled_off_gives_the_screen() {
-        let rendered = render(b"\x1b[1mbold\x1b[m", SIZE, 100);
+        let rendered = render_unguarded(b"\x1b[1mbold\x1b[m", SIZE, 100);
         assert_eq!(rendered.text, "bold");
     }
 

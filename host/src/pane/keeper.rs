@@ -14,14 +14,17 @@
 //! pane is forgotten. The contract is in the keeper's own documentation
 //! (`host/src/bin/panehost-keeper/main.rs`).
 
+use crate::limits::KEEPER_ANSWER_TIMEOUT;
 use crate::open_files;
 use panehost_adapters::LaunchPlan;
 use panehost_ipc::{ExitStatus, Size};
+use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
 use rustix::process::{waitpid, Pid, WaitOptions};
 use std::ffi::OsStr;
-use std::io::{self, BufRead, BufReader, IoSliceMut, Write};
+use std::io::{self, IoSliceMut, Read, Write};
 use std::mem::MaybeUninit;
+use std::os::fd::AsFd;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::UnixStream;
@@ -29,12 +32,17 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// The keeper executable's name; it is looked up next to the host's own.
 pub const KEEPER_PROGRAM: &str = "panehost-keeper";
 
 /// The largest pane request a keeper reads (its words and their NULs).
 const MAX_PANE_REQUEST: usize = 1 << 20;
+
+/// The longest answer line the host reads from a keeper (`ready <pid>` or
+/// `error <message>`).
+const MAX_KEEPER_ANSWER: usize = 64 * 1024;
 
 /// What a keeper hands over on connection.
 #[derive(Debug)]
@@ -103,12 +111,15 @@ pub struct Keepers {
     open: Mutex<Option<OpenKeeper>>,
 }
 
-/// A keeper that still takes panes: its stdin and stdout are the host's.
+/// A keeper that still takes panes: its stdin and stdout are the host's
+/// (both non-blocking, so that no wait on a keeper is unbounded).
 #[derive(Debug)]
 struct OpenKeeper {
     pid: u32,
     requests: ChildStdin,
-    answers: BufReader<ChildStdout>,
+    answers: ChildStdout,
+    /// What was read from `answers` past the last whole line.
+    unread: Vec<u8>,
     panes_given: usize,
 }
 
@@ -220,26 +231,94 @@ impl OpenKeeper {
         let (Some(requests), Some(answers)) = (keeper.stdin.take(), keeper.stdout.take()) else {
             return Err(io::Error::other("the keeper has no stdin or stdout"));
         };
+        set_nonblocking(&requests)?;
+        set_nonblocking(&answers)?;
         tracing::debug!(keeper = pid, "keeper started");
         // std neither kills nor waits for a child whose handle is dropped;
         // the task above reaps it.
         drop(keeper);
-        Ok(Self { pid, requests, answers: BufReader::new(answers), panes_given: 0 })
+        Ok(Self { pid, requests, answers, unread: Vec::new(), panes_given: 0 })
     }
 
-    /// Sends a pane request and reads the answer. An error means the keeper
-    /// cannot be talked to any more.
+    /// Sends a pane request and reads the answer, within
+    /// [`KEEPER_ANSWER_TIMEOUT`]. An error means the keeper cannot be
+    /// talked to any more (it stopped, or it is stuck): the caller gives
+    /// it no more panes.
     fn ask(&mut self, request: &[u8]) -> io::Result<Answer> {
-        self.requests.write_all(request)?;
-        let mut line = String::new();
-        if self.answers.read_line(&mut line)? == 0 {
-            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the keeper closed its stdout"));
-        }
+        let deadline = Instant::now() + KEEPER_ANSWER_TIMEOUT;
+        write_all_before(&mut self.requests, request, deadline)?;
+        let line = read_line_before(&mut self.answers, &mut self.unread, deadline)?;
+        let line = String::from_utf8_lossy(&line);
         let line = line.trim_end();
         match line.split_once(' ') {
             Some(("ready", _)) => Ok(Answer::Ready),
             Some(("error", message)) => Ok(Answer::Error(message.to_owned())),
             _ => Err(io::Error::other(format!("unexpected keeper answer {line:?}"))),
+        }
+    }
+}
+
+fn set_nonblocking(fd: &impl AsFd) -> io::Result<()> {
+    let flags = rustix::fs::fcntl_getfl(fd)?;
+    rustix::fs::fcntl_setfl(fd, flags | rustix::fs::OFlags::NONBLOCK)?;
+    Ok(())
+}
+
+/// Waits until `fd` is ready for `flags`, at most until `deadline`.
+fn wait_ready(fd: &impl AsFd, flags: PollFlags, deadline: Instant, doing: &str) -> io::Result<()> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("the keeper did not finish {doing} within {} s", KEEPER_ANSWER_TIMEOUT.as_secs()),
+        ));
+    }
+    let timeout = Timespec { tv_sec: left.as_secs() as i64, tv_nsec: i64::from(left.subsec_nanos()) };
+    let mut fds = [PollFd::new(fd, flags)];
+    match rustix::event::poll(&mut fds, Some(&timeout)) {
+        Ok(_) | Err(rustix::io::Errno::INTR) => Ok(()),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// Writes all of `bytes` to a non-blocking `writer` before `deadline`.
+fn write_all_before(writer: &mut (impl Write + AsFd), mut bytes: &[u8], deadline: Instant) -> io::Result<()> {
+    while !bytes.is_empty() {
+        match writer.write(bytes) {
+            Ok(0) => return Err(io::Error::new(io::ErrorKind::WriteZero, "the keeper's stdin is closed")),
+            Ok(written) => bytes = &bytes[written..],
+            Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
+                wait_ready(writer, PollFlags::OUT, deadline, "reading a pane request")?
+            }
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(())
+}
+
+/// Reads one line (without its newline) from a non-blocking `reader`
+/// before `deadline`; what follows the line stays in `unread`. A line
+/// longer than [`MAX_KEEPER_ANSWER`] is an error.
+fn read_line_before(reader: &mut (impl Read + AsFd), unread: &mut Vec<u8>, deadline: Instant) -> io::Result<Vec<u8>> {
+    loop {
+        if let Some(newline) = unread.iter().position(|&byte| byte == b'\n') {
+            let mut line: Vec<u8> = unread.drain(..=newline).collect();
+            line.pop();
+            return Ok(line);
+        }
+        if unread.len() > MAX_KEEPER_ANSWER {
+            return Err(io::Error::other(format!("the keeper's answer is longer than {MAX_KEEPER_ANSWER} bytes")));
+        }
+        let mut chunk = [0u8; 512];
+        match reader.read(&mut chunk) {
+            Ok(0) => return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the keeper closed its stdout")),
+            Ok(read) => unread.extend_from_slice(&chunk[..read]),
+            Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
+                wait_ready(reader, PollFlags::IN, deadline, "answering a pane request")?
+            }
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
         }
     }
 }
@@ -406,6 +485,47 @@ mod tests {
             "x",
         ];
         assert_eq!(body, words.map(|word| format!("{word}\0")).concat().as_bytes());
+    }
+
+    fn nonblocking_pair() -> (UnixStream, UnixStream) {
+        let (host, keeper) = UnixStream::pair().unwrap();
+        host.set_nonblocking(true).unwrap();
+        (host, keeper)
+    }
+
+    #[test]
+    fn a_keeper_that_does_not_answer_is_given_up_on_at_the_deadline() {
+        let (mut host, _keeper) = nonblocking_pair();
+        let began = Instant::now();
+        let deadline = began + std::time::Duration::from_millis(200);
+        let err = read_line_before(&mut host, &mut Vec::new(), deadline).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        assert!(began.elapsed() >= std::time::Duration::from_millis(200));
+        // A keeper that does not read: the write gives up too, once the
+        // socket's buffer is full.
+        let big = vec![b'x'; 16 << 20];
+        let err =
+            write_all_before(&mut host, &big, Instant::now() + std::time::Duration::from_millis(200)).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+    }
+
+    #[test]
+    fn answers_are_read_a_line_at_a_time_and_bounded() {
+        let (mut host, mut keeper) = nonblocking_pair();
+        keeper.write_all(b"ready 12\nerror no such program\nrea").unwrap();
+        let deadline = Instant::now() + std::time::Duration::from_secs(10);
+        let mut unread = Vec::new();
+        assert_eq!(read_line_before(&mut host, &mut unread, deadline).unwrap(), b"ready 12");
+        assert_eq!(read_line_before(&mut host, &mut unread, deadline).unwrap(), b"error no such program");
+        keeper.write_all(b"dy 13\n").unwrap();
+        assert_eq!(read_line_before(&mut host, &mut unread, deadline).unwrap(), b"ready 13");
+        keeper.write_all(&vec![b'y'; MAX_KEEPER_ANSWER + 1024]).unwrap();
+        assert!(read_line_before(&mut host, &mut unread, deadline).unwrap_err().to_string().contains("longer than"));
+        drop(keeper);
+        let (mut host, keeper) = nonblocking_pair();
+        drop(keeper);
+        let closed = read_line_before(&mut host, &mut Vec::new(), deadline).unwrap_err();
+        assert_eq!(closed.kind(), io::ErrorKind::UnexpectedEof);
     }
 
     #[test]

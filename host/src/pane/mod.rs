@@ -130,6 +130,9 @@ pub struct Pane {
     progress: watch::Sender<Progress>,
     /// The terminal model's offset, for the reader's backpressure.
     parsed: watch::Sender<u64>,
+    /// Set when the screen follower has stopped: the reader no longer
+    /// waits for the model.
+    follower_stopped: std::sync::atomic::AtomicBool,
     io: AsyncFd<OwnedFd>,
     input: tokio::sync::Mutex<()>,
     /// Whether the pane's record was removed for good (on release); saves
@@ -309,6 +312,7 @@ impl Pane {
             asleep_from: AtomicU64::new(MODEL_AWAKE),
             progress: watch::Sender::new(Progress { end: base, size, exit: None, closed: false, signals: 0 }),
             parsed: watch::Sender::new(base),
+            follower_stopped: std::sync::atomic::AtomicBool::new(false),
             // Safety: the OwnedFd is moved into the AsyncFd, which keeps it
             // open and unchanged for as long as it is registered.
             io: unsafe { AsyncFd::register(io_fd) }.map_err(io::Error::from)?,
@@ -611,14 +615,25 @@ impl Pane {
     /// # Errors
     /// Fails when the resize ioctl fails.
     pub fn resize(&self, size: Size) -> io::Result<()> {
-        let winsize = rustix::termios::Winsize { ws_row: size.rows, ws_col: size.cols, ws_xpixel: 0, ws_ypixel: 0 };
-        rustix::termios::tcsetwinsize(self.io.get_ref(), winsize)?;
+        self.resize_terminal_only(size)?;
         lock(&self.record).size = size;
         let mut output = lock(&self.output);
         let at = output.ring.end();
         output.pending_resizes.push_back((at, size));
         drop(output);
         self.progress.send_modify(|progress| progress.size = size);
+        Ok(())
+    }
+
+    /// Sets the PTY's window size (the process gets SIGWINCH) without
+    /// touching the model or the record: a nudge that makes a full-screen
+    /// program draw its screen again.
+    ///
+    /// # Errors
+    /// Fails when the resize ioctl fails.
+    fn resize_terminal_only(&self, size: Size) -> io::Result<()> {
+        let winsize = rustix::termios::Winsize { ws_row: size.rows, ws_col: size.cols, ws_xpixel: 0, ws_ypixel: 0 };
+        rustix::termios::tcsetwinsize(self.io.get_ref(), winsize)?;
         Ok(())
     }
 
@@ -651,8 +666,15 @@ impl Pane {
         let target = (self.progress.borrow().end + data.len() as u64).saturating_sub(capacity);
         if *self.parsed.borrow() < target {
             let mut parsed = self.parsed.subscribe();
-            // The follower only stops once the pane is closed; then nothing waits for it.
-            let _ = parsed.wait_for(|offset| *offset >= target || self.progress.borrow().closed).await;
+            // The follower only stops once the pane is closed (or, were it
+            // ever to fail, when its task ends); then nothing waits for it.
+            let _ = parsed
+                .wait_for(|offset| {
+                    *offset >= target
+                        || self.progress.borrow().closed
+                        || self.follower_stopped.load(std::sync::atomic::Ordering::SeqCst)
+                })
+                .await;
         }
         debug_assert!(
             self.progress.borrow().end + data.len() as u64 <= lock(&self.record).reserved_offset,

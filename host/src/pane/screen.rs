@@ -60,6 +60,11 @@ impl vt100::Callbacks for ScreenCallbacks {
 pub struct TerminalScreen {
     state: ModelState,
     parsed: u64,
+    /// The size the model has now.
+    size: Size,
+    /// How many times the model failed on some output and was replaced
+    /// by a blank one (see [`TerminalScreen::resets`]).
+    resets: u64,
     /// When the model was last used (see [`touch`](Self::touch)).
     used_at: std::time::Instant,
     /// `None` once the model can no longer be rebuilt: the ring dropped
@@ -107,12 +112,20 @@ impl TerminalScreen {
     /// with `redraw` (a saved screen's formatted bytes, or nothing) drawn
     /// on it without counting as output.
     pub fn new(size: Size, offset: u64, redraw: &[u8]) -> Self {
-        let mut model = parser(size);
-        model.process(redraw);
+        // A saved screen the model cannot draw is not drawn.
+        let model = contained(|| {
+            let mut model = parser(size);
+            model.process(redraw);
+            model
+        })
+        .unwrap_or_else(|| parser(size));
+        let mut model = model;
         model.callbacks_mut().notices.clear();
         TerminalScreen {
             state: ModelState::Awake(model),
             parsed: offset,
+            size,
+            resets: 0,
             used_at: std::time::Instant::now(),
             origin: Some(ModelOrigin { offset, size, redraw: redraw.to_vec(), resizes: Vec::new() }),
         }
@@ -136,9 +149,60 @@ impl TerminalScreen {
     }
 
     /// Feeds output that starts exactly at [`parsed`](Self::parsed).
+    ///
+    /// Output the model fails on (a panic inside the parser) is contained:
+    /// the model is replaced by a blank one of the same size, which goes on
+    /// from the end of `data`, and [`resets`](Self::resets) grows.
     pub fn process(&mut self, data: &[u8]) {
-        self.model().process(data);
+        let processed = self.guarded(|model| model.process(data));
         self.parsed += data.len() as u64;
+        if processed.is_none() {
+            self.restart_origin();
+        }
+    }
+
+    /// Replaces the model by a blank one that goes on from `offset`: for
+    /// when the output it was following is no longer held.
+    pub fn restart_blank_at(&mut self, offset: u64) {
+        self.replace_failed_model();
+        self.parsed = offset;
+        self.restart_origin();
+    }
+
+    /// How many times output made the model fail, so that it was replaced
+    /// by a blank one. The screen is then incomplete until the program
+    /// draws it again.
+    pub fn resets(&self) -> u64 {
+        self.resets
+    }
+
+    /// Runs `f` on the model. When the model panics, it is replaced by a
+    /// blank one of the current size (keeping the title) and `None` is
+    /// returned; the caller says where the new model's origin is.
+    fn guarded<R>(&mut self, f: impl FnOnce(&mut vt100::Parser<ScreenCallbacks>) -> R) -> Option<R> {
+        let model = self.model();
+        let result = contained(|| f(model));
+        if result.is_none() {
+            self.replace_failed_model();
+        }
+        result
+    }
+
+    fn replace_failed_model(&mut self) {
+        let title = self.title().to_owned();
+        let mut model = parser(self.size);
+        model.callbacks_mut().title = title;
+        self.state = ModelState::Awake(model);
+        self.origin = None;
+        self.resets += 1;
+        tracing::error!(parsed = self.parsed, size = %self.size, "the terminal model failed on this output; a blank one goes on");
+    }
+
+    /// After a failure: the blank model is rebuilt from the output after
+    /// [`parsed`](Self::parsed).
+    fn restart_origin(&mut self) {
+        self.origin =
+            Some(ModelOrigin { offset: self.parsed, size: self.size, redraw: Vec::new(), resizes: Vec::new() });
     }
 
     /// The offset of the next byte the screen expects.
@@ -148,7 +212,11 @@ impl TerminalScreen {
 
     /// Changes the size, at [`parsed`](Self::parsed).
     pub fn resize(&mut self, size: Size) {
-        self.model().screen_mut().set_size(size.rows, size.cols);
+        self.size = size;
+        if self.guarded(|model| model.screen_mut().set_size(size.rows, size.cols)).is_none() {
+            self.restart_origin();
+            return;
+        }
         if let Some(origin) = &mut self.origin {
             origin.resizes.push((self.parsed, size));
             if origin.resizes.len() > MAX_REPLAYED_RESIZES {
@@ -221,51 +289,92 @@ impl TerminalScreen {
         let ModelState::Asleep(callbacks) = &mut self.state else { return };
         let Some(origin) = &self.origin else { return };
         let callbacks = std::mem::take(callbacks);
-        let mut model = parser(origin.size);
-        model.process(&origin.redraw);
-        let mut at = origin.offset;
-        let mut rest = output;
-        for &(resize_at, size) in &origin.resizes {
-            let before = (resize_at.saturating_sub(at) as usize).min(rest.len());
-            model.process(&rest[..before]);
-            rest = &rest[before..];
-            at += before as u64;
-            model.screen_mut().set_size(size.rows, size.cols);
-        }
-        model.process(rest);
+        let replayed = contained(|| {
+            let mut model = parser(origin.size);
+            model.process(&origin.redraw);
+            let mut at = origin.offset;
+            let mut rest = output;
+            for &(resize_at, size) in &origin.resizes {
+                let before = (resize_at.saturating_sub(at) as usize).min(rest.len());
+                model.process(&rest[..before]);
+                rest = &rest[before..];
+                at += before as u64;
+                model.screen_mut().set_size(size.rows, size.cols);
+            }
+            model.process(rest);
+            model
+        });
         // The replay's bells and notifications were reported the first
         // time; the title is the one kept.
-        *model.callbacks_mut() = callbacks;
-        self.state = ModelState::Awake(model);
+        match replayed {
+            Some(mut model) => {
+                *model.callbacks_mut() = callbacks;
+                self.state = ModelState::Awake(model);
+            }
+            None => {
+                self.state = ModelState::Awake(parser(self.size));
+                *self.model().callbacks_mut() = callbacks;
+                self.replace_failed_model();
+                self.restart_origin();
+            }
+        }
     }
 
     /// The screen at [`parsed`](Self::parsed).
     pub fn snapshot(&mut self) -> ScreenSnapshot {
         let parsed = self.parsed;
-        let model = self.model();
-        let title = model.callbacks().title.clone();
-        let screen = model.screen();
-        let (rows, cols) = screen.size();
-        let (cursor_row, cursor_col) = screen.cursor_position();
-        let mut formatted = screen.state_formatted();
-        if !title.is_empty() {
-            formatted.extend_from_slice(format!("\x1b]2;{title}\x07").as_bytes());
+        if let Some(snapshot) = self.guarded(|model| describe(model, parsed)) {
+            return snapshot;
         }
-        ScreenSnapshot {
-            offset: parsed,
-            size: Size { cols, rows },
-            text: screen.contents(),
-            formatted: ByteBuf(formatted),
-            cursor: Cursor { row: cursor_row, col: cursor_col, visible: !screen.hide_cursor() },
-            title,
-            alternate_screen: screen.alternate_screen(),
-            modes: InputModes {
-                bracketed_paste: screen.bracketed_paste(),
-                mouse: screen.mouse_protocol_mode() != vt100::MouseProtocolMode::None,
-                application_keypad: screen.application_keypad(),
-                application_cursor: screen.application_cursor(),
-            },
-        }
+        self.restart_origin();
+        // A blank model describes itself.
+        self.guarded(|model| describe(model, parsed)).unwrap_or_else(|| blank_snapshot(self.size, parsed))
+    }
+}
+
+/// Runs `f`, containing a panic of the terminal model inside it.
+fn contained<R>(f: impl FnOnce() -> R) -> Option<R> {
+    crate::contained::contained("the terminal model", f)
+}
+
+/// A snapshot of an empty screen, for when no model can describe one.
+fn blank_snapshot(size: Size, offset: u64) -> ScreenSnapshot {
+    ScreenSnapshot {
+        offset,
+        size,
+        text: String::new(),
+        formatted: ByteBuf(b"\x1b[H\x1b[2J".to_vec()),
+        cursor: Cursor { row: 0, col: 0, visible: true },
+        title: String::new(),
+        alternate_screen: false,
+        modes: InputModes::default(),
+    }
+}
+
+/// The screen a model shows, at output offset `parsed`.
+fn describe(model: &mut vt100::Parser<ScreenCallbacks>, parsed: u64) -> ScreenSnapshot {
+    let title = model.callbacks().title.clone();
+    let screen = model.screen();
+    let (rows, cols) = screen.size();
+    let (cursor_row, cursor_col) = screen.cursor_position();
+    let mut formatted = screen.state_formatted();
+    if !title.is_empty() {
+        formatted.extend_from_slice(format!("\x1b]2;{title}\x07").as_bytes());
+    }
+    ScreenSnapshot {
+        offset: parsed,
+        size: Size { cols, rows },
+        text: screen.contents(),
+        formatted: ByteBuf(formatted),
+        cursor: Cursor { row: cursor_row, col: cursor_col, visible: !screen.hide_cursor() },
+        title,
+        alternate_screen: screen.alternate_screen(),
+        modes: InputModes {
+            bracketed_paste: screen.bracketed_paste(),
+            mouse: screen.mouse_protocol_mode() != vt100::MouseProtocolMode::None,
+            application_keypad: screen.application_keypad(),
+            application_cursor: screen.application_cursor(),
+        },
     }
 }
 
@@ -368,5 +477,50 @@ mod tests {
         }
         assert_eq!(screen.origin_offset(), None);
         assert!(!screen.sleep());
+    }
+
+    /// Output the vt100 model panics on: a wide character in a grid one
+    /// column wide (the model's own bug; a pane is never that narrow, but
+    /// a model must survive whatever it is fed).
+    const WIDE_IN_ONE_COLUMN: &[u8] = "\u{6f22}".as_bytes();
+
+    #[test]
+    fn output_the_model_fails_on_is_contained_and_parsing_goes_on() {
+        let mut screen = TerminalScreen::new(Size { cols: 1, rows: 5 }, 10, b"");
+        screen.process(b"\x1b]2;kept\x07");
+        screen.process(WIDE_IN_ONE_COLUMN);
+        assert_eq!(screen.resets(), 1);
+        assert_eq!(screen.parsed(), 10 + 9 + WIDE_IN_ONE_COLUMN.len() as u64);
+        screen.process(b"x");
+        let snapshot = screen.snapshot();
+        assert_eq!(snapshot.text, "x");
+        assert_eq!(snapshot.title, "kept");
+        assert_eq!(snapshot.offset, screen.parsed());
+        // The blank model that went on can sleep and be rebuilt.
+        assert_eq!(screen.origin_offset(), Some(screen.parsed() - 1));
+        rebuilt(&mut screen, b"x");
+        assert_eq!(screen.snapshot().text, "x");
+    }
+
+    #[test]
+    fn a_replay_the_model_fails_on_wakes_a_blank_model() {
+        let mut screen = TerminalScreen::new(Size { cols: 1, rows: 5 }, 0, b"");
+        screen.process(b"ab");
+        assert!(screen.sleep());
+        // What the ring holds is not what the model parsed (say, a bug
+        // elsewhere): the replay fails, and a blank model goes on.
+        screen.wake(WIDE_IN_ONE_COLUMN);
+        assert!(!screen.is_asleep());
+        assert_eq!(screen.resets(), 1);
+        assert_eq!(screen.snapshot().offset, 2);
+        assert_eq!(screen.origin_offset(), Some(2));
+    }
+
+    #[test]
+    fn a_saved_screen_the_model_fails_on_is_not_drawn() {
+        let mut screen = TerminalScreen::new(Size { cols: 1, rows: 5 }, 7, WIDE_IN_ONE_COLUMN);
+        assert_eq!(screen.snapshot().text, "");
+        screen.process(b"y");
+        assert_eq!(screen.snapshot().text, "y");
     }
 }

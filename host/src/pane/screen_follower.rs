@@ -10,7 +10,10 @@ use std::sync::Arc;
 
 /// Follows the ring until the pane is closed.
 pub(super) async fn run(pane: Arc<Pane>) {
+    // However this task ends, the reader must not wait for it any more.
+    let _stopped = FollowerStopped(Arc::clone(&pane));
     let mut progress = pane.progress();
+    let mut resets = 0;
     let mut applied_size = progress.borrow().size;
     loop {
         let parsed = lock(&pane.screen).parsed();
@@ -38,12 +41,16 @@ pub(super) async fn run(pane: Arc<Pane>) {
         }
         match read {
             RingRead::Bytes(data) => {
-                let (parsed, notices) = {
+                let (parsed, notices, model_resets) = {
                     let mut screen = pane.awake_screen();
                     screen.process(&data);
-                    (screen.parsed(), screen.take_notices())
+                    (screen.parsed(), screen.take_notices(), screen.resets())
                 };
                 pane.parsed.send_replace(parsed);
+                if model_resets != resets {
+                    resets = model_resets;
+                    redraw_after_model_failure(&pane, parsed);
+                }
                 pane.capture_reference_from_output(&data);
                 if !notices.is_empty() {
                     pane.record_terminal_notices(&notices, parsed);
@@ -77,14 +84,39 @@ pub(super) async fn run(pane: Arc<Pane>) {
                     break;
                 }
             }
-            other => {
+            RingRead::Behind { start } => {
                 // The reader's backpressure makes this impossible; if it
-                // ever happens, say so and keep the model usable.
-                tracing::error!(pane = %pane.info.id, ?other, parsed, "terminal model lost its place in the ring");
+                // ever happens, say so and go on from what the ring holds.
+                tracing::error!(pane = %pane.info.id, parsed, start, "terminal model lost its place in the ring");
+                pane.awake_screen().restart_blank_at(start);
+                pane.parsed.send_replace(start);
+            }
+            RingRead::Ahead => {
+                tracing::error!(pane = %pane.info.id, parsed, "terminal model ahead of the ring; stopping it");
                 break;
             }
         }
     }
-    // Release a reader that may wait for parsing progress.
-    pane.parsed.send_modify(|_| {});
+}
+
+/// Marks the follower stopped when its task ends, however it ends, and
+/// wakes a reader that may wait for parsing progress.
+struct FollowerStopped(Arc<Pane>);
+
+impl Drop for FollowerStopped {
+    fn drop(&mut self) {
+        self.0.follower_stopped.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.0.parsed.send_modify(|_| {});
+    }
+}
+
+/// The model failed on some output and a blank one went on: the screen
+/// lacks what was drawn before. A resize to one column less and back makes
+/// a full-screen program draw it again.
+fn redraw_after_model_failure(pane: &Pane, parsed: u64) {
+    tracing::error!(pane = %pane.info.id, offset = parsed, "the terminal model failed on this pane's output; asking the program to redraw");
+    let size = pane.current_progress().size;
+    let narrower = panehost_ipc::Size { cols: size.cols.saturating_sub(1).max(1), rows: size.rows };
+    let _ = pane.resize_terminal_only(narrower);
+    let _ = pane.resize_terminal_only(size);
 }

@@ -135,6 +135,7 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
         }
     };
 
+    let interrupting = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let listen = async {
         while let Some(message) = incoming.next().await {
             let text = match message {
@@ -168,7 +169,24 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
                     }
                 }
                 Ok(PageMessage::Interrupt) => {
-                    tokio::spawn(interrupt(state.host.connector().clone(), pane.clone(), outbox.clone()));
+                    // One interrupt in flight per page: each takes a host
+                    // connection of its own for seconds, and a page that
+                    // sends them in a loop must not open connections
+                    // without bound.
+                    if interrupting.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                        let body = serde_json::json!({
+                            "code": wire::code::INTERRUPT_IN_PROGRESS,
+                            "message": "an interrupt of this pane is still being confirmed",
+                        });
+                        let _ = outbox.send(wire::error(body, false)).await;
+                    } else {
+                        let connector = state.host.connector().clone();
+                        let (pane, outbox, interrupting) = (pane.clone(), outbox.clone(), Arc::clone(&interrupting));
+                        tokio::spawn(async move {
+                            interrupt(connector, pane, outbox).await;
+                            interrupting.store(false, std::sync::atomic::Ordering::SeqCst);
+                        });
+                    }
                 }
                 Err(problem) => {
                     let body = serde_json::json!({"code": wire::code::BAD_MESSAGE, "message": problem});
