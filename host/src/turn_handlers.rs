@@ -9,7 +9,7 @@ use panehost_adapters::CompletionSignal;
 use panehost_ipc::{
     limitation, ErrorBody, ErrorCode, Event, InterruptReport, InterruptStep, PaneId, Response, SendParams, TurnReport,
 };
-use rustix::process::Signal;
+use rustix::process::{Pid, Signal};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -205,10 +205,14 @@ fn added_lines(before: &str, after: &str) -> String {
         .join("\n")
 }
 
-/// `interrupt`: the runtime's keys at once; then, unless the end of the
-/// turn (or the output going quiet, or the process ending) confirms the
-/// stop, SIGINT to the terminal's foreground process group; with
-/// `terminate`, SIGTERM and SIGKILL after bounded waits.
+/// `interrupt`: the runtime's keys at once. Without `terminate`, when a
+/// turn is known to be running, the stop is then confirmed (the end of the
+/// turn, the output going quiet, the process ending), escalating to SIGINT
+/// for the terminal's foreground process group when nothing confirms it;
+/// when no turn is known to be running, the answer comes at once. With
+/// `terminate`, only the end of the program confirms: the foreground
+/// process group found at the start gets SIGINT, SIGTERM and SIGKILL in
+/// turn until it has ended.
 pub async fn handle_interrupt(host: &HostState, id: &PaneId, terminate: bool) -> Result<Response, ErrorBody> {
     let pane = find(host, id)?;
     let began = Instant::now();
@@ -224,6 +228,8 @@ pub async fn handle_interrupt(host: &HostState, id: &PaneId, terminate: bool) ->
     }
     let was_busy = pane.busy();
     let first_seq = pane.current_progress().signals;
+    // What `terminate` ends: the program in the foreground now.
+    let target = pane.foreground_group();
     let keys = pane.interrupt_keys().to_vec();
     for press in 0..pane.interrupt_presses() {
         if press > 0 {
@@ -234,37 +240,87 @@ pub async fn handle_interrupt(host: &HostState, id: &PaneId, terminate: bool) ->
     let presses = if pane.interrupt_presses() > 1 { format!(" x{}", pane.interrupt_presses()) } else { String::new() };
     step("keys", format!("{}{presses}", keys.escape_ascii()), &mut steps);
 
+    if let (true, Some(target)) = (terminate, target) {
+        let outcome = terminate_program(&pane, target, &mut |action, detail| step(action, detail, &mut steps)).await;
+        return report(outcome, steps);
+    }
+    // Without a turn known to be running there is nothing to confirm, and
+    // escalating is not safe: many CLIs exit on a second Ctrl-C at an idle
+    // prompt. The keys were sent; that is the answer, at once.
+    if !was_busy {
+        step("observed", "no turn was known to be running".into(), &mut steps);
+        return report("unconfirmed", steps);
+    }
     let confirmation = confirm(&pane, first_seq, was_busy).await;
     if let Some(outcome) =
         conclude(&pane, confirmation, "turn_cancelled", &mut |action, detail| step(action, detail, &mut steps))
     {
         return report(outcome, steps);
     }
-    // Escalating to signals is only safe when the host knows a turn is
-    // running: many CLIs exit on a second Ctrl-C at an idle prompt.
-    if !was_busy {
-        step("observed", "no turn was known to be running".into(), &mut steps);
-        return report("unconfirmed", steps);
-    }
     if pane.completion() == CompletionSignal::Unobserved {
         step("observed", "nothing confirms the stop".into(), &mut steps);
         return report("unconfirmed", steps);
     }
-    for (signal, action) in [(Signal::INT, "sigint"), (Signal::TERM, "sigterm"), (Signal::KILL, "sigkill")] {
-        if signal != Signal::INT && !terminate {
-            break;
-        }
-        let target = pane.signal_foreground(signal);
-        step(action, target, &mut steps);
-        let confirmation = confirm(&pane, first_seq, was_busy).await;
-        if let Some(outcome) =
-            conclude(&pane, confirmation, "process_interrupted", &mut |action, detail| step(action, detail, &mut steps))
-        {
-            return report(outcome, steps);
-        }
+    let group = pane.signal_foreground(Signal::INT);
+    step("sigint", group, &mut steps);
+    let confirmation = confirm(&pane, first_seq, was_busy).await;
+    if let Some(outcome) =
+        conclude(&pane, confirmation, "process_interrupted", &mut |action, detail| step(action, detail, &mut steps))
+    {
+        return report(outcome, steps);
     }
     step("observed", "nothing confirms the stop".into(), &mut steps);
     report("unconfirmed", steps)
+}
+
+/// Ends the program in the foreground when the interrupt began (`target`,
+/// a process group): after the keys, SIGINT, SIGTERM and SIGKILL in turn,
+/// each given [`INTERRUPT_CONFIRM_WAIT`] to end it. Only its end confirms:
+/// the pane's process exiting (`process_ended`), or the foreground group
+/// ending while the pane's process (a shell) runs on (`foreground_ended`).
+async fn terminate_program(pane: &Pane, target: Pid, step: &mut (dyn FnMut(&str, String) + Send)) -> &'static str {
+    let mut last = "the keys";
+    let escalation = [
+        (None, "", "the keys"),
+        (Some(Signal::INT), "sigint", "SIGINT"),
+        (Some(Signal::TERM), "sigterm", "SIGTERM"),
+        (Some(Signal::KILL), "sigkill", "SIGKILL"),
+    ];
+    for (signal, action, name) in escalation {
+        if let Some(signal) = signal {
+            step(action, pane.signal_group(target, signal));
+            last = name;
+        }
+        if let Some(outcome) = wait_program_end(pane, target, INTERRUPT_CONFIRM_WAIT).await {
+            step("observed", format!("{} after {last}", outcome.1));
+            return outcome.0;
+        }
+    }
+    step("observed", format!("process group {} survived SIGKILL", target.as_raw_nonzero()));
+    "unconfirmed"
+}
+
+/// Waits up to `limit` for the pane's process to exit or the process group
+/// `target` to end; says which, as an outcome and a description.
+async fn wait_program_end(pane: &Pane, target: Pid, limit: Duration) -> Option<(&'static str, String)> {
+    let deadline = Instant::now() + limit;
+    let mut progress = pane.progress();
+    loop {
+        if pane.current_progress().exit.is_some() {
+            return Some(("process_ended", "the process exited".into()));
+        }
+        if !Pane::group_exists(target) {
+            return Some(("foreground_ended", format!("process group {} ended", target.as_raw_nonzero())));
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return None;
+        }
+        // The exit wakes the progress watch; a group's end does not, so
+        // look again every few milliseconds.
+        let wake = (deadline - now).min(Duration::from_millis(20));
+        let _ = tokio::time::timeout(wake, progress.changed()).await;
+    }
 }
 
 /// The outcome a confirmation settles, recording what was observed: the

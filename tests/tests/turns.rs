@@ -402,6 +402,65 @@ fn an_interrupt_the_program_ignores_escalates_to_signals() {
 }
 
 #[test]
+fn interrupt_with_terminate_ends_a_program_that_ignores_int_and_term() {
+    let host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    // Ignores Ctrl-C, SIGINT and SIGTERM; no turn was ever submitted, so
+    // the host knows of none running: terminate ends it all the same.
+    let script = "trap '' INT TERM; echo ready; while :; do sleep 1; done";
+    let pane = conn.start(start_params("shell", &["bash", "-c", script])).id;
+    let sub = conn.subscribe(&pane, Some(0)).subscription;
+    conn.follow_until_text(sub, &mut Transcript::from(0), "ready");
+    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: true }) else {
+        panic!()
+    };
+    let actions: Vec<&str> = report.steps.iter().map(|step| step.action.as_str()).collect();
+    assert_eq!(report.outcome, "process_ended", "{report:?}");
+    assert_eq!(actions, ["keys", "sigint", "sigterm", "sigkill", "observed"], "{report:?}");
+    assert_eq!(report.steps[4].detail, "the process exited after SIGKILL");
+    host.stop();
+}
+
+#[test]
+fn interrupt_with_terminate_ends_the_foreground_job_and_not_the_shell() {
+    let host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    let sub = conn.subscribe(&pane, Some(0)).subscription;
+    let mut transcript = Transcript::from(0);
+    conn.type_raw(&pane, "bash -c 'trap \"\" INT TERM; echo job-$((6*7)); while :; do sleep 1; done'\r");
+    conn.follow_until_text(sub, &mut transcript, "job-42");
+    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: true }) else {
+        panic!()
+    };
+    assert_eq!(report.outcome, "foreground_ended", "{report:?}");
+    assert_eq!(report.steps.last().unwrap().action, "observed");
+    assert!(report.steps.last().unwrap().detail.ends_with("ended after SIGKILL"), "{report:?}");
+    // The shell runs on and takes the next command.
+    conn.type_raw(&pane, "echo shell-$((7*6))-lives\r");
+    conn.follow_until_text(sub, &mut transcript, "shell-42-lives");
+    host.stop();
+}
+
+#[test]
+fn an_interrupt_with_no_turn_running_answers_at_once() {
+    let host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: false }) else {
+        panic!()
+    };
+    assert_eq!(report.outcome, "unconfirmed", "{report:?}");
+    let actions: Vec<&str> = report.steps.iter().map(|step| step.action.as_str()).collect();
+    assert_eq!(actions, ["keys", "observed"]);
+    assert_eq!(report.steps[1].detail, "no turn was known to be running");
+    // The host did not wait for a confirmation it could not get (it waits
+    // 2 s or more for one).
+    assert!(report.steps[1].at_ms < 2000, "{report:?}");
+    host.stop();
+}
+
+#[test]
 fn a_pane_past_its_wall_time_is_closed() {
     let host = TestHost::start();
     let mut conn = host.connect(Encoding::Json);

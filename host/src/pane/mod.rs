@@ -514,6 +514,22 @@ impl Pane {
         signals::signal_foreground(self, signal)
     }
 
+    /// The terminal's foreground process group (the pane's own group when
+    /// it has none).
+    pub fn foreground_group(&self) -> Option<rustix::process::Pid> {
+        signals::foreground_group(self)
+    }
+
+    /// Sends `signal` to the process group `group`; says which.
+    pub fn signal_group(&self, group: rustix::process::Pid, signal: rustix::process::Signal) -> String {
+        signals::signal_group(group, signal)
+    }
+
+    /// True while any process is left in the process group `group`.
+    pub fn group_exists(group: rustix::process::Pid) -> bool {
+        signals::group_exists(group)
+    }
+
     /// Records that the host submitted input (`text`, empty when only
     /// keys) as a turn.
     pub fn input_submitted(&self, text: &str) {

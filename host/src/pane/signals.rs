@@ -40,6 +40,26 @@ fn signal_groups(pane: &Pane, signal: Signal) {
     }
 }
 
+/// The terminal's foreground process group, or the pane's own group when
+/// the terminal reports none.
+pub(super) fn foreground_group(pane: &Pane) -> Option<Pid> {
+    let leader = Pid::from_raw(pane.info.pid as i32)?;
+    Some(rustix::termios::tcgetpgrp(pane.io.get_ref()).unwrap_or(leader))
+}
+
+/// Sends `signal` to process group `group`; says which, and how it went.
+pub(super) fn signal_group(group: Pid, signal: Signal) -> String {
+    match kill_process_group(group, signal) {
+        Ok(()) => format!("process group {}", group.as_raw_nonzero()),
+        Err(err) => format!("process group {}: {err}", group.as_raw_nonzero()),
+    }
+}
+
+/// True while some process (a zombie too) is in process group `group`.
+pub(super) fn group_exists(group: Pid) -> bool {
+    rustix::process::test_kill_process_group(group).is_ok()
+}
+
 /// Sends `signal` to the terminal's foreground process group, or the
 /// pane's own group when the terminal reports none; says which.
 pub(super) fn signal_foreground(pane: &Pane, signal: Signal) -> String {
