@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! client                                   host
-//!   | -- Hello {protocol, encoding, client} (JSON) --> |
+//!   | -- Hello {protocol, revision, encoding, client} (JSON) --> |
 //!   | <-- HandshakeReply: Welcome | Refused (JSON) --- |
 //! ```
 //!
@@ -15,9 +15,7 @@ use futures_util::{SinkExt, StreamExt};
 use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::tokio::Stream as LocalStream;
 use interprocess::local_socket::GenericFilePath;
-use panehost_ipc::{
-    decode, encode, Encoding, FrameCodecs, HandshakeReply, Hello, ServerMessage, Welcome, PROTOCOL_VERSION,
-};
+use panehost_ipc::{decode, encode, Encoding, FrameCodecs, HandshakeReply, Hello, ServerMessage, Welcome};
 use std::path::Path;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -49,7 +47,7 @@ where
     S: AsyncRead + AsyncWrite + Unpin,
 {
     let mut framed = Framed::new(stream, FrameCodecs::client());
-    let hello = Hello { protocol: PROTOCOL_VERSION, encoding: options.encoding, client: options.client_name.clone() };
+    let hello = Hello::new(options.encoding, options.client_name.clone());
     let exchange = async {
         framed.send(Bytes::from(encode(Encoding::Json, &hello)?)).await?;
         match framed.next().await {

@@ -12,8 +12,8 @@ use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::traits::tokio::Stream as _;
 use interprocess::local_socket::traits::StreamCommon as _;
 use panehost_ipc::{
-    decode_request, ErrorBody, ErrorCode, Event, FrameCodecs, HandshakeReply, Hello, Request, Response, Welcome,
-    MAX_CLIENT_FRAME_LEN, MAX_HANDSHAKE_FRAME_LEN, MAX_SERVER_FRAME_LEN, PROTOCOL_VERSION,
+    decode_request, Encoding, ErrorBody, ErrorCode, Event, FrameCodecs, HandshakeReply, Hello, Request, Response,
+    Welcome, MAX_CLIENT_FRAME_LEN, MAX_HANDSHAKE_FRAME_LEN, MAX_SERVER_FRAME_LEN, PROTOCOL_REVISION, PROTOCOL_VERSION,
 };
 use std::collections::HashMap;
 use std::io;
@@ -76,15 +76,28 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
         let _ = writer.send(refused(ErrorCode::ProtocolMismatch, message)).await;
         return;
     }
+    // JSON names its fields, so JSON clients of any revision are served;
+    // bincode lays them out by position, so its clients must match exactly.
+    if hello.encoding == Encoding::Bincode && hello.revision != PROTOCOL_REVISION {
+        let message = format!(
+            "a bincode client must speak this host's revision exactly: the client speaks protocol \
+             {PROTOCOL_VERSION} revision {}, this host revision {PROTOCOL_REVISION}; use a client of revision \
+             {PROTOCOL_REVISION}, or the JSON encoding",
+            hello.revision
+        );
+        let _ = writer.send(refused(ErrorCode::ProtocolMismatch, message)).await;
+        return;
+    }
     let welcome = HandshakeReply::Welcome(Welcome {
         protocol: PROTOCOL_VERSION,
+        revision: PROTOCOL_REVISION,
         host: HOST_NAME.into(),
         encoding: hello.encoding,
     });
     if writer.send(json_frame(&welcome)).await.is_err() {
         return;
     }
-    tracing::debug!(client = %hello.client, encoding = hello.encoding.as_str(), "connection open");
+    tracing::debug!(client = %hello.client, encoding = hello.encoding.as_str(), revision = hello.revision, "connection open");
     reader.decoder_mut().set_max_frame_length(MAX_CLIENT_FRAME_LEN);
 
     let outbox = Outbox::new(hello.encoding, Box::pin(writer));

@@ -102,7 +102,7 @@ pub fn request_name(request: &Request) -> &'static str {
 }
 
 fn find(host: &HostState, id: &PaneId) -> Result<Arc<Pane>, ErrorBody> {
-    host.registry.get(id).ok_or_else(|| ErrorBody::new(ErrorCode::UnknownPane, format!("no pane {id}")))
+    host.registry.find(id)
 }
 
 fn check_size(size: Size) -> Result<Size, ErrorBody> {
@@ -206,7 +206,7 @@ fn handle_resize(host: &HostState, id: &PaneId, size: Size) -> Result<Response, 
 async fn handle_close(host: &HostState, id: &PaneId) -> Result<Response, ErrorBody> {
     let pane = find(host, id)?;
     let status = pane.close().await;
-    host.registry.remove(id);
+    host.registry.forget(id, "was closed");
     pane.release().await;
     tracing::info!(pane = %id, code = status.code, "pane closed");
     Ok(Response::Closed { pane: id.clone(), status })

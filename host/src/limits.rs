@@ -24,6 +24,10 @@ pub const MAX_PANES: usize = 1000;
 /// [`OUTPUT_EVENT_BYTES`].
 pub const MAX_SUBSCRIPTIONS_PER_CONNECTION: usize = 1024;
 
+/// How many panes that left (closed, or ended at a restore) the host
+/// remembers, to tell a client what became of one.
+pub const ENDED_PANES_REMEMBERED: usize = 1000;
+
 /// How many panes one keeper process is given, by default. A keeper costs
 /// about 130 KiB however many panes it holds, and a keeper that dies takes
 /// its panes with it (they come back by native resume).

@@ -17,6 +17,7 @@ use crate::host_state::HostState;
 use crate::limits::RESTORE_PANE_TIMEOUT;
 use crate::pane::{Behaviour, Pane};
 use crate::records::PaneRecord;
+use crate::turn_handlers;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::{CompletionSignal, ResumeMode};
 use panehost_ipc::{limitation, ResumeRequest, Size};
@@ -50,6 +51,7 @@ pub async fn restore_panes(host: Arc<HostState>) {
             Err(reason) => {
                 tracing::warn!(pane = %id, %reason, "pane not restored; its record is removed");
                 host.records.remove(&id);
+                host.registry.forget(&id, format!("ended when the host restarted: {reason}"));
             }
         }
     }
@@ -86,9 +88,13 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
             process_started: None,
         },
     };
+    let wall_time = wall_time_left(&record);
     match Pane::adopt(record.clone(), behaviour, host.pane_limits, &host.records).await {
         Ok(pane) => {
             nudge(&pane, record.size);
+            if let Some(left) = wall_time {
+                turn_handlers::enforce_wall_time(Arc::clone(&pane), left);
+            }
             host.registry.insert(pane);
             return Ok("keeper");
         }
@@ -96,6 +102,11 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
     }
     if record.exit.is_some() {
         return Err("its process had exited and its keeper is gone".into());
+    }
+    if !record.start.command.is_empty() && !record.start.rerun_after_host_loss {
+        return Err("its keeper was gone, and its command is not run a second time unasked \
+                    (start it with rerun_after_host_loss for that)"
+            .into());
     }
     let descriptor = host.catalog.descriptor(&record.runtime).ok_or("its runtime is no longer known")?;
     let mut start = record.start.clone();
@@ -129,8 +140,24 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
     )
     .await
     .map_err(|err| err.to_string())?;
+    if let Some(left) = wall_time {
+        turn_handlers::enforce_wall_time(Arc::clone(&pane), left);
+    }
     host.registry.insert(pane);
     Ok(how)
+}
+
+/// What is left of the pane's wall-time limit, counted from its creation
+/// (a restart does not give it more time); `None` without a limit or once
+/// the process has exited.
+fn wall_time_left(record: &PaneRecord) -> Option<std::time::Duration> {
+    let limit = record.start.max_wall_ms?;
+    if record.exit.is_some() {
+        return None;
+    }
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let ran = (now.as_millis() as u64).saturating_sub(record.created_at_ms);
+    Some(std::time::Duration::from_millis(limit.saturating_sub(ran)))
 }
 
 /// A resize to one column less and back: a full-screen program redraws,

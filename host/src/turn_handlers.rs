@@ -33,7 +33,7 @@ const PASTE_START: &[u8] = b"\x1b[200~";
 const PASTE_END: &[u8] = b"\x1b[201~";
 
 fn find(host: &HostState, id: &PaneId) -> Result<Arc<Pane>, ErrorBody> {
-    host.registry.get(id).ok_or_else(|| ErrorBody::new(ErrorCode::UnknownPane, format!("no pane {id}")))
+    host.registry.find(id)
 }
 
 fn write_error(id: &PaneId, err: std::io::Error) -> ErrorBody {
@@ -310,6 +310,11 @@ async fn wait_program_end(pane: &Pane, target: Pid, limit: Duration) -> Option<(
             return Some(("process_ended", "the process exited".into()));
         }
         if !Pane::group_exists(target) {
+            // The pane's own group gone is its process gone (its exit is
+            // recorded once the output has drained).
+            if target.as_raw_nonzero().get() as u32 == pane.info().pid {
+                return Some(("process_ended", "the process exited".into()));
+            }
             return Some(("foreground_ended", format!("process group {} ended", target.as_raw_nonzero())));
         }
         let now = Instant::now();

@@ -8,15 +8,36 @@
 use crate::encoding::Encoding;
 use serde::{Deserialize, Serialize};
 
-/// The protocol version this crate speaks. It grows whenever a frame's
-/// layout changes in a way an older peer could not decode.
+/// The protocol version this crate speaks (its major number). It grows
+/// only when a change would break JSON clients too: a removed or retyped
+/// field, a changed meaning.
 pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The revision of [`PROTOCOL_VERSION`] this crate speaks. It grows with
+/// every additive change: an optional field, a request, a response or an
+/// event appended. A JSON client of any revision keeps working with a host
+/// of a later one (it ignores fields it does not know, and the host
+/// defaults the ones it does not send); a bincode client, whose frames lay
+/// fields out by position, must speak the host's revision exactly.
+///
+/// Revision 1: the protocol as first published. Revision 2: `StartParams`
+/// gains `rerun_after_host_loss`.
+pub const PROTOCOL_REVISION: u32 = 2;
+
+/// The revision a `Hello` or `Welcome` without one speaks.
+fn first_revision() -> u32 {
+    1
+}
 
 /// The client's first frame.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hello {
     /// The protocol version the client speaks.
     pub protocol: u32,
+    /// The revision of that version the client speaks; 1 when absent (a
+    /// client from before revisions).
+    #[serde(default = "first_revision")]
+    pub revision: u32,
     /// The encoding of every later frame, in both directions.
     pub encoding: Encoding,
     /// A free-form name of the client, for the host's log.
@@ -46,8 +67,20 @@ pub enum HandshakeReply {
 pub struct Welcome {
     /// The protocol version the host speaks (equal to the client's).
     pub protocol: u32,
+    /// The revision the host speaks: with bincode, equal to the client's;
+    /// with JSON, possibly newer or older than the client's (1 when absent:
+    /// a host from before revisions).
+    #[serde(default = "first_revision")]
+    pub revision: u32,
     /// The host's name and version, for example `panehost 0.1.0`.
     pub host: String,
     /// The encoding now in force.
     pub encoding: Encoding,
+}
+
+impl Hello {
+    /// A hello of this crate's version and revision.
+    pub fn new(encoding: Encoding, client: impl Into<String>) -> Hello {
+        Hello { protocol: PROTOCOL_VERSION, revision: PROTOCOL_REVISION, encoding, client: client.into() }
+    }
 }

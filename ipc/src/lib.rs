@@ -43,7 +43,7 @@ pub use encoding::{decode, decode_request, encode, Encoding, RequestDecodeError,
 pub use error::{ErrorBody, ErrorCode};
 pub use event::{Event, StreamStart};
 pub use frame::{FrameCodecs, MAX_CLIENT_FRAME_LEN, MAX_HANDSHAKE_FRAME_LEN, MAX_SERVER_FRAME_LEN};
-pub use handshake::{HandshakeReply, Hello, Welcome, PROTOCOL_VERSION};
+pub use handshake::{HandshakeReply, Hello, Welcome, PROTOCOL_REVISION, PROTOCOL_VERSION};
 pub use pane::{ExitStatus, PaneId, PaneState, PaneSummary, Size, SizeOutOfRange};
 pub use request::{Request, RequestFrame, ResumeRequest, SendParams, StartParams};
 pub use response::{InterruptReport, InterruptStep, PaneDetail, PaneHistory, Response, ServerMessage, Subscription};

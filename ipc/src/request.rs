@@ -199,6 +199,13 @@ pub struct StartParams {
     /// and a completion receipt for this executable under 24 hours old.
     #[serde(default)]
     pub require_ready: bool,
+    /// For `shell` with a `command` (revision 2): run the command again
+    /// when a host restart finds its keeper gone (after a reboot, say).
+    /// Without it such a pane is not restored, and ends with a reason: a
+    /// one-shot command is not run twice unasked. Other runtimes resume
+    /// their session natively and ignore it.
+    #[serde(default)]
+    pub rerun_after_host_loss: bool,
 }
 
 /// Which earlier session a start should resume.

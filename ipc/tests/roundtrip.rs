@@ -62,6 +62,7 @@ fn every_request() -> Vec<Request> {
             permission_profile: Some("read_only".into()),
             accept_weaker_boundary: true,
             require_ready: true,
+            rerun_after_host_loss: true,
         }),
         Request::Start(StartParams { resume: Some(ResumeRequest::Latest), ..StartParams::default() }),
         Request::Send(SendParams {

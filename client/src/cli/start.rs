@@ -1,4 +1,4 @@
-//! `panehost start RUNTIME [--cwd DIR] [--size COLSxROWS] [--model M] [--profile NAME [--accept-weaker-boundary]] [-- ARGS...]`
+//! `panehost start RUNTIME [--cwd DIR] [--size COLSxROWS] [--model M] [--profile NAME [--accept-weaker-boundary]] [--rerun-after-host-loss] [-- ARGS...]`
 
 use super::context::Context;
 use super::output::print_line;
@@ -41,6 +41,11 @@ pub(crate) struct StartArgs {
     /// Refuse to start unless the runtime is ready (see `panehost runtimes`).
     #[arg(long)]
     require_ready: bool,
+    /// For `shell` with a command: run the command again if a host restart
+    /// finds its keeper gone (a reboot). Without it, such a pane ends
+    /// instead: a one-shot command is not run twice unasked.
+    #[arg(long, requires = "command")]
+    rerun_after_host_loss: bool,
     /// Print the pane as JSON.
     #[arg(long)]
     json: bool,
@@ -77,6 +82,7 @@ pub(crate) async fn run(context: &Context, args: StartArgs) -> anyhow::Result<()
         permission_profile: args.profile,
         accept_weaker_boundary: args.accept_weaker_boundary,
         require_ready: args.require_ready,
+        rerun_after_host_loss: args.rerun_after_host_loss,
     };
     let client = context.connect().await?;
     let pane = client.start(params).await?;

@@ -8,7 +8,7 @@ use futures_util::{SinkExt, StreamExt};
 use panehost_client::{Client, ClientOptions};
 use panehost_ipc::{
     decode, decode_request, encode, Encoding, ErrorBody, Event, FrameCodecs, HandshakeReply, Hello, PaneId, Request,
-    RequestFrame, Response, ServerMessage, StreamStart, Subscription, Welcome, PROTOCOL_VERSION,
+    RequestFrame, Response, ServerMessage, StreamStart, Subscription, Welcome, PROTOCOL_REVISION, PROTOCOL_VERSION,
 };
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -93,7 +93,12 @@ impl HostConn {
 
     pub async fn welcome(&mut self, encoding: Encoding) {
         self.encoding = encoding;
-        let reply = HandshakeReply::Welcome(Welcome { protocol: PROTOCOL_VERSION, host: "fake 0".into(), encoding });
+        let reply = HandshakeReply::Welcome(Welcome {
+            protocol: PROTOCOL_VERSION,
+            revision: PROTOCOL_REVISION,
+            host: "fake 0".into(),
+            encoding,
+        });
         self.send_json(&reply).await;
     }
 

@@ -223,6 +223,7 @@ export class Client {
       permission_profile: params.permission_profile ?? null,
       accept_weaker_boundary: params.accept_weaker_boundary ?? false,
       require_ready: params.require_ready ?? false,
+      rerun_after_host_loss: params.rerun_after_host_loss ?? false,
     };
     return paneSummary(await this.connection.request({ start: body }, "started"));
   }

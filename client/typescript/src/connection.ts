@@ -14,6 +14,8 @@ import { paneEvent, subscription as parseSubscription, tagged } from "./wire.js"
 
 /** The protocol version this client speaks. */
 export const PROTOCOL_VERSION = 1;
+/** The revision of that version this client speaks (PROTOCOL.md, section 11). */
+export const PROTOCOL_REVISION = 2;
 
 /** What a connection needs to open. */
 export interface ConnectionOptions {
@@ -127,7 +129,7 @@ export class Connection {
         reject(error);
       };
       const onConnect = () => {
-        const hello = { protocol: PROTOCOL_VERSION, encoding: "json", client: options.clientName };
+        const hello = { protocol: PROTOCOL_VERSION, revision: PROTOCOL_REVISION, encoding: "json", client: options.clientName };
         try {
           // A refused peer may find the socket closed while it writes; the
           // reply is still read, so write errors are left to `close`.
@@ -156,7 +158,8 @@ export class Connection {
         if (reply !== null && typeof reply === "object" && reply.welcome) {
           settled = true;
           cleanup();
-          resolve(new Connection(socket, decoder, reply.welcome as Welcome, options.requestTimeoutMs));
+          const welcome = { revision: 1, ...(reply.welcome as Partial<Welcome>) } as Welcome;
+          resolve(new Connection(socket, decoder, welcome, options.requestTimeoutMs));
         } else if (reply !== null && typeof reply === "object" && reply.refused) {
           const refused = reply.refused;
           fail(

@@ -225,6 +225,13 @@ export interface StartParams {
    * `permission_profile` is asked for). Default `false`.
    */
   require_ready?: boolean;
+  /**
+   * For `shell` with a `command` (revision 2): run the command again when a
+   * host restart finds the pane's keeper gone (after a reboot, say).
+   * Without it such a pane ends instead: a one-shot command is not run a
+   * second time unasked. Default `false`.
+   */
+  rerun_after_host_loss?: boolean;
 }
 
 /**
@@ -666,6 +673,13 @@ export interface Subscription {
 export interface Welcome {
   /** The host's protocol version. */
   protocol: number;
+  /**
+   * The host's revision of that version (PROTOCOL.md, section 11); 1 from
+   * a host that predates revisions. A JSON client is served whatever its
+   * own revision; check this before relying on something a later revision
+   * added.
+   */
+  revision: number;
   /** The host's name and version, for people and logs, such as `panehost 0.1.0`. */
   host: string;
   /** The encoding in force; always `json` for this client. */

@@ -174,14 +174,14 @@ function describeItems(items: StreamItem[]): string[] {
 }
 
 describe("client against a scripted host", () => {
-  test("the hello is JSON with protocol 1 and the client's name", async () => {
+  test("the hello is JSON with protocol 1, revision 2 and the client's name", async () => {
     const host = await fake();
     let hello: Json;
     host.script(async (peer) => {
       hello = await peer.welcome();
     });
     const client = await connect({ socketPath: host.path, clientName: "named/1" });
-    assert.deepEqual(hello, { protocol: 1, encoding: "json", client: "named/1" });
+    assert.deepEqual(hello, { protocol: 1, revision: 2, encoding: "json", client: "named/1" });
     await client.disconnect();
     await host.close();
   });
@@ -448,7 +448,7 @@ describe("client against a scripted host", () => {
     assert.equal(receipt.passed, true);
     assert.equal(receipt.version, null);
     assert.deepEqual(requests, [
-      { start: { runtime: "fx", cwd: null, size: null, command: [], model: null, resume: null, max_wall_ms: 900, permission_profile: "read_only", accept_weaker_boundary: true, require_ready: true } },
+      { start: { runtime: "fx", cwd: null, size: null, command: [], model: null, resume: null, max_wall_ms: 900, permission_profile: "read_only", accept_weaker_boundary: true, require_ready: true, rerun_after_host_loss: false } },
       { interrupt: { pane: "p1", terminate: true } },
       { ask: { pane: "p1", text: "hello", timeout_ms: null } },
       { probe_runtime: { runtime: "fx", model: null, accept_weaker_boundary: true } },

@@ -11,6 +11,7 @@ import {
   encodeFrame,
   FrameDecoder,
   PanehostError,
+  PROTOCOL_REVISION,
   PROTOCOL_VERSION,
 } from "../src/index.js";
 import { Collector, Proxy, TestHost, withTimeout } from "./support.js";
@@ -43,6 +44,7 @@ async function shellWithPrompt(): Promise<{ id: string; collector: Collector }> 
 describe("handshake", () => {
   test("connect performs the handshake in JSON", () => {
     assert.equal(client.welcome.protocol, PROTOCOL_VERSION);
+    assert.equal(client.welcome.revision, PROTOCOL_REVISION);
     assert.equal(client.welcome.encoding, "json");
     assert.match(client.welcome.host, /^panehost /);
   });

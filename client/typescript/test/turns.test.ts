@@ -142,7 +142,7 @@ describe("turns of the fixture agent", () => {
     await collector.waitForText("working: slow one");
     assert.equal((await client!.inspect(id)).pane.activity, "busy");
 
-    const report = await client!.interrupt(id, { terminate: true });
+    const report = await client!.interrupt(id);
     assert.equal(report.pane, id);
     // The keys stop it and the output going quiet confirms it: no signal.
     assert.equal(report.outcome, "turn_cancelled", JSON.stringify(report));

@@ -7,7 +7,6 @@ pub mod command;
 
 use panehost_ipc::{
     decode, encode, Encoding, ErrorBody, Event, HandshakeReply, Hello, Request, RequestFrame, Response, ServerMessage,
-    PROTOCOL_VERSION,
 };
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -239,7 +238,7 @@ impl Connection {
     pub fn open(socket: &Path, encoding: Encoding) -> Connection {
         let mut stream = UnixStream::connect(socket).unwrap();
         stream.set_read_timeout(Some(WAIT)).unwrap();
-        let hello = Hello { protocol: PROTOCOL_VERSION, encoding, client: "e2e".into() };
+        let hello = Hello::new(encoding, "e2e");
         write_frame(&mut stream, &serde_json::to_vec(&hello).unwrap());
         let reply: HandshakeReply = serde_json::from_slice(&read_frame(&mut stream).unwrap()).unwrap();
         assert!(matches!(reply, HandshakeReply::Welcome(_)), "{reply:?}");

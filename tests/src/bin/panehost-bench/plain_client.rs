@@ -4,9 +4,7 @@
 //! from the client library's.
 
 use crate::BenchResult;
-use panehost_ipc::{
-    decode, encode, Encoding, HandshakeReply, Hello, Request, RequestFrame, Response, ServerMessage, PROTOCOL_VERSION,
-};
+use panehost_ipc::{decode, encode, Encoding, HandshakeReply, Hello, Request, RequestFrame, Response, ServerMessage};
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -22,8 +20,7 @@ impl PlainClient {
     /// Connects and completes the handshake.
     pub fn connect(socket: &Path) -> BenchResult<PlainClient> {
         let mut stream = UnixStream::connect(socket)?;
-        let hello =
-            Hello { protocol: PROTOCOL_VERSION, encoding: Encoding::Bincode, client: "panehost-bench plain".into() };
+        let hello = Hello::new(Encoding::Bincode, "panehost-bench plain");
         write_frame(&mut stream, &serde_json::to_vec(&hello)?)?;
         let reply: HandshakeReply = serde_json::from_slice(&read_frame(&mut stream)?)?;
         if !matches!(reply, HandshakeReply::Welcome(_)) {
