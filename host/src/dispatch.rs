@@ -252,7 +252,11 @@ fn handle_reconnect(
 }
 
 /// Where a stream resuming after `offset` begins: a replay when the ring
-/// still holds it, else a snapshot that says what was skipped.
+/// still holds it; else, for a client behind this host's first offset (it
+/// followed the host before a restart), the screen at that first offset,
+/// so that the gap is exactly what no host could hand on and every byte
+/// this host holds follows; else a snapshot of the screen now. A snapshot
+/// says what was skipped.
 fn resume_at(pane: &Pane, offset: u64) -> Result<StreamStart, ErrorBody> {
     let end = pane.current_progress().end;
     if offset > end {
@@ -264,7 +268,8 @@ fn resume_at(pane: &Pane, offset: u64) -> Result<StreamStart, ErrorBody> {
     if pane.ring_holds(offset) {
         return Ok(StreamStart::Replay { from: offset });
     }
-    Ok(StreamStart::Snapshot { snapshot: pane.snapshot(), skipped_from: Some(offset) })
+    let snapshot = pane.start_snapshot_before(offset).unwrap_or_else(|| pane.snapshot());
+    Ok(StreamStart::Snapshot { snapshot, skipped_from: Some(offset) })
 }
 
 fn subscribe(context: &mut ConnectionContext, pane: Arc<Pane>, start: StreamStart) -> Reply {

@@ -73,6 +73,20 @@ pub struct PaneRecord {
     /// How the process ended, once it has.
     #[serde(default)]
     pub exit: Option<ExitStatus>,
+    /// The turn that was open when the record was saved, if one was.
+    #[serde(default)]
+    pub open_turn: Option<RecordedTurn>,
+}
+
+/// A turn open when its pane's record was saved: a host restarted while it
+/// runs opens it again, and the runtime's own signal ends it as usual.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedTurn {
+    /// Where it started.
+    pub offset: u64,
+    /// What the host submitted for it, to tell its end from other threads'.
+    #[serde(default)]
+    pub submitted: Option<String>,
 }
 
 /// A saved screen.
@@ -120,6 +134,11 @@ impl RecordStore {
         self.dir.join(format!("{id}.json"))
     }
 
+    /// Where the pane's end marker is (see `pane::end_marker`).
+    pub fn end_marker_path(&self, id: &PaneId) -> PathBuf {
+        self.dir.join(format!("{id}.end"))
+    }
+
     /// Writes a record atomically: a temporary file, fsync, rename, then
     /// fsync of the directory, so a crash leaves the old or the new record,
     /// never a torn one.
@@ -134,6 +153,7 @@ impl RecordStore {
     /// Forgets a pane's record.
     pub fn remove(&self, id: &PaneId) {
         let _ = std::fs::remove_file(self.path(id));
+        let _ = std::fs::remove_file(self.end_marker_path(id));
         let _ = std::fs::File::open(&self.dir).and_then(|dir| dir.sync_all());
     }
 
@@ -279,6 +299,7 @@ mod tests {
             reserved_offset: RESERVE_STEP,
             screen: None,
             exit: None,
+            open_turn: None,
         }
     }
 

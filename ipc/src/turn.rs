@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 /// CLI's notify program), `terminal_notification` (OSC 9, OSC 777 or BEL in
 /// the output), `heuristic` (the screen stayed still after input; a guess,
 /// labelled as one), `input` (the host itself submitted the input that
-/// started the turn).
+/// started the turn), `restored` (a turn open when the last host stopped,
+/// opened again by the host that took the pane back).
 pub mod source {
     /// The CLI's own hooks.
     pub const HOOK: &str = "hook";
@@ -19,6 +20,9 @@ pub mod source {
     pub const HEURISTIC: &str = "heuristic";
     /// Input the host submitted.
     pub const INPUT: &str = "input";
+    /// A turn that was open when the host before this one stopped, opened
+    /// again by this host (its end comes as usual).
+    pub const RESTORED: &str = "restored";
 }
 
 /// What a pane's agent is doing, as far as the host can tell. Travels as a

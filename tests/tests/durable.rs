@@ -41,9 +41,11 @@ fn panes_survive_a_killed_host_with_the_same_id_generation_and_pid() {
         mark = mark.display()
     );
     let writer = conn.start(start_params("shell", &["sh", "-c", &script]));
+    // The host saves each pane's screen, and its exact end, once its
+    // output settles; the client has all of it.
+    let quiet_end = wait_until_settled(&host, &fixture.id);
+    conn.follow_until(sub, &mut seen, |seen| seen.end() >= quiet_end);
     drop(conn);
-    // The host saves each pane's screen once its output settles.
-    wait_for_saved_screen(&host, &fixture.id, seen.end());
 
     host.kill_hard();
     std::fs::write(&go, b"").unwrap();
@@ -63,34 +65,30 @@ fn panes_survive_a_killed_host_with_the_same_id_generation_and_pid() {
         assert_eq!(after.state, PaneState::Running);
     }
 
-    // The fixture client comes back with the offset it had processed: the
-    // host lost its ring with the crash, and says so.
+    // The fixture was quiet when the host died, and its exact end was on
+    // disk: its client comes back with the offset it had processed and
+    // misses nothing.
+    let back = listed.iter().find(|pane| pane.id == fixture.id).unwrap();
+    assert_eq!(back.offset, quiet_end, "a quiet pane keeps its offsets across a crash");
     let subscription = reconnect(&mut conn, &fixture.id, 1, seen.end());
-    let StreamStart::Snapshot { snapshot, skipped_from } = subscription.start else {
-        panic!("{:?}", subscription.start)
-    };
-    assert_eq!(skipped_from, Some(seen.end()));
-    assert!(snapshot.offset > seen.end(), "offsets continue past everything a client saw");
-    assert!(snapshot.text.contains("answer: hsarc eht erofeb"), "the saved screen is restored: {}", snapshot.text);
-    let mut after = Transcript::from(snapshot.offset);
+    assert_eq!(subscription.start, StreamStart::Replay { from: seen.end() });
+    let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: fixture.id.clone() }) else { panic!() };
+    assert!(
+        detail.screen.text.contains("answer: hsarc eht erofeb"),
+        "the saved screen is restored: {}",
+        detail.screen.text
+    );
+    let mut after = Transcript::from(seen.end());
     conn.type_line(&fixture.id, "after the crash");
     conn.follow_until_text(subscription.subscription, &mut after, "answer: hsarc eht retfa");
 
     // What the writer wrote while no host ran waited in its terminal: the
-    // restarted host reads it, past the reserved offset.
-    let deadline = std::time::Instant::now() + WAIT;
-    loop {
-        let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: writer.id.clone() }) else { panic!() };
-        if detail.screen.text.contains("written-while-away") {
-            assert!(detail.screen.offset > writer.offset);
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "never shown: {}\n{}", detail.screen.text, host.log());
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let writer_sub = conn.subscribe(&writer.id, None);
-    let StreamStart::Snapshot { snapshot, .. } = writer_sub.start else { panic!("{:?}", writer_sub.start) };
-    let mut written = Transcript::from(snapshot.offset);
+    // restarted host reads it, and a client that had all the writer's
+    // output before the crash receives it as output.
+    let writer_sub = reconnect(&mut conn, &writer.id, 1, writer.offset);
+    assert_eq!(writer_sub.start, StreamStart::Replay { from: writer.offset });
+    let mut written = Transcript::from(writer.offset);
+    conn.follow_until_text(writer_sub.subscription, &mut written, "written-while-away");
     conn.type_line(&writer.id, "x");
     conn.follow_until_text(writer_sub.subscription, &mut written, "got-x");
 

@@ -4,7 +4,7 @@
 
 mod support;
 
-use panehost_ipc::{Encoding, Event, PaneState, Request, Response, StartParams};
+use panehost_ipc::{Encoding, Event, PaneState, Request, Response, StartParams, StreamStart};
 use support::*;
 
 fn panes(conn: &mut Connection) -> Vec<panehost_ipc::PaneSummary> {
@@ -113,5 +113,156 @@ fn a_closed_pane_is_reported_as_closed() {
     assert_eq!(error.message, format!("pane {pane} was closed"));
     let never = conn.call(Request::Inspect { pane: "p00000000".into() }).unwrap_err();
     assert_eq!(never.message, "no pane p00000000");
+    host.stop();
+}
+
+fn reconnect(conn: &mut Connection, pane: &panehost_ipc::PaneId, offset: u64) -> panehost_ipc::Subscription {
+    match conn.ok(Request::Reconnect { pane: pane.clone(), generation: 1, offset }) {
+        Response::Subscribed(subscription) => subscription,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The numbers of the `line-N` lines in `text`, in order, complete lines
+/// only.
+fn line_numbers(text: &str) -> Vec<u64> {
+    text.split("\r\n").filter_map(|line| line.strip_prefix("line-")?.parse().ok()).collect()
+}
+
+#[test]
+fn after_a_crash_a_follower_is_told_exactly_the_gap_and_then_gets_every_byte_the_new_host_holds() {
+    let mut host = TestHost::start();
+    let counter = host.dir.path().join("counter");
+    let mut conn = host.connect(Encoding::Json);
+    // A line every 20 ms, and the number of the last one in a file.
+    let script = format!(
+        "i=0; while :; do i=$((i+1)); echo line-$i; echo $i > {counter}.tmp; mv {counter}.tmp {counter}; sleep 0.02; done",
+        counter = counter.display()
+    );
+    let pane = conn.start(start_params("shell", &["sh", "-c", &script])).id;
+    let subscription = conn.subscribe(&pane, Some(0)).subscription;
+    let mut seen = Transcript::from(0);
+    conn.follow_until_text(subscription, &mut seen, "line-20\r\n");
+    drop(conn);
+
+    host.kill_hard();
+    // The pane goes on printing while no host runs.
+    let written = |counter: &std::path::Path| -> u64 {
+        std::fs::read_to_string(counter).ok().and_then(|text| text.trim().parse().ok()).unwrap_or(0)
+    };
+    let at_crash = written(&counter);
+    let deadline = std::time::Instant::now() + WAIT;
+    while written(&counter) < at_crash + 10 {
+        assert!(std::time::Instant::now() < deadline, "the pane stopped printing");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let while_away = written(&counter);
+    host.restart();
+
+    let mut conn = host.connect(Encoding::Json);
+    let resumed = reconnect(&mut conn, &pane, seen.end());
+    let StreamStart::Snapshot { snapshot, skipped_from } = resumed.start else { panic!("{:?}", resumed.start) };
+    // The gap is what no host handed on: from where the follower was to
+    // where this host's offsets begin.
+    assert_eq!(skipped_from, Some(seen.end()));
+    let base = snapshot.offset;
+    assert!(base > seen.end());
+    // Every byte from there comes as output: the lines written while no
+    // host ran among them, in order, none missing.
+    let mut after = Transcript::from(base);
+    let target = format!("line-{}\r\n", while_away + 5);
+    conn.follow_until_text(resumed.subscription, &mut after, &target);
+    let numbers = line_numbers(&after.text());
+    assert!(numbers.windows(2).all(|pair| pair[1] == pair[0] + 1), "lines missing: {numbers:?}");
+    let first = *numbers.first().expect("lines after the restart");
+    assert!(first <= at_crash + 10, "lines written while no host ran arrived as output (first {first})");
+    // What the follower received is byte for byte what the host holds.
+    let replay = conn.subscribe(&pane, Some(base));
+    assert_eq!(replay.start, StreamStart::Replay { from: base });
+    let mut held = Transcript::from(base);
+    conn.follow_until(replay.subscription, &mut held, |held| held.end() >= after.end());
+    assert_eq!(held.bytes[..after.bytes.len()], after.bytes[..]);
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+#[test]
+fn a_quiet_pane_keeps_its_offsets_across_restarts() {
+    let mut host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &["sh", "-c", "echo quiet; exec sleep 1000"])).id;
+    conn.follow_from_start_until(&pane, "quiet\r\n");
+    drop(conn);
+    let end = wait_until_settled(&host, &pane);
+    for _ in 0..3 {
+        host.kill_hard();
+        host.restart();
+        let Response::Panes { panes } = host.connect(Encoding::Json).ok(Request::List {}) else { panic!() };
+        let summary = panes.iter().find(|summary| summary.id == pane).unwrap();
+        assert_eq!(summary.offset, end, "no offset is skipped for a pane that printed nothing");
+        assert_eq!(wait_until_settled(&host, &pane), end);
+    }
+    let mut conn = host.connect(Encoding::Json);
+    let resumed = reconnect(&mut conn, &pane, end);
+    assert_eq!(resumed.start, StreamStart::Replay { from: end });
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+#[test]
+fn a_turn_open_at_a_crash_is_open_again_and_ends_by_the_runtimes_own_signal() {
+    let mut host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("fixture", &[])).id;
+    let (subscription, mut seen) = conn.follow_from_start_until(&pane, "fixture> ");
+    conn.type_raw(&pane, "/delay 6000\r");
+    conn.follow_until_text(subscription, &mut seen, "delay: 6000");
+    conn.type_line(&pane, "slow one");
+    conn.follow_until_text(subscription, &mut seen, "working: slow one");
+    // The record holds the open turn once it is saved.
+    let record = host.state_dir.join("panes").join(format!("{pane}.json"));
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+        if saved["open_turn"].is_object() {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the open turn was never saved");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(conn);
+    host.kill_hard();
+    host.restart();
+
+    let mut conn = host.connect(Encoding::Json);
+    let Response::Panes { panes } = conn.ok(Request::List {}) else { panic!() };
+    let summary = panes.iter().find(|summary| summary.id == pane).unwrap();
+    let subscription = conn.subscribe(&pane, Some(summary.offset.min(seen.end()))).subscription;
+    // Subscribed from where the new host begins (or a snapshot there): the
+    // turn it opened again, then its end from the fixture's own signal.
+    let mut events = Vec::new();
+    loop {
+        let (id, event) = conn.next_event();
+        if id != subscription {
+            continue;
+        }
+        let done = matches!(event, Event::TurnCompleted { .. });
+        events.push(event);
+        if done {
+            break;
+        }
+    }
+    let turns: Vec<String> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::TurnStarted { source, .. } => Some(format!("started({source})")),
+            Event::TurnCompleted { source, .. } => Some(format!("completed({source})")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(turns, ["started(restored)", "completed(terminal_notification)"]);
+    let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+    assert_eq!(detail.pane.activity, "idle");
+    conn.ok(Request::Close { pane });
     host.stop();
 }

@@ -28,6 +28,12 @@ impl Conversation {
         self.submitted = (!text.is_empty()).then_some(text);
     }
 
+    /// What the host submitted for the open turn, while its end has not
+    /// been reported.
+    pub(super) fn pending_submission(&self) -> Option<String> {
+        self.submitted.clone()
+    }
+
     /// Whether a report of the end of `turn` is the conversation's, and
     /// counts. A report that names no thread always counts. One whose
     /// input is what the host submitted shows the conversation's thread

@@ -8,6 +8,7 @@
 //! reads the ring through a cursor of its own.
 
 mod conversation;
+mod end_marker;
 mod exit;
 pub mod history;
 pub mod keeper;
@@ -25,7 +26,8 @@ mod signals;
 pub mod turn;
 
 use crate::limits;
-use crate::records::{PaneRecord, RecordStore, RecordedScreen, RECORD_VERSION, RESERVE_STEP};
+use crate::records::{PaneRecord, RecordStore, RecordedScreen, RecordedTurn, RECORD_VERSION, RESERVE_STEP};
+use end_marker::EndMarker;
 pub use keeper::Keepers;
 use panehost_adapters::completion::HookInjection;
 use panehost_adapters::descriptor::ReferenceCapture;
@@ -142,6 +144,12 @@ pub struct Pane {
     keeper_control: tokio::sync::Mutex<Option<tokio::net::unix::OwnedWriteHalf>>,
     /// The pane's durable record, and where it is written.
     record: Mutex<PaneRecord>,
+    /// The pane's exact output end on disk, while it is quiet.
+    end_marker: Mutex<EndMarker>,
+    /// For a pane taken back after a restart: the screen where this host's
+    /// offsets begin, while the ring still holds that offset. A client
+    /// behind it is told of the gap and then gets every byte from there.
+    start_snapshot: Mutex<Option<ScreenSnapshot>>,
     records: RecordStore,
     /// How the pane came to this host: `started`, or after a restart
     /// `keeper` (taken back from its keeper).
@@ -226,14 +234,20 @@ impl Pane {
             reserved_offset,
             screen: None,
             exit: None,
+            open_turn: None,
         };
         let behaviour = Behaviour { process_started: Some(spawned_at), ..Behaviour::of(&plan) };
-        Pane::assemble(record, behaviour, handover, pane_limits, records.clone(), restored_by).await
+        // A new process: its offsets continue from the reservation (a new
+        // generation, whose offsets no client compares with the old ones).
+        let base = reserved_offset;
+        Pane::assemble(record, base, behaviour, handover, pane_limits, records.clone(), restored_by).await
     }
 
     /// Takes back a pane whose keeper survived a host restart: same id,
-    /// generation and pid; offsets continue from the record's reservation;
-    /// the screen starts from the recorded one.
+    /// generation and pid; offsets continue from the exact end its end
+    /// marker holds when the pane was quiet (no gap), else from the
+    /// record's reservation; the screen starts from the recorded one, and
+    /// a turn open in the record is open again.
     ///
     /// # Errors
     /// Fails when the keeper does not answer.
@@ -252,22 +266,33 @@ impl Pane {
                 handover.pid, record.pid
             )));
         }
-        Pane::assemble(record, behaviour, handover, pane_limits, records.clone(), "keeper").await
+        let base = exact_end(&record, records).unwrap_or(record.reserved_offset);
+        Pane::assemble(record, base, behaviour, handover, pane_limits, records.clone(), "keeper").await
     }
 
     async fn assemble(
         mut record: PaneRecord,
+        base: u64,
         behaviour: Behaviour,
         handover: keeper::Handover,
         pane_limits: PaneLimits,
         records: RecordStore,
         restored_by: &'static str,
     ) -> io::Result<Arc<Pane>> {
-        let base = record.reserved_offset;
         record.reserved_offset = base + RESERVE_STEP;
         let size = record.size;
         let redraw = record.screen.as_ref().map_or(&[][..], |saved| saved.formatted.as_slice());
-        let screen = TerminalScreen::new(size, base, redraw);
+        let mut screen = TerminalScreen::new(size, base, redraw);
+        // The record shows the screen where this host's offsets begin.
+        let first_screen = screen.snapshot();
+        record.screen = Some(RecordedScreen { offset: base, formatted: first_screen.formatted.clone() });
+        let start_snapshot = (restored_by == "keeper").then_some(first_screen);
+        let end_marker = EndMarker::create(&records.end_marker_path(&record.id));
+        let mut turns = TurnTracker::new(behaviour.completion, behaviour.hook_injection);
+        let reopened = match (restored_by, record.open_turn.take()) {
+            ("keeper", Some(turn)) => turns.reopen(base, turn.submitted.as_deref().unwrap_or("")),
+            _ => None,
+        };
         let io_fd = handover.master;
         set_nonblocking(&io_fd)?;
         handover.control.set_nonblocking(true)?;
@@ -304,7 +329,7 @@ impl Pane {
                 )),
                 _ => None,
             },
-            turns: Mutex::new(TurnTracker::new(behaviour.completion, behaviour.hook_injection)),
+            turns: Mutex::new(turns),
             ring_capacity: ring.capacity(),
             screen_sleep_after: pane_limits.screen_sleep_after,
             output: Mutex::new(OutputState { ring, pending_resizes: VecDeque::new(), reader_done: false }),
@@ -320,10 +345,15 @@ impl Pane {
             keeper_control: tokio::sync::Mutex::new(Some(control_write)),
             record_released: tokio::sync::Mutex::new(false),
             record: Mutex::new(record),
+            end_marker: Mutex::new(end_marker),
+            start_snapshot: Mutex::new(start_snapshot),
             records,
             restored_by,
         });
+        pane.publish(reopened);
         pane.save_record().await;
+        // Nothing is read yet: the end is exact.
+        pane.record_saved_at(base);
         tokio::spawn(reader::run(Arc::clone(&pane)));
         tokio::spawn(screen_follower::run(Arc::clone(&pane)));
         tokio::spawn(exit::watch(Arc::clone(&pane), control_read, handover.exited));
@@ -343,9 +373,49 @@ impl Pane {
         lock(&self.record).screen = Some(screen);
     }
 
-    /// A copy of the pane's record.
+    /// A copy of the pane's record, with the turn open now.
     pub fn record(&self) -> PaneRecord {
-        lock(&self.record).clone()
+        let open_turn = lock(&self.turns).open_turn();
+        let mut record = lock(&self.record).clone();
+        record.open_turn = open_turn.map(|(offset, submitted)| RecordedTurn { offset, submitted });
+        record
+    }
+
+    /// The reader is about to take bytes from the PTY (the end marker says
+    /// "open" from now on).
+    fn reading_begins(&self) {
+        lock(&self.end_marker).before_read();
+    }
+
+    /// What the reader took is in the ring, or there was nothing.
+    fn reading_ends(&self) {
+        lock(&self.end_marker).after_read();
+    }
+
+    /// The screen saved in the record shows the output up to `screen_at`:
+    /// when that is all of it, the end marker holds it as the exact end.
+    fn record_saved_at(&self, screen_at: u64) {
+        let mut marker = lock(&self.end_marker);
+        // Under the marker's lock: a read that began before has set
+        // `reading`, and one that begins after sees the exact end.
+        if self.progress.borrow().end == screen_at {
+            marker.settled_at(screen_at);
+        }
+    }
+
+    /// Where a subscription behind this host's first offset starts: the
+    /// screen at that offset (for a pane taken back after a restart, while
+    /// the ring still holds it), so that every byte this host holds
+    /// follows. `None` otherwise.
+    pub fn start_snapshot_before(&self, offset: u64) -> Option<ScreenSnapshot> {
+        let mut start = lock(&self.start_snapshot);
+        let snapshot = start.as_ref()?;
+        if !self.ring_holds(snapshot.offset) {
+            // The ring moved on; the screen is of no more use.
+            *start = None;
+            return None;
+        }
+        (offset < snapshot.offset).then(|| snapshot.clone())
     }
 
     /// Writes the pane's record (off the async threads).
@@ -783,6 +853,15 @@ impl Behaviour {
             process_started: None,
         }
     }
+}
+
+/// The exact end the pane's end marker holds, when the record agrees with
+/// it: within the reservation, and the saved screen (if any) showing all
+/// the output up to it.
+fn exact_end(record: &PaneRecord, records: &RecordStore) -> Option<u64> {
+    let end = EndMarker::read_exact(&records.end_marker_path(&record.id))?;
+    let screen_at = record.screen.as_ref().map_or(0, |screen| screen.offset);
+    (end <= record.reserved_offset && screen_at == end).then_some(end)
 }
 
 fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {

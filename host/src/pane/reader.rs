@@ -64,7 +64,12 @@ pub(super) async fn run(pane: Arc<Pane>) {
             },
             _ = progress.wait_for(|progress| progress.closed) => break,
         };
-        match guard.try_io(|fd| rustix::io::read(fd.get_ref(), &mut buffer.bytes[..]).map_err(io::Error::from)) {
+        pane.reading_begins();
+        let read = guard.try_io(|fd| rustix::io::read(fd.get_ref(), &mut buffer.bytes[..]).map_err(io::Error::from));
+        if !matches!(read, Ok(Ok(n)) if n > 0) {
+            pane.reading_ends();
+        }
+        match read {
             Ok(Ok(0)) => break,
             Ok(Ok(read)) => {
                 if read < buffer.bytes.len() {
@@ -76,6 +81,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                     guard.clear_ready();
                 }
                 pane.accept_output(&buffer.bytes[..read]).await;
+                pane.reading_ends();
                 buffer.after_read(read);
             }
             Ok(Err(err)) if err.kind() == io::ErrorKind::Interrupted => {}

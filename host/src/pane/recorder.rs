@@ -18,20 +18,23 @@ pub(super) async fn run(pane: Arc<Pane>) {
     // saves whatever there is.
     let mut saved_end = None;
     let mut saved_exit = false;
+    let mut saved_signals = 0;
     loop {
         let changed = tokio::time::timeout(SCREEN_SAVE_INTERVAL, progress.changed()).await;
         if matches!(changed, Ok(Err(_))) {
             return;
         }
-        let (end, exited, closed) = {
+        let (end, exited, closed, signals) = {
             let state = progress.borrow_and_update();
-            (state.end, state.exit.is_some(), state.closed)
+            (state.end, state.exit.is_some(), state.closed, state.signals)
         };
         if closed {
             return;
         }
         let exit_changed = exited && !saved_exit;
-        if saved_end != Some(end) || exit_changed {
+        // A turn that opened or ended is saved too (a restarted host opens
+        // a turn that was open again).
+        if saved_end != Some(end) || exit_changed || signals != saved_signals {
             if changed.is_ok() && !exit_changed {
                 // Save once the output pauses, and at least every interval
                 // while it keeps flowing.
@@ -47,10 +50,13 @@ pub(super) async fn run(pane: Arc<Pane>) {
             }
             pane.capture_reference_from_store().await;
             let snapshot = pane.snapshot();
-            pane.set_recorded_screen(RecordedScreen { offset: snapshot.offset, formatted: snapshot.formatted });
+            let screen_at = snapshot.offset;
+            pane.set_recorded_screen(RecordedScreen { offset: screen_at, formatted: snapshot.formatted });
             pane.save_record().await;
+            pane.record_saved_at(screen_at);
             saved_end = Some(end);
             saved_exit = exited;
+            saved_signals = signals;
         }
     }
 }

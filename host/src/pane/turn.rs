@@ -46,9 +46,11 @@ pub struct TurnSignal {
 }
 
 /// A turn in progress.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct OpenTurn {
     started_at: Instant,
+    /// Where it started.
+    offset: u64,
 }
 
 /// What a hook's report asks of the pane.
@@ -118,7 +120,25 @@ impl TurnTracker {
 
     /// When the open turn started.
     pub fn busy_since(&self) -> Option<Instant> {
-        self.open.map(|turn| turn.started_at)
+        self.open.as_ref().map(|turn| turn.started_at)
+    }
+
+    /// The open turn, for the pane's record: where it started, and what the
+    /// host submitted for it (if that is still waiting for its end).
+    pub fn open_turn(&self) -> Option<(u64, Option<String>)> {
+        self.open.as_ref().map(|turn| (turn.offset, self.conversation.pending_submission()))
+    }
+
+    /// A restarted host took back a pane whose turn was open: it is open
+    /// again from `offset` (source `restored`), and the runtime's own
+    /// signal ends it as usual. Nothing happens where completion is
+    /// unobserved.
+    pub fn reopen(&mut self, offset: u64, submitted: &str) -> Option<TurnSignal> {
+        if self.completion == CompletionSignal::Unobserved || self.open.is_some() {
+            return None;
+        }
+        self.conversation.submitted(submitted);
+        self.start(offset, source::RESTORED)
     }
 
     /// The host submitted input (`text`, empty when only keys): a turn
@@ -197,7 +217,7 @@ impl TurnTracker {
     /// An interrupt stopped the open turn (confirmed by the output going
     /// quiet): it ends, labelled as a heuristic.
     pub fn interrupted(&mut self, offset: u64) -> Option<TurnSignal> {
-        self.open?;
+        self.open.as_ref()?;
         self.complete(offset, source::HEURISTIC, Usage::unavailable())
     }
 
@@ -219,7 +239,7 @@ impl TurnTracker {
     }
 
     fn start(&mut self, offset: u64, from: &str) -> Option<TurnSignal> {
-        self.open = Some(OpenTurn { started_at: Instant::now() });
+        self.open = Some(OpenTurn { started_at: Instant::now(), offset });
         self.activity = activity::BUSY;
         Some(self.record(offset, Event::TurnStarted { offset, source: from.to_owned() }))
     }

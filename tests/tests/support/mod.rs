@@ -470,3 +470,24 @@ pub fn kill(pid: u32) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Waits until `pane` is quiet and its exact end is on disk (its end
+/// marker says so and the host agrees); gives that end.
+pub fn wait_until_settled(host: &TestHost, pane: &panehost_ipc::PaneId) -> u64 {
+    let marker = host.state_dir.join("panes").join(format!("{pane}.end"));
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let exact = std::fs::read(&marker).ok().and_then(|bytes| match bytes.as_slice() {
+            [b'E', end @ ..] => end.try_into().ok().map(u64::from_le_bytes),
+            _ => None,
+        });
+        if let Some(exact) = exact {
+            let Response::Panes { panes } = host.connect(Encoding::Json).ok(Request::List {}) else { panic!() };
+            if panes.iter().any(|summary| &summary.id == pane && summary.offset == exact) {
+                return exact;
+            }
+        }
+        assert!(Instant::now() < deadline, "{pane} never settled");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
