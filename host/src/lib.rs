@@ -17,6 +17,7 @@ pub mod contained;
 pub mod daemon;
 pub mod dispatch;
 pub mod host_state;
+pub mod keeper;
 pub mod limits;
 pub mod memory_trim;
 pub mod open_files;

@@ -12,7 +12,7 @@
 //! master fd with a status line; later the keeper reports `exited <code>
 //! <signal|->` on that connection, and the host answers `release` once the
 //! pane is forgotten. The contract is in the keeper's own documentation
-//! (`host/src/bin/panehost-keeper/main.rs`).
+//! (`host/src/keeper/mod.rs`).
 
 use crate::limits::KEEPER_ANSWER_TIMEOUT;
 use crate::open_files;

@@ -8,7 +8,7 @@ use std::os::fd::OwnedFd;
 
 /// A freshly opened PTY. Neither side is, or will become, the keeper's
 /// controlling terminal.
-pub struct Pty {
+pub(super) struct Pty {
     /// The master side: the keeper holds it for its whole life and hands
     /// duplicates of it to the host.
     pub master: OwnedFd,
@@ -18,7 +18,7 @@ pub struct Pty {
 }
 
 /// Opens a PTY of `cols` x `rows`.
-pub fn open(cols: u16, rows: u16) -> io::Result<Pty> {
+pub(super) fn open(cols: u16, rows: u16) -> io::Result<Pty> {
     let master = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)?;
     rustix::pty::grantpt(&master)?;
     rustix::pty::unlockpt(&master)?;

@@ -6,7 +6,7 @@ use std::io;
 
 /// Writes `line` in full straight to fd 1. std's `stdout` would allocate a
 /// buffer that stayed in the keeper's memory for the rest of its life.
-pub fn write_stdout(mut line: &[u8]) -> io::Result<()> {
+pub(super) fn write_stdout(mut line: &[u8]) -> io::Result<()> {
     while !line.is_empty() {
         match rustix::io::write(rustix::stdio::stdout(), line) {
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
@@ -19,7 +19,7 @@ pub fn write_stdout(mut line: &[u8]) -> io::Result<()> {
 }
 
 /// Reads what stdin has into `buffer`: `Ok(0)` at end of file.
-pub fn read_stdin(buffer: &mut [u8]) -> io::Result<usize> {
+pub(super) fn read_stdin(buffer: &mut [u8]) -> io::Result<usize> {
     loop {
         match rustix::io::read(rustix::stdio::stdin(), &mut *buffer) {
             Err(rustix::io::Errno::INTR) => {}
@@ -31,7 +31,7 @@ pub fn read_stdin(buffer: &mut [u8]) -> io::Result<usize> {
 /// Points stdin, stdout and stderr at `/dev/null`: the host will ask for
 /// no more panes, and the keeper must not hold its pipes or terminal. Best
 /// effort: there is nowhere left to report a failure.
-pub fn detach() {
+pub(super) fn detach() {
     let Ok(null) = rustix::fs::open("/dev/null", OFlags::RDWR | OFlags::CLOEXEC, Mode::empty()) else {
         return;
     };

@@ -1,16 +1,16 @@
 //! The keeper's loop: pane requests on stdin, and every pane's listener,
 //! connection and child, all on one thread around a single `poll`.
 
-use crate::args;
-use crate::pane::{Outcome, Pane, PollSlots};
-use crate::pane_requests::{self, PaneRequestReader, RequestTooLong};
-use crate::stdio;
+use super::args;
+use super::pane::{Outcome, Pane, PollSlots};
+use super::pane_requests::{self, PaneRequestReader, RequestTooLong};
+use super::stdio;
 use rustix::event::{PollFd, PollFlags};
 use std::path::PathBuf;
 
 /// The keeper: the panes it holds, and whether its host may still ask for
 /// more.
-pub struct Keeper {
+pub(super) struct Keeper {
     /// The directory every pane's socket must be in.
     sockets: PathBuf,
     /// Pane requests in progress on stdin; `None` once stdin has ended (or
@@ -21,13 +21,13 @@ pub struct Keeper {
 
 impl Keeper {
     /// A keeper with no panes yet, reading pane requests on stdin.
-    pub fn new(sockets: PathBuf) -> Self {
+    pub(super) fn new(sockets: PathBuf) -> Self {
         Self { sockets, intake: Some(PaneRequestReader::default()), panes: Vec::new() }
     }
 
     /// Serves until the keeper takes no more panes and holds none; then
     /// exits 0.
-    pub fn serve(mut self) -> ! {
+    pub(super) fn serve(mut self) -> ! {
         let mut buffer = [0_u8; 512];
         loop {
             if self.intake.is_none() && self.panes.is_empty() {
@@ -44,7 +44,7 @@ impl Keeper {
 
     /// Blocks until stdin or a pane has something; returns whether stdin is
     /// readable and what each pane has, in the panes' order.
-    fn wait_for_events(&self) -> (bool, Vec<crate::pane::Ready>) {
+    fn wait_for_events(&self) -> (bool, Vec<super::pane::Ready>) {
         let mut fds = Vec::with_capacity(1 + 3 * self.panes.len());
         if self.intake.is_some() {
             fds.push(PollFd::from_borrowed_fd(rustix::stdio::stdin(), PollFlags::IN));
@@ -113,6 +113,6 @@ impl Keeper {
 }
 
 /// Answers a pane request that failed: `error <message>` on one line.
-pub fn answer_error(message: &str) -> std::io::Result<()> {
+pub(super) fn answer_error(message: &str) -> std::io::Result<()> {
     stdio::write_stdout(format!("error {}\n", message.replace('\n', " ")).as_bytes())
 }

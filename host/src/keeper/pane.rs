@@ -2,11 +2,11 @@
 //! host connection being served. Starting it, greeting each connection
 //! with the master fd, reporting the child's exit, and `release`.
 
-use crate::args::PaneRequest;
-use crate::child::{self, Running};
-use crate::protocol::{self, ExitReport, Request, RequestReader};
-use crate::pty;
-use crate::socket::{self, Accepted};
+use super::args::PaneRequest;
+use super::child::{self, Running};
+use super::protocol::{self, ExitReport, Request, RequestReader};
+use super::pty;
+use super::socket::{self, Accepted};
 use rustix::event::{PollFd, PollFlags, Timespec};
 use std::io::{self, Read};
 use std::os::fd::{AsFd, OwnedFd};
@@ -37,7 +37,7 @@ struct Current {
 }
 
 /// A pane held by the keeper.
-pub struct Pane {
+pub(super) struct Pane {
     /// The keeper's own copy of the PTY master, open as long as the pane.
     master: OwnedFd,
     /// The child's pid, which is also its process group id.
@@ -53,7 +53,7 @@ pub struct Pane {
 
 /// Where a pane's descriptors sit in the keeper's `poll` set.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct PollSlots {
+pub(super) struct PollSlots {
     listener: usize,
     connection: Option<usize>,
     child: Option<usize>,
@@ -63,7 +63,7 @@ pub struct PollSlots {
 
 /// What `poll` reported for one pane.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Ready {
+pub(super) struct Ready {
     listener: bool,
     connection: bool,
     /// The child may have exited: its pidfd is readable, or (without a
@@ -73,7 +73,7 @@ pub struct Ready {
 
 impl PollSlots {
     /// What the polled descriptors say about this pane.
-    pub fn ready(&self, fds: &[PollFd<'_>]) -> Ready {
+    pub(super) fn ready(&self, fds: &[PollFd<'_>]) -> Ready {
         let is_ready = |index: Option<usize>| index.is_some_and(|index| !fds[index].revents().is_empty());
         Ready {
             listener: is_ready(Some(self.listener)),
@@ -85,7 +85,7 @@ impl PollSlots {
 
 /// After serving: whether the host released the pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(super) enum Outcome {
     /// The pane stays.
     Kept,
     /// The host released the exited pane; its socket file is removed and
@@ -96,7 +96,7 @@ pub enum Outcome {
 impl Pane {
     /// Opens the PTY, spawns the child in it and listens on the socket. The
     /// error is the message for the `error` answer.
-    pub fn start(request: PaneRequest) -> Result<Self, String> {
+    pub(super) fn start(request: PaneRequest) -> Result<Self, String> {
         let pty::Pty { master, slave } =
             pty::open(request.cols, request.rows).map_err(|error| format!("opening a PTY: {error}"))?;
         let child = child::spawn(&request, &slave).map_err(|error| {
@@ -122,13 +122,13 @@ impl Pane {
     }
 
     /// The child's pid, for the `ready` answer.
-    pub fn child_pid(&self) -> u32 {
+    pub(super) fn child_pid(&self) -> u32 {
         self.child_pid
     }
 
     /// Ends a pane whose `ready` answer could not be given: nobody will ever
     /// connect to it.
-    pub fn abandon(self) {
+    pub(super) fn abandon(self) {
         if let ChildState::Running(running) = self.child {
             running.kill_and_reap();
         }
@@ -136,7 +136,7 @@ impl Pane {
     }
 
     /// Adds the pane's descriptors to the `poll` set.
-    pub fn poll_fds<'a>(&'a self, fds: &mut Vec<PollFd<'a>>) -> PollSlots {
+    pub(super) fn poll_fds<'a>(&'a self, fds: &mut Vec<PollFd<'a>>) -> PollSlots {
         let readable = PollFlags::IN;
         let mut push = |fd| {
             fds.push(PollFd::from_borrowed_fd(fd, readable));
@@ -155,7 +155,7 @@ impl Pane {
     }
 
     /// How long `poll` may block for this pane's sake.
-    pub fn poll_timeout(&self) -> Option<&'static Timespec> {
+    pub(super) fn poll_timeout(&self) -> Option<&'static Timespec> {
         match &self.child {
             ChildState::Running(running) => running.poll_timeout(),
             ChildState::Exited(_) => None,
@@ -170,7 +170,7 @@ impl Pane {
     /// (if it is still the current one), and one greeted after gets the
     /// exit in its greeting. Both happen on the keeper's one thread, so
     /// nothing can fall between them.
-    pub fn serve(&mut self, ready: Ready, buffer: &mut [u8]) -> Outcome {
+    pub(super) fn serve(&mut self, ready: Ready, buffer: &mut [u8]) -> Outcome {
         if ready.child {
             self.reap_child();
         }

@@ -1,9 +1,9 @@
 //! The child: spawning it in the PTY, noticing and reaping its exit, and
 //! ending it when the keeper cannot start.
 
-use crate::args::PaneRequest;
-use crate::protocol::ExitReport;
-use crate::signals;
+use super::args::PaneRequest;
+use super::protocol::ExitReport;
+use super::signals;
 use rustix::event::Timespec;
 use rustix::process::{Pid, PidfdFlags, Signal};
 use std::io;
@@ -17,7 +17,7 @@ use std::process::{Child, Command, Stdio};
 /// (so its pid is its process group id) whose controlling terminal is the
 /// PTY, and starts with every signal at its default action. Returns once
 /// the program has been executed.
-pub fn spawn(request: &PaneRequest, slave: &OwnedFd) -> io::Result<Child> {
+pub(super) fn spawn(request: &PaneRequest, slave: &OwnedFd) -> io::Result<Child> {
     let mut command = Command::new(&request.program);
     command
         .args(&request.program_args)
@@ -49,7 +49,7 @@ const CHECK_INTERVAL: Timespec = Timespec { tv_sec: 0, tv_nsec: 100_000_000 };
 /// A running child, watched from the keeper's one thread: the serve loop
 /// polls [`Running::exit_fd`] (or, without one, wakes up every
 /// [`Running::poll_timeout`]) and then calls [`Running::try_reap`].
-pub struct Running {
+pub(super) struct Running {
     child: Child,
     /// A pidfd for the child: readable once it has exited. `None` if the
     /// kernel has none to give (`pidfd_open` arrived in Linux 5.3).
@@ -59,7 +59,7 @@ pub struct Running {
 impl Running {
     /// Starts watching `child`, which must not have been reaped yet (so its
     /// pid cannot have been reused).
-    pub fn watch(child: Child) -> Self {
+    pub(super) fn watch(child: Child) -> Self {
         let pidfd = i32::try_from(child.id())
             .ok()
             .and_then(Pid::from_raw)
@@ -71,13 +71,13 @@ impl Running {
     }
 
     /// The fd that becomes readable when the child exits, if there is one.
-    pub fn exit_fd(&self) -> Option<BorrowedFd<'_>> {
+    pub(super) fn exit_fd(&self) -> Option<BorrowedFd<'_>> {
         self.pidfd.as_ref().map(AsFd::as_fd)
     }
 
     /// How long the serve loop may block before calling
     /// [`Running::try_reap`]: for ever with a pidfd, CHECK_INTERVAL without.
-    pub fn poll_timeout(&self) -> Option<&'static Timespec> {
+    pub(super) fn poll_timeout(&self) -> Option<&'static Timespec> {
         match self.pidfd {
             Some(_) => None,
             None => Some(&CHECK_INTERVAL),
@@ -86,7 +86,7 @@ impl Running {
 
     /// Reaps the child if it has exited (`waitpid` with `WNOHANG`); `None`
     /// while it runs.
-    pub fn try_reap(&mut self) -> Option<ExitReport> {
+    pub(super) fn try_reap(&mut self) -> Option<ExitReport> {
         match self.child.try_wait() {
             Ok(None) => None,
             Ok(Some(status)) => Some(ExitReport::from_status(status)),
@@ -96,14 +96,14 @@ impl Running {
     }
 
     /// Kills the child's process group and reaps the child.
-    pub fn kill_and_reap(self) {
+    pub(super) fn kill_and_reap(self) {
         kill_and_reap(self.child);
     }
 }
 
 /// Kills the child's process group and reaps the child; for a pane that
 /// fails to start after spawning it.
-pub fn kill_and_reap(mut child: Child) {
+pub(super) fn kill_and_reap(mut child: Child) {
     kill_group(child.id());
     let _ = child.wait();
 }

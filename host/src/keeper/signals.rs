@@ -23,7 +23,7 @@ const SIG_ERR: usize = usize::MAX;
 
 /// The keeper must outlive its host's terminal and process group, and write
 /// to sockets whose reader has gone.
-pub fn ignore_in_keeper() -> io::Result<()> {
+pub(super) fn ignore_in_keeper() -> io::Result<()> {
     for sig in [Signal::HUP, Signal::INT, Signal::PIPE] {
         set_disposition(sig.as_raw(), SIG_IGN)?;
     }
@@ -34,7 +34,7 @@ pub fn ignore_in_keeper() -> io::Result<()> {
 /// keeper ignores (or inherited as ignored) do not leak into the child
 /// through exec. Called in the forked child before exec: it makes system
 /// calls only and allocates nothing.
-pub fn reset_in_child() -> io::Result<()> {
+pub(super) fn reset_in_child() -> io::Result<()> {
     for signum in 1..=31 {
         if signum == Signal::KILL.as_raw() || signum == Signal::STOP.as_raw() {
             continue;

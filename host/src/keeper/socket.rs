@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// Binds the listener at `path`, mode 0600, replacing a stale file left
 /// there. The listener is non-blocking, for the serve loop's `poll`.
-pub fn bind(path: &Path) -> io::Result<UnixListener> {
+pub(super) fn bind(path: &Path) -> io::Result<UnixListener> {
     match std::fs::remove_file(path) {
         Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error),
         _ => {}
@@ -28,7 +28,7 @@ pub fn bind(path: &Path) -> io::Result<UnixListener> {
 }
 
 /// The outcome of accepting one connection.
-pub enum Accepted {
+pub(super) enum Accepted {
     /// A connection from a process running as the keeper's own user.
     Owner(UnixStream),
     /// A connection from another user; it has been closed.
@@ -39,7 +39,7 @@ pub enum Accepted {
 
 /// Accepts one pending connection and checks its peer's uid
 /// (`SO_PEERCRED`) against the keeper's effective uid.
-pub fn accept(listener: &UnixListener) -> io::Result<Accepted> {
+pub(super) fn accept(listener: &UnixListener) -> io::Result<Accepted> {
     let stream = match listener.accept() {
         Ok((stream, _)) => stream,
         Err(error) if error.kind() == io::ErrorKind::WouldBlock => return Ok(Accepted::NonePending),
@@ -56,7 +56,7 @@ pub fn accept(listener: &UnixListener) -> io::Result<Accepted> {
 
 /// Sends `line` with a duplicate of `fd` attached (`SCM_RIGHTS`) to the
 /// first byte, in one `sendmsg`.
-pub fn send_with_fd(stream: &UnixStream, line: &[u8], fd: BorrowedFd<'_>) -> io::Result<()> {
+pub(super) fn send_with_fd(stream: &UnixStream, line: &[u8], fd: BorrowedFd<'_>) -> io::Result<()> {
     let fds = [fd];
     let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
     let mut control = SendAncillaryBuffer::new(&mut space);
@@ -76,7 +76,7 @@ pub fn send_with_fd(stream: &UnixStream, line: &[u8], fd: BorrowedFd<'_>) -> io:
 }
 
 /// Sends `bytes` in full, without SIGPIPE.
-pub fn send_line(stream: &UnixStream, mut bytes: &[u8]) -> io::Result<()> {
+pub(super) fn send_line(stream: &UnixStream, mut bytes: &[u8]) -> io::Result<()> {
     while !bytes.is_empty() {
         match rustix::net::send(stream, bytes, SendFlags::NOSIGNAL) {
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
