@@ -45,6 +45,18 @@ pub enum HookInjection {
     OpencodePlugin,
 }
 
+impl HookInjection {
+    /// Every way of injecting hooks.
+    pub const ALL: [HookInjection; 6] = [
+        HookInjection::ClaudeSettings,
+        HookInjection::CodexNotify,
+        HookInjection::GeminiSystemDefaults,
+        HookInjection::QwenSystemDefaults,
+        HookInjection::CopilotPluginDir,
+        HookInjection::OpencodePlugin,
+    ];
+}
+
 /// The OpenCode plugin; `NOTIFY_PROGRAM` becomes the notify command, as a
 /// JavaScript string. Reports run one after the other, in order, and never
 /// hold up the CLI.

@@ -80,10 +80,31 @@ pub fn default_config_path(env: &HostEnvironment) -> PathBuf {
     base.join("panehost").join(FILE_NAME)
 }
 
+/// The largest configuration file read.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
 /// Reads and loads the file at `path`. A missing file declares no runtime
 /// and is not a problem; any other failure to read it (a directory, no
 /// permission, text that is not UTF-8) is one problem.
 pub fn load_file(path: &Path, built_in_ids: &[&str]) -> ConfigLoad {
+    // Bounded before it is read: a configuration is a few KiB, and a path
+    // that names a device or a huge file must not stall or fill the host.
+    match std::fs::metadata(path) {
+        Ok(metadata) if !metadata.is_file() || metadata.len() > MAX_CONFIG_BYTES => {
+            return ConfigLoad {
+                runtimes: Vec::new(),
+                problems: vec![ConfigProblem {
+                    line: None,
+                    runtime: None,
+                    message: format!(
+                        "cannot read {}: not a regular file of at most {MAX_CONFIG_BYTES} bytes",
+                        path.display()
+                    ),
+                }],
+            };
+        }
+        _ => {}
+    }
     match std::fs::read_to_string(path) {
         Ok(text) => load_custom_runtimes(&text, built_in_ids),
         Err(error) if error.kind() == ErrorKind::NotFound => ConfigLoad::default(),

@@ -193,12 +193,11 @@ impl RecordStore {
             return Err(format!("it is {} bytes, over the limit of {MAX_RECORD_BYTES}", metadata.len()));
         }
         let bytes = std::fs::read(path).map_err(|err| err.to_string())?;
-        let mut record = serde_json::from_slice::<PaneRecord>(&bytes).map_err(|err| err.to_string())?;
+        let (record, repairs) = PaneRecord::from_bytes(&bytes, &self.keepers_dir())?;
         if self.path(&record.id) != path {
             return Err(format!("it names pane {}", record.id));
         }
-        record.check(&self.keepers_dir())?;
-        for repair in record.repair() {
+        for repair in repairs {
             tracing::warn!(pane = %record.id, "record repaired: {repair}");
         }
         Ok(record)
@@ -206,6 +205,19 @@ impl RecordStore {
 }
 
 impl PaneRecord {
+    /// A record read from a file's bytes: parsed, checked (see
+    /// [`check`](Self::check)) and repaired (see [`repair`](Self::repair));
+    /// with the repairs made.
+    ///
+    /// # Errors
+    /// A sentence saying what is wrong.
+    pub fn from_bytes(bytes: &[u8], keepers_dir: &Path) -> Result<(PaneRecord, Vec<String>), String> {
+        let mut record = serde_json::from_slice::<PaneRecord>(bytes).map_err(|err| err.to_string())?;
+        record.check(keepers_dir)?;
+        let repairs = record.repair();
+        Ok((record, repairs))
+    }
+
     /// Checks every field a restore acts on: the version, the id (`p` and
     /// eight hex digits), counts that must not overflow, the pid, the
     /// keeper's socket (a file directly in the keepers directory), the

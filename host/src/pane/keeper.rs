@@ -430,17 +430,26 @@ pub fn connect(socket: &Path) -> io::Result<Handover> {
         text.push(byte[0]);
     }
     let newline = text.iter().position(|byte| *byte == b'\n').unwrap_or(text.len());
-    let line = String::from_utf8_lossy(&text[..newline]).into_owned();
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let (pid, exited) = match words.as_slice() {
-        ["pane", pid, "running"] => (pid.parse().map_err(io::Error::other)?, None),
-        ["pane", pid, "exited", code, signal] => {
-            (pid.parse().map_err(io::Error::other)?, Some(parse_exit(code, signal)?))
-        }
-        _ => return Err(io::Error::other(format!("unexpected keeper line {line:?}"))),
-    };
+    let (pid, exited) = parse_greeting(&text[..newline])?;
     control.set_read_timeout(None)?;
     Ok(Handover { master, pid, exited, control })
+}
+
+/// Parses a keeper's greeting line (without its newline): `pane <pid>
+/// running` or `pane <pid> exited <code> <signal|->`.
+///
+/// # Errors
+/// Fails on any other line.
+pub fn parse_greeting(line: &[u8]) -> io::Result<(u32, Option<ExitStatus>)> {
+    let line = String::from_utf8_lossy(line);
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.as_slice() {
+        ["pane", pid, "running"] => Ok((pid.parse().map_err(io::Error::other)?, None)),
+        ["pane", pid, "exited", code, signal] => {
+            Ok((pid.parse().map_err(io::Error::other)?, Some(parse_exit(code, signal)?)))
+        }
+        _ => Err(io::Error::other(format!("unexpected keeper line {line:?}"))),
+    }
 }
 
 /// Parses `<code> <signal|->`.

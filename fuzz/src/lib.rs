@@ -1,0 +1,54 @@
+//! What each fuzz target checks.
+//!
+//! Every decoder and parser that reads input from outside the host has a
+//! check here: a function that takes arbitrary bytes, feeds them to the
+//! parser, and panics only when a property the host relies on is broken
+//! (a panic inside the parser is such a break too). The libFuzzer targets
+//! in `fuzz/targets` (nightly, `cargo fuzz`) call these functions; the
+//! test `tests/regressions.rs` (stable, part of the workspace's tests)
+//! replays every input fuzzing found, kept under `fuzz/regressions/<target>/`.
+//! docs/RELIABILITY.md says how to run a campaign and what it found.
+
+mod handshake;
+mod hook_payload;
+mod keeper_wire;
+mod pane_record;
+mod request_frame;
+mod runtime_config;
+mod screen_model;
+mod server_message;
+mod vt100_at_pane_sizes;
+
+pub use handshake::handshake;
+pub use hook_payload::hook_payload;
+pub use keeper_wire::keeper_wire;
+pub use pane_record::pane_record;
+pub use request_frame::request_frame;
+pub use runtime_config::runtime_config;
+pub use screen_model::screen_model;
+pub use server_message::server_message;
+pub use vt100_at_pane_sizes::vt100_at_pane_sizes;
+
+/// A check: arbitrary bytes in, a panic when a property is broken.
+pub type Check = fn(&[u8]);
+
+/// Every target, by the name of its libFuzzer binary and of its folder of
+/// regression inputs.
+pub const TARGETS: &[(&str, Check)] = &[
+    ("request_frame", request_frame),
+    ("server_message", server_message),
+    ("handshake", handshake),
+    ("keeper_wire", keeper_wire),
+    ("pane_record", pane_record),
+    ("runtime_config", runtime_config),
+    ("hook_payload", hook_payload),
+    ("screen_model", screen_model),
+    ("vt100_at_pane_sizes", vt100_at_pane_sizes),
+];
+
+/// The encoding a target's first byte selects, and the rest.
+fn encoding_and_rest(data: &[u8]) -> Option<(panehost_ipc::Encoding, &[u8])> {
+    let (&first, rest) = data.split_first()?;
+    let encoding = if first % 2 == 0 { panehost_ipc::Encoding::Json } else { panehost_ipc::Encoding::Bincode };
+    Some((encoding, rest))
+}

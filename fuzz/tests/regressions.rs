@@ -1,0 +1,32 @@
+//! Every input fuzzing found (and the inputs of the bugs that started the
+//! campaign), replayed through its target's check on the stable toolchain:
+//! `fuzz/regressions/<target>/<input>`. Adding a file here is how a crash
+//! becomes a test.
+
+use std::path::Path;
+
+#[test]
+fn every_regression_input_passes_its_check() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions");
+    let mut replayed = 0;
+    for (target, check) in panehost_fuzz::TARGETS {
+        let dir = root.join(target);
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let input = std::fs::read(entry.path()).unwrap();
+            let name = entry.path().display().to_string();
+            let outcome = std::panic::catch_unwind(|| check(&input));
+            assert!(outcome.is_ok(), "{name} fails its check again");
+            replayed += 1;
+        }
+    }
+    assert!(replayed > 0, "no regression input under {}", root.display());
+}
+
+#[test]
+fn every_target_has_a_folder_of_regression_inputs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions");
+    for (target, _) in panehost_fuzz::TARGETS {
+        assert!(root.join(target).is_dir(), "fuzz/regressions/{target} is missing");
+    }
+}
