@@ -23,6 +23,16 @@ pub enum ClientError {
         #[source]
         source: io::Error,
     },
+    /// The socket is not one this user's host could have made: its
+    /// directory is not private to the user, or the process listening on
+    /// it runs as another user. Nothing was sent.
+    #[error("refusing to talk to the host at {}: {reason}", path.display())]
+    UntrustedHost {
+        /// The socket path.
+        path: PathBuf,
+        /// What is wrong, and what to do about it.
+        reason: String,
+    },
     /// Reading from or writing to an open connection failed.
     #[error("connection to the host failed: {0}")]
     Io(#[from] io::Error),

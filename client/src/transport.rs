@@ -26,14 +26,52 @@ use tokio_util::codec::{Framed, LengthDelimitedCodec};
 pub(crate) type FramedStream<S> = Framed<S, LengthDelimitedCodec>;
 
 /// Connects to the host's socket at `path` (a file-system path), waiting at
-/// most `limit` for a host that does not accept.
+/// most `limit` for a host that does not accept, after checking that the
+/// socket is the user's own: its directory private to the user (owned by
+/// them, mode 0700, not a symbolic link) and the process listening on it
+/// running as the user (its credentials, from the kernel). Nothing is sent
+/// to a socket that fails either check.
 pub(crate) async fn connect_socket(path: &Path, limit: Duration) -> Result<LocalStream, ClientError> {
+    let uid = rustix::process::geteuid().as_raw();
+    check_socket_dir(path, uid)?;
     let connect_error = |source| ClientError::Connect { path: path.to_owned(), source };
     let name = path.to_fs_name::<GenericFilePath>().map_err(connect_error)?;
-    tokio::time::timeout(limit, LocalStream::connect(name))
+    let stream = tokio::time::timeout(limit, LocalStream::connect(name))
         .await
         .map_err(|_| ClientError::Timeout { what: "the host to accept the connection", after: limit })?
-        .map_err(connect_error)
+        .map_err(connect_error)?;
+    match stream.peer_creds().ok().and_then(|creds| creds.euid()) {
+        Some(peer) if peer == uid => Ok(stream),
+        peer => Err(ClientError::UntrustedHost {
+            path: path.to_owned(),
+            reason: match peer {
+                Some(peer) => format!("the process listening on it runs as uid {peer}, not as this user (uid {uid})"),
+                None => "the kernel did not say who listens on it".to_owned(),
+            },
+        }),
+    }
+}
+
+/// The socket's directory must be private to the user. A directory that
+/// does not exist means no host: the connection then fails as usual (and a
+/// client that starts hosts starts one, which creates it).
+fn check_socket_dir(path: &Path, uid: u32) -> Result<(), ClientError> {
+    let Some(dir) = path.parent() else { return Ok(()) };
+    match panehost_ipc::socket_path::check_private_dir(dir, uid) {
+        Ok(()) => Ok(()),
+        Err(panehost_ipc::socket_path::PrivateDirError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(())
+        }
+        Err(problem) => Err(ClientError::UntrustedHost {
+            path: path.to_owned(),
+            reason: format!(
+                "{problem}; another user may be listening there. Remove it if it is yours, or choose another \
+                 socket (--socket, PANEHOST_SOCKET, or XDG_RUNTIME_DIR)"
+            ),
+        }),
+    }
 }
 
 /// Frames `stream` and performs the handshake on it.

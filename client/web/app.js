@@ -5,9 +5,14 @@
 // `panehost.view.renderedOffset`; every drawn output also fires a
 // `panehost:rendered` event on window with {pane, generation, offset}.
 
+import { takeTokenFromAddress } from '/access.js';
 import { PaneList } from '/pane-list.js';
 import { PaneView } from '/terminal-view.js';
 import { ResumeStore } from '/resume-store.js';
+
+// First: the token leaves the address bar (and the history) for storage
+// only this origin can read.
+takeTokenFromAddress();
 
 const store = new ResumeStore();
 const elements = {

@@ -1,5 +1,7 @@
 // The pane list: GET /api/panes, refreshed while it is shown.
 
+import { authorization } from '/access.js';
+
 const REFRESH_MS = 2000;
 
 function cell(text) {
@@ -41,7 +43,7 @@ export class PaneList {
   async refresh() {
     clearTimeout(this.timer);
     try {
-      const response = await fetch('/api/panes', { headers: { accept: 'application/json' } });
+      const response = await fetch('/api/panes', { headers: { accept: 'application/json', ...authorization() } });
       const body = await response.json().catch(() => ({}));
       if (!response.ok) {
         throw new Error(body.error ? `${body.error.code}: ${body.error.message}` : `HTTP ${response.status}`);

@@ -12,6 +12,7 @@
 import { Terminal } from '/vendor/xterm.mjs';
 import { FitAddon } from '/vendor/addon-fit.mjs';
 import { SerializeAddon } from '/vendor/addon-serialize.mjs';
+import { socketProtocols } from '/access.js';
 import { fromBase64, latin1, toBase64, utf8 } from '/bytes.js';
 import { SequenceTail } from '/sequence-tail.js';
 
@@ -176,7 +177,7 @@ export class PaneView {
       params.set('offset', String(this.renderedOffset));
     }
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const socket = new WebSocket(`${scheme}://${location.host}/ws?${params}`);
+    const socket = new WebSocket(`${scheme}://${location.host}/ws?${params}`, socketProtocols());
     this.socket = socket;
     socket.onmessage = (event) => {
       if (this.socket !== socket) return;

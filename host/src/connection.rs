@@ -28,7 +28,9 @@ pub const HOST_NAME: &str = concat!("panehost ", env!("CARGO_PKG_VERSION"));
 /// Serves one connection to its end. Never panics on client input.
 #[tracing::instrument(skip_all, fields(conn = connection_id))]
 pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
-    let peer_uid = stream.peer_creds().ok().and_then(|creds| creds.euid());
+    let peer = stream.peer_creds().ok();
+    let peer_uid = peer.as_ref().and_then(|creds| creds.euid());
+    let peer_pid = peer.as_ref().and_then(|creds| creds.pid()).and_then(|pid| u32::try_from(pid).ok());
     // Independent halves let the writer task run beside the reader.
     #[allow(deprecated)]
     let (receive, send) = stream.split();
@@ -101,7 +103,7 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
     reader.decoder_mut().set_max_frame_length(MAX_CLIENT_FRAME_LEN);
 
     let outbox = Outbox::new(hello.encoding, Box::pin(writer));
-    let mut context = ConnectionContext { outbox: outbox.clone(), next_subscription: 1 };
+    let mut context = ConnectionContext { outbox: outbox.clone(), next_subscription: 1, peer_pid };
     let mut subscriptions: HashMap<u64, JoinHandle<()>> = HashMap::new();
 
     loop {

@@ -39,6 +39,9 @@ pub struct ConnectionContext {
     pub outbox: Outbox,
     /// The next subscription id on this connection.
     pub next_subscription: u64,
+    /// The connecting process, as the kernel reported it when it
+    /// connected (`SO_PEERCRED`).
+    pub peer_pid: Option<u32>,
 }
 
 /// Handles one request.
@@ -53,7 +56,7 @@ pub async fn handle(host: &HostState, context: &mut ConnectionContext, request: 
             turn_handlers::handle_ask(host, &pane, text, timeout_ms).await.into()
         }
         Request::Notify { pane, token, event, payload } => {
-            turn_handlers::handle_notify(host, &pane, &token, &event, &payload).into()
+            turn_handlers::handle_notify(host, context.peer_pid, &pane, &token, &event, &payload).into()
         }
         Request::Inspect { pane } => handle_inspect(host, &pane).into(),
         Request::History { pane, lines } => handle_history(host, &pane, lines).await.into(),

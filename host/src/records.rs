@@ -380,7 +380,7 @@ mod tests {
             ("p20000000", "key must be a string"),
             ("p20000001", "EOF"),
             ("p20000003", "names pane p20000002"),
-            ("x", "names pane ../../x"),
+            ("x", "pane id \"../../x\" is not p and eight hex digits"),
             ("pzzzzzzzz", "is not p and eight hex digits"),
             ("p20000004", "over the limit"),
             ("p20000005", "not a regular file"),

@@ -1,35 +1,17 @@
 //! The socket's directory: created private, refused when it is not.
 
-use rustix::fs::Mode;
+use panehost_ipc::socket_path::{check_private_dir, PrivateDirError};
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::Path;
 
 /// Why a socket directory cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum SocketDirError {
-    /// The directory belongs to another user.
-    #[error("{path} is owned by uid {owner}, not by this user (uid {uid})")]
-    WrongOwner {
-        /// The directory.
-        path: String,
-        /// Its owner.
-        owner: u32,
-        /// This process's uid.
-        uid: u32,
-    },
-    /// Other users can reach into the directory.
-    #[error("{path} has mode {mode:o}; it must be 0700")]
-    TooOpen {
-        /// The directory.
-        path: String,
-        /// Its permission bits.
-        mode: u32,
-    },
-    /// The path exists and is not a directory.
-    #[error("{0} is not a directory")]
-    NotADirectory(String),
-    /// An operating-system call failed.
+    /// It exists and is not private to the user.
+    #[error(transparent)]
+    NotPrivate(#[from] PrivateDirError),
+    /// It could not be created.
     #[error("{path}: {source}")]
     Io {
         /// The directory.
@@ -53,23 +35,13 @@ pub fn ensure_private_dir(dir: &Path, uid: u32) -> Result<(), SocketDirError> {
         // The umask may have narrowed the mode further; set it exactly.
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io_error)?;
     }
-    let meta = std::fs::symlink_metadata(dir).map_err(io_error)?;
-    if !meta.is_dir() {
-        return Err(SocketDirError::NotADirectory(display));
-    }
-    if meta.uid() != uid {
-        return Err(SocketDirError::WrongOwner { path: display, owner: meta.uid(), uid });
-    }
-    let mode = meta.mode() & 0o777;
-    if mode & (Mode::RWXG | Mode::RWXO).bits() != 0 {
-        return Err(SocketDirError::TooOpen { path: display, mode });
-    }
-    Ok(())
+    Ok(check_private_dir(dir, uid)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::MetadataExt;
 
     #[test]
     fn creates_a_private_directory_and_refuses_an_open_one() {
@@ -79,8 +51,22 @@ mod tests {
         ensure_private_dir(&dir, uid).unwrap();
         assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-        assert!(matches!(ensure_private_dir(&dir, uid), Err(SocketDirError::TooOpen { .. })));
-        assert!(matches!(ensure_private_dir(&dir, uid + 1), Err(SocketDirError::WrongOwner { .. })));
+        assert!(matches!(
+            ensure_private_dir(&dir, uid),
+            Err(SocketDirError::NotPrivate(PrivateDirError::TooOpen { .. }))
+        ));
+        assert!(matches!(
+            ensure_private_dir(&dir, uid + 1),
+            Err(SocketDirError::NotPrivate(PrivateDirError::WrongOwner { .. }))
+        ));
+        // A symbolic link to a private directory is not followed.
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let link = base.join("link");
+        std::os::unix::fs::symlink(&dir, &link).unwrap();
+        assert!(matches!(
+            ensure_private_dir(&link, uid),
+            Err(SocketDirError::NotPrivate(PrivateDirError::NotADirectory(_)))
+        ));
         std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -64,13 +64,16 @@ async fn submit(pane: &Pane, params: &SendParams) -> Result<usize, ErrorBody> {
         wait_until_ready(pane).await;
     }
     let mut body = Vec::new();
-    if !params.text.is_empty() {
+    // Text is text: markers inside it could end the paste early and turn
+    // the rest into keys (`echo A\e[201~\x15...`); they are removed.
+    let text = without_paste_markers(&params.text);
+    if !text.is_empty() {
         if pane.snapshot().modes.bracketed_paste {
             body.extend_from_slice(PASTE_START);
-            body.extend_from_slice(params.text.as_bytes());
+            body.extend_from_slice(text.as_bytes());
             body.extend_from_slice(PASTE_END);
         } else {
-            body.extend_from_slice(params.text.as_bytes());
+            body.extend_from_slice(text.as_bytes());
         }
     }
     body.extend_from_slice(params.bytes.as_slice());
@@ -89,6 +92,17 @@ async fn submit(pane: &Pane, params: &SendParams) -> Result<usize, ErrorBody> {
     pane.write_input(b"\r", INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
     pane.input_submitted(&params.text);
     Ok(body.len() + 1)
+}
+
+/// `text` without bracketed-paste markers (`ESC [200~`, `ESC [201~`),
+/// removed until none is left (removing one may join the halves of
+/// another).
+fn without_paste_markers(text: &str) -> String {
+    let mut text = text.to_owned();
+    while text.contains("\x1b[200~") || text.contains("\x1b[201~") {
+        text = text.replace("\x1b[200~", "").replace("\x1b[201~", "");
+    }
+    text
 }
 
 /// Waits until the pane has shown output and then been quiet for a moment
@@ -394,14 +408,28 @@ async fn confirm(pane: &Pane, first_seq: u64, turn_running: bool) -> Confirmatio
 }
 
 /// `notify`: a hook's report from inside the pane.
+///
+/// Accepted only from a process of the pane itself: the caller (the kernel
+/// names it when it connects) must be in the pane's session (its process
+/// leads a session of its own, and whatever it starts stays in it unless
+/// it leaves), and must know the pane's token. A process of another pane
+/// cannot join this pane's session, so it cannot report this pane's turns.
 pub fn handle_notify(
     host: &HostState,
+    caller: Option<u32>,
     id: &PaneId,
     token: &str,
     event: &str,
     payload: &str,
 ) -> Result<Response, ErrorBody> {
     let pane = find(host, id)?;
+    if !pane.is_in_session(caller) {
+        let who = caller.map_or("a process the kernel did not name".to_owned(), |pid| format!("process {pid}"));
+        return Err(ErrorBody::new(
+            ErrorCode::NotifyRefused,
+            format!("{who} is not in pane {id}'s session; only the pane's own processes report its turns"),
+        ));
+    }
     if !pane.report(token, event, payload) {
         return Err(ErrorBody::new(ErrorCode::NotifyRefused, format!("the notify token is not pane {id}'s")));
     }
@@ -423,7 +451,14 @@ pub fn enforce_wall_time(pane: Arc<Pane>, limit: Duration) {
 
 #[cfg(test)]
 mod tests {
-    use super::added_lines;
+    use super::{added_lines, without_paste_markers};
+
+    #[test]
+    fn text_cannot_end_a_bracketed_paste() {
+        assert_eq!(without_paste_markers("echo AAA\x1b[201~\x15echo BBB"), "echo AAA\x15echo BBB");
+        assert_eq!(without_paste_markers("\x1b[20\x1b[201~1~x"), "x", "a marker joined by a removal goes too");
+        assert_eq!(without_paste_markers("\x1b[200~plain\x1b[A"), "plain\x1b[A");
+    }
 
     #[test]
     fn added_lines_are_what_the_turn_put_on_the_screen() {

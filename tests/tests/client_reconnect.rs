@@ -21,7 +21,8 @@ async fn next_item(follower: &mut PaneFollower) -> FollowItem {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_follower_resumes_exactly_after_its_connection_drops() {
     let host = TestHost::start();
-    let proxy = Proxy::start(&host.dir.path().join("proxy.sock"), &host.socket).unwrap();
+    // Beside the host's own socket: a client talks only through a private directory.
+    let proxy = Proxy::start(&host.socket.with_file_name("proxy.sock"), &host.socket).unwrap();
     let direct = Client::connect(&host.socket, &ClientOptions::default()).await.unwrap();
     let pane = direct.start(start_params("fixture", &[])).await.unwrap().id;
 

@@ -1,8 +1,12 @@
 //! Plain-text tables for people.
 
 /// Renders a header row and rows as left-aligned columns separated by two
-/// spaces; the last column is not padded.
+/// spaces; the last column is not padded. Control characters in a cell
+/// (a pane's title is whatever its program set) are shown escaped, never
+/// sent to the terminal.
 pub(crate) fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows.iter().map(|row| row.iter().map(|cell| printable(cell)).collect()).collect();
+    let rows = &rows;
     let mut widths: Vec<usize> = headers.iter().map(|header| header.chars().count()).collect();
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
@@ -29,9 +33,26 @@ pub(crate) fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// `text` with every control character escaped (`\u{1b}`, `\n`): what a
+/// terminal shows as text, whatever the text holds.
+pub(crate) fn printable(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_owned();
+    }
+    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_shown_not_sent() {
+        let rows = vec![vec!["p1".to_owned(), "\x1b]2;owned\x07\x1b[2Jtitle\r\n\u{9b}".to_owned()]];
+        let table = render(&["ID", "TITLE"], &rows);
+        assert!(table.lines().all(|line| !line.chars().any(char::is_control)), "{table:?}");
+        assert!(table.contains("\\u{1b}]2;owned\\u{7}\\u{1b}[2Jtitle\\r\\n\\u{9b}"), "{table}");
+    }
 
     #[test]
     fn aligns_columns() {

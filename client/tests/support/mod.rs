@@ -25,7 +25,9 @@ pub async fn within<T>(future: impl std::future::Future<Output = T>) -> T {
     tokio::time::timeout(STEP_TIMEOUT, future).await.expect("step timed out")
 }
 
-/// A socket path of its own for each test, removed on drop.
+/// A socket path of its own for each test, in a private directory (a
+/// client refuses a socket in a directory others can write to), removed
+/// on drop.
 #[derive(Debug)]
 pub struct SocketPath(pub PathBuf);
 
@@ -33,9 +35,12 @@ impl SocketPath {
     pub fn new() -> SocketPath {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("panehost-client-{}-{n}.sock", std::process::id()));
-        let _ = std::fs::remove_file(&path);
-        SocketPath(path)
+        let dir = std::env::temp_dir().join(format!("panehost-client-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+            .create(&dir)
+            .expect("a private directory for the socket");
+        SocketPath(dir.join("host.sock"))
     }
 
     pub fn path(&self) -> &Path {
@@ -45,7 +50,9 @@ impl SocketPath {
 
 impl Drop for SocketPath {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        if let Some(dir) = self.0.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 

@@ -6,11 +6,48 @@
  * @internal
  */
 
+import * as fs from "node:fs";
 import * as net from "node:net";
-import { ConnectionLostError, FrameError, PanehostError, RequestTimeoutError } from "./errors.js";
+import * as path from "node:path";
+import { ConnectionLostError, FrameError, PanehostError, RequestTimeoutError, UntrustedHostError } from "./errors.js";
 import { encodeFrame, FrameDecoder, MAX_CLIENT_FRAME, MAX_HELLO_FRAME, MAX_HOST_FRAME } from "./frame.js";
 import type { PaneEvent, Subscription, Welcome } from "./types.js";
 import { paneEvent, subscription as parseSubscription, tagged } from "./wire.js";
+
+/**
+ * Why the socket at `socketPath` is not one this user's host could have
+ * made, or `null` when it is (or does not exist: then there is no host,
+ * and connecting fails as usual). Its directory must be owned by the user,
+ * have mode 0700 and not be a symbolic link, and the socket file must be
+ * the user's. (Node.js gives no peer credentials, which the Rust client
+ * checks too; in a directory only the user can write to, only the user, or
+ * root, can have made the socket.)
+ */
+export function checkSocket(socketPath: string): string | null {
+  const uid = typeof process.geteuid === "function" ? process.geteuid() : null;
+  if (uid === null) return null;
+  const dir = path.dirname(socketPath);
+  let dirStat: fs.Stats;
+  try {
+    dirStat = fs.lstatSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    return `${dir}: ${(error as Error).message}`;
+  }
+  const advice = "; another user may be listening there. Remove it if it is yours, or choose another socket";
+  if (!dirStat.isDirectory()) return `${dir} is not a directory (a symbolic link is not followed)${advice}`;
+  if (dirStat.uid !== uid) return `${dir} is owned by uid ${dirStat.uid}, not by this user (uid ${uid})${advice}`;
+  if ((dirStat.mode & 0o077) !== 0) {
+    return `${dir} has mode ${(dirStat.mode & 0o777).toString(8)}; it must be 0700${advice}`;
+  }
+  try {
+    const socketStat = fs.lstatSync(socketPath);
+    if (socketStat.uid !== uid) return `${socketPath} belongs to uid ${socketStat.uid}, not to this user (uid ${uid})`;
+  } catch {
+    // No socket: no host; connecting says so.
+  }
+  return null;
+}
 
 /** The protocol version this client speaks. */
 export const PROTOCOL_VERSION = 1;
@@ -104,6 +141,8 @@ export class Connection {
    */
   static open(options: ConnectionOptions): Promise<Connection> {
     const decoder = new FrameDecoder(options.maxFrameBytes ?? MAX_HOST_FRAME);
+    const untrusted = checkSocket(options.socketPath);
+    if (untrusted !== null) return Promise.reject(new UntrustedHostError(options.socketPath, untrusted));
     return new Promise<Connection>((resolve, reject) => {
       let settled = false;
       let socketError: Error | undefined;

@@ -64,6 +64,25 @@ export class ConnectionLostError extends Error {
   }
 }
 
+/**
+ * The socket is not one this user's host could have made, so nothing was
+ * sent to it: its directory is not private to the user (owned by them,
+ * mode 0700, not a symbolic link), or the socket file belongs to another
+ * user. Another local user may be listening there. Not a lost connection:
+ * trying again will not help until the path is fixed.
+ */
+export class UntrustedHostError extends Error {
+  /** The socket path. */
+  readonly socketPath: string;
+
+  /** Builds the error. */
+  constructor(socketPath: string, reason: string) {
+    super(`refusing to talk to the host at ${socketPath}: ${reason}`);
+    this.name = "UntrustedHostError";
+    this.socketPath = socketPath;
+  }
+}
+
 /** No answer arrived within the request timeout. */
 export class RequestTimeoutError extends Error {
   /** How long was waited, in milliseconds. */

@@ -22,7 +22,7 @@ export { PaneStream, DEFAULT_RECONNECT_POLICY, DEFAULT_MAX_BUFFERED_EVENTS } fro
 export type { EventsOptions, ReconnectPolicy, StreamItem } from "./stream.js";
 export { FollowCursor } from "./cursor.js";
 export type { CursorRequest } from "./cursor.js";
-export { PROTOCOL_REVISION, PROTOCOL_VERSION } from "./connection.js";
+export { checkSocket, PROTOCOL_REVISION, PROTOCOL_VERSION } from "./connection.js";
 export { FrameDecoder, encodeFrame, MAX_HOST_FRAME, MAX_CLIENT_FRAME, MAX_HELLO_FRAME } from "./frame.js";
-export { PanehostError, ConnectionLostError, RequestTimeoutError, FrameError, isConnectionLost } from "./errors.js";
+export { PanehostError, ConnectionLostError, RequestTimeoutError, FrameError, UntrustedHostError, isConnectionLost } from "./errors.js";
 export type * from "./types.js";

@@ -196,14 +196,18 @@ describe("turns of the fixture agent", () => {
     await client!.close(pane.id);
   });
 
-  test("notify with the pane's own token is answered; another token is refused", async () => {
+  test("notify from outside the pane is refused, even with the pane's own token", async () => {
     const { id, collector } = await fixture();
     await client!.send(id, { text: "/env PANEHOST_NOTIFY_TOKEN\r" });
     await collector.waitFor("the token", (c) => /PANEHOST_NOTIFY_TOKEN=\w+\r?\n/.test(c.text));
     const token = /PANEHOST_NOTIFY_TOKEN=(\w+)/.exec(collector.text)![1]!;
-    // The fixture's turns end by terminal notification, so the report is
-    // answered and changes nothing.
-    await client!.notify(id, { token, event: "turn_completed", payload: "{}" });
+    // Only a process of the pane's own session reports its turns (a CLI's
+    // hook, run by the CLI in the pane): this test's process is not one.
+    await assert.rejects(client!.notify(id, { token, event: "turn_completed", payload: "{}" }), (error: unknown) => {
+      assert.ok(error instanceof PanehostError && error.code === "NOTIFY_REFUSED", String(error));
+      assert.match((error as Error).message, /is not in pane \w+'s session/);
+      return true;
+    });
     await assert.rejects(client!.notify(id, { token: `${token}x`, event: "turn_completed" }), hostError("NOTIFY_REFUSED"));
     await assert.rejects(client!.notify("p-nonexistent", { token, event: "turn_completed" }), hostError("UNKNOWN_PANE"));
     await collector.stream.close();

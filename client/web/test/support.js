@@ -141,7 +141,7 @@ export class Rig {
     this.webLog = gateway.log;
     const parsed = new URL(this.url);
     this.base = parsed.origin;
-    this.token = parsed.searchParams.get('token');
+    this.token = new URLSearchParams(parsed.hash.slice(1)).get('token');
   }
 
   globals() {

@@ -36,7 +36,7 @@ function allLines(page) {
 }
 
 /** An HTTP upgrade to /ws: resolves to the status code the server answered. */
-function upgradeStatus(base, { origin, query = '', cookie } = {}) {
+function upgradeStatus(base, { origin, query = '', protocol, host } = {}) {
   return new Promise((resolve, reject) => {
     const url = new URL(`/ws?${query}`, base);
     const headers = {
@@ -46,7 +46,8 @@ function upgradeStatus(base, { origin, query = '', cookie } = {}) {
       'Sec-WebSocket-Key': Buffer.from('0123456789abcdef').toString('base64'),
     };
     if (origin) headers.Origin = origin;
-    if (cookie) headers.Cookie = cookie;
+    if (protocol) headers['Sec-WebSocket-Protocol'] = protocol;
+    if (host) headers.Host = host;
     const request = http.request(url, { headers });
     request.on('upgrade', (response, socket) => {
       socket.destroy();
@@ -85,7 +86,8 @@ describe('panehost web', () => {
 
   test('opens a shell pane from the list and types into it', async () => {
     await page.goto(rig.url);
-    // The token left the address bar for a cookie.
+    // The token left the address bar (and the history) for the tab's
+    // sessionStorage, which only this origin can read.
     assert.equal(page.url(), `${rig.base}/`);
     const link = page.locator(`tr[data-pane="${shellPane}"] a`);
     await link.waitFor({ timeout: 15000 });
@@ -365,35 +367,56 @@ describe('panehost web', () => {
     await page.setViewportSize({ width: 1000, height: 600 });
   });
 
-  test('refuses requests without the token and WebSockets from other origins', async () => {
-    for (const route of ['/', '/api/panes', '/app.js', '/vendor/xterm.mjs']) {
-      const response = await fetch(`${rig.base}${route}`, { redirect: 'manual' });
-      assert.equal(response.status, 401, `${route} without a cookie`);
+  test('refuses other host names, requests without the token, and WebSockets from other origins', async () => {
+    // The page's own files hold no data: they need no token. The panes do.
+    for (const route of ['/', '/app.js', '/access.js']) {
+      assert.equal((await fetch(`${rig.base}${route}`)).status, 200, route);
     }
-    const wrong = await fetch(`${rig.base}/?token=${'0'.repeat(64)}`, { redirect: 'manual' });
-    assert.equal(wrong.status, 401, 'a wrong token');
-
-    // The right token: a cookie, and a redirect without the token.
-    const welcome = await fetch(rig.url, { redirect: 'manual' });
-    assert.equal(welcome.status, 303);
-    assert.equal(welcome.headers.get('location'), '/');
-    const setCookie = welcome.headers.get('set-cookie');
-    assert.match(setCookie, /HttpOnly/);
-    assert.match(setCookie, /SameSite=Strict/);
-    const cookie = setCookie.split(';')[0];
-    const panes = await fetch(`${rig.base}/api/panes`, { headers: { cookie } });
+    assert.equal((await fetch(`${rig.base}/api/panes`)).status, 401, 'no token');
+    const wrong = { authorization: `Bearer ${'0'.repeat(64)}` };
+    assert.equal((await fetch(`${rig.base}/api/panes`, { headers: wrong })).status, 401, 'a wrong token');
+    const bearer = { authorization: `Bearer ${rig.token}` };
+    const panes = await fetch(`${rig.base}/api/panes`, { headers: bearer });
     assert.equal(panes.status, 200);
     assert.ok((await panes.json()).panes.some((pane) => pane.id === shellPane));
+    // No cookie is ever set: a browser would send it to every port of this host.
+    assert.equal(panes.headers.get('set-cookie'), null);
+
+    // An address with the token in its query goes on to the fragment.
+    const old = await fetch(`${rig.base}/?token=${rig.token}`, { redirect: 'manual' });
+    assert.equal(old.status, 303);
+    assert.equal(old.headers.get('location'), `/#token=${rig.token}`);
+
+    // DNS rebinding: a request naming another host is refused, token or not.
+    const port = new URL(rig.base).port;
+    const rebound = await new Promise((resolve, reject) => {
+      const request = http.request(new URL('/api/panes', rig.base), {
+        headers: { Host: `evil.example:${port}`, ...bearer },
+      });
+      request.on('response', (response) => {
+        response.resume();
+        resolve(response.statusCode);
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    assert.equal(rebound, 421);
 
     const query = `pane=${shellPane}`;
-    assert.equal(await upgradeStatus(rig.base, { origin: 'http://evil.example', query, cookie }), 403);
+    const protocol = `panehost, panehost.token.${rig.token}`;
+    assert.equal(await upgradeStatus(rig.base, { origin: 'http://evil.example', query, protocol }), 403);
     assert.equal(
       await upgradeStatus(rig.base, { origin: 'http://evil.example', query: `${query}&token=${rig.token}` }),
       403,
     );
-    assert.equal(await upgradeStatus(rig.base, { query, cookie }), 403, 'an upgrade without an Origin');
-    assert.equal(await upgradeStatus(rig.base, { origin: rig.base, query }), 401, 'an upgrade without a cookie');
-    assert.equal(await upgradeStatus(rig.base, { origin: rig.base, query, cookie }), 101);
+    assert.equal(await upgradeStatus(rig.base, { query, protocol }), 403, 'an upgrade without an Origin');
+    assert.equal(await upgradeStatus(rig.base, { origin: rig.base, query }), 401, 'an upgrade without the token');
+    assert.equal(
+      await upgradeStatus(rig.base, { origin: `http://evil.example:${port}`, host: `evil.example:${port}`, query, protocol }),
+      421,
+      'a rebound upgrade',
+    );
+    assert.equal(await upgradeStatus(rig.base, { origin: rig.base, query, protocol }), 101);
 
     // The token never reaches the gateway's (debug) log.
     const log = fs.readFileSync(rig.webLog, 'utf8');
@@ -406,9 +429,7 @@ describe('panehost web', () => {
     fs.copyFileSync(new URL('../index.html', import.meta.url), path.join(assets, 'index.html'));
     const gateway = await rig.startGateway(['--assets', assets]);
     try {
-      const welcome = await fetch(gateway.url, { redirect: 'manual' });
-      const cookie = welcome.headers.get('set-cookie').split(';')[0];
-      const response = await fetch(new URL('/', gateway.url), { headers: { cookie } });
+      const response = await fetch(new URL('/', gateway.url));
       assert.equal(response.status, 500);
       assert.match(await response.text(), /npm ci/);
     } finally {

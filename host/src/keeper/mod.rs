@@ -43,8 +43,9 @@
 //! and ends the intake, as does the end of stdin: the keeper then takes no
 //! more panes and points stdin, stdout and stderr at `/dev/null`.
 //!
-//! **Serving a pane.** One connection at a time per pane; a new connection
-//! replaces (and closes) the pane's previous one. A connection whose peer
+//! **Serving a pane.** One connection at a time per pane: a connection that
+//! arrives while one is open is closed at once, without a word (a host that
+//! dies closes its connection, so the next host's is served). A connection whose peer
 //! uid (`SO_PEERCRED`) is not the keeper's effective uid is closed without
 //! a word. Every accepted connection first receives one message, `pane
 //! <child-pid> running\n` or, if the child has already exited, `pane

@@ -47,7 +47,8 @@ pub(super) struct Pane {
     socket_path: PathBuf,
     /// The non-blocking listener.
     listener: UnixListener,
-    /// The host connection being served; a new one replaces it.
+    /// The host connection being served; while it is open, another is
+    /// closed at once, unanswered.
     current: Option<Current>,
 }
 
@@ -185,8 +186,13 @@ impl Pane {
         }
         if ready.listener {
             while let Some(stream) = self.accept() {
+                if self.current.is_some() {
+                    // One host at a time: a second connection would take
+                    // the pane from the host that holds it, whose `release`
+                    // would then never arrive. Dropping it closes it.
+                    continue;
+                }
                 if let Some(greeted) = self.greet(stream) {
-                    // The previous connection, if any, is replaced and closed.
                     self.current = Some(Current { stream: greeted, requests: RequestReader::default() });
                 }
             }

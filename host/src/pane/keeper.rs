@@ -404,6 +404,19 @@ async fn reap_keeper(keeper_pid: u32) {
 /// Fails when nothing listens there or the handover is malformed.
 pub fn connect(socket: &Path) -> io::Result<Handover> {
     let control = UnixStream::connect(socket)?;
+    // The keeper must be this user's: a pane's terminal is handed over on
+    // this connection, and the host writes to it what clients send.
+    let peer = rustix::net::sockopt::socket_peercred(&control)?;
+    if peer.uid != rustix::process::geteuid() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "the process listening on {} runs as uid {}, not as this user",
+                socket.display(),
+                peer.uid.as_raw()
+            ),
+        ));
+    }
     control.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
     let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
     let mut ancillary = RecvAncillaryBuffer::new(&mut space);

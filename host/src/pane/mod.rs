@@ -184,7 +184,7 @@ impl Pane {
         records: &RecordStore,
         previous: Option<(PaneRecord, &'static str)>,
     ) -> io::Result<Arc<Pane>> {
-        let notify_token = random_token();
+        let notify_token = random_token()?;
         let extra_env = vec![
             ("PANEHOST_PANE".to_owned(), id.0.clone()),
             ("PANEHOST_NOTIFY_TOKEN".to_owned(), notify_token.clone()),
@@ -453,6 +453,15 @@ impl Pane {
         &self.info
     }
 
+    /// True when process `pid` is in the pane's session (the pane's process
+    /// leads its own session, so the session id is its pid).
+    pub fn is_in_session(&self, pid: Option<u32>) -> bool {
+        let Some(pid) = pid.and_then(|pid| i32::try_from(pid).ok()).and_then(rustix::process::Pid::from_raw) else {
+            return false;
+        };
+        rustix::process::getsid(Some(pid)).is_ok_and(|session| session.as_raw_nonzero().get() as u32 == self.info.pid)
+    }
+
     /// The bytes that interrupt this pane's runtime.
     pub fn interrupt_keys(&self) -> &[u8] {
         &self.interrupt_keys
@@ -622,7 +631,7 @@ impl Pane {
     /// later), at the offset reached then: a CLI may run its hook before it
     /// draws the answer.
     pub fn report(self: &Arc<Self>, token: &str, event: &str, payload: &str) -> bool {
-        if token != self.notify_token {
+        if !same_secret(token.as_bytes(), self.notify_token.as_bytes()) {
             return false;
         }
         let offset = self.current_progress().end;
@@ -870,18 +879,23 @@ fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
     Ok(())
 }
 
-/// A token only this pane's processes know (from their environment).
-fn random_token() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut token = String::new();
-    for _ in 0..2 {
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u128(
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos(),
-        );
-        token.push_str(&format!("{:016x}", hasher.finish()));
+/// A pane's notify token: 128 bits from the OS random source, in hex.
+fn random_token() -> io::Result<String> {
+    let mut bytes = [0u8; 16];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match rustix::rand::getrandom(&mut bytes[filled..], rustix::rand::GetRandomFlags::empty()) {
+            Ok(read) => filled += read,
+            Err(rustix::io::Errno::INTR) => {}
+            Err(err) => return Err(err.into()),
+        }
     }
-    token
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+/// Compares two secrets in time that depends on their lengths only.
+fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+    given.len() == expected.len() && given.iter().zip(expected).fold(0u8, |diff, (a, b)| diff | (a ^ b)) == 0
 }
 
 fn now_ms() -> u64 {

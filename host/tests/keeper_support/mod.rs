@@ -230,6 +230,13 @@ impl Keeper {
         connect_expecting(&self.socket, greeting)
     }
 
+    /// Connects while another connection is open: the keeper closes it at
+    /// once, without a greeting.
+    pub fn connect_refused(&self) {
+        let mut refused = connect(&self.socket);
+        refused.expect_closed();
+    }
+
     /// The test saw the pane's child exit.
     pub fn child_exited(&mut self) {
         self.process.child_exited(self.child_pid);

@@ -1,19 +1,29 @@
-//! Who may use the web terminal: the access token, its cookie, the Origin
-//! check, and keeping the token out of logs.
+//! Who may use the web terminal: the Host check, the access token, the
+//! Origin check, and keeping the token out of logs.
 //!
+//! - Every request must name, in its `Host`, a name this server serves:
+//!   its loopback names with its port (`127.0.0.1:P`, `localhost:P`,
+//!   `[::1]:P`), or, with `--allow-remote`, the address it listens on and
+//!   the names given with `--host-name`; else 421. A page of another site
+//!   whose name was made to resolve to this machine (DNS rebinding) sends
+//!   its own name and is refused before anything else.
 //! - Each run makes a fresh token: 32 bytes from `/dev/urandom`, in hex.
-//! - `GET /?token=T` with the right token sets a cookie holding it
-//!   (`HttpOnly; SameSite=Strict; Path=/`, named after the port, since
-//!   cookies do not tell ports apart) and redirects to the same URL without
-//!   the token, so that it leaves the address bar and the history.
-//! - Every other request, WebSocket upgrades included, needs the cookie or
-//!   the token in its query (`?token=T`, for programs); else 401.
+//!   The printed URL carries it in its fragment (`/#token=T`), which the
+//!   browser never sends to a server; the page keeps it in the tab's
+//!   `sessionStorage`, which only this origin (scheme, host *and port*) can
+//!   read. No cookie is set: a browser sends a host's cookies to every port
+//!   of that host, so any other local web server could read one.
+//! - The page's files are public (they hold no data). `GET /api/panes`
+//!   needs the token as `Authorization: Bearer T`; a WebSocket upgrade as
+//!   the subprotocol `panehost.token.T` (beside `panehost`, the one the
+//!   server picks), since a page cannot set headers on a WebSocket; a
+//!   program may pass `?token=T` instead. Else 401. `GET /?token=T` (an
+//!   address from before) is sent on to `/#token=T`.
 //! - A WebSocket upgrade, and any request that is not GET, HEAD or OPTIONS,
 //!   must come with an `Origin` that is this server's own origin (the
-//!   scheme and the `Host` the request was sent to); else 403. A page of
-//!   another site can then neither talk to a pane through the cookie the
-//!   browser holds nor change anything.
-//! - Request logs print URLs through [`redact_uri`].
+//!   scheme and the `Host` the request was sent to); else 403.
+//! - Request logs print URLs through [`redact_uri`]; the subprotocol header
+//!   is never logged.
 
 use super::server::{query_param, AppState};
 use axum::body::Body;
@@ -59,22 +69,44 @@ impl Token {
     }
 }
 
-/// The token and the cookie that carries it.
+/// The token, and the names this server answers to.
 #[derive(Debug)]
 pub(super) struct Auth {
     token: Token,
-    cookie_name: String,
+    /// Every `Host` a request may name, lowercase, with the port.
+    hosts: Vec<String>,
 }
 
+/// The WebSocket subprotocol the page asks for and the server picks.
+pub(super) const SUBPROTOCOL: &str = "panehost";
+
+/// The prefix of the subprotocol that carries the token.
+const TOKEN_SUBPROTOCOL: &str = "panehost.token.";
+
 impl Auth {
-    /// The server on `port` accepts `token`.
-    pub(super) fn new(token: Token, port: u16) -> Auth {
-        Auth { token, cookie_name: format!("panehost_web_{port}") }
+    /// The server on `listen` accepts `token`, for requests naming one of
+    /// its loopback names, its own address, or one of `names` (each with
+    /// the port).
+    pub(super) fn new(token: Token, listen: std::net::SocketAddr, names: &[String]) -> Auth {
+        let port = listen.port();
+        let mut hosts = vec![format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")];
+        hosts.push(listen.to_string());
+        hosts.extend(names.iter().map(|name| format!("{name}:{port}")));
+        let mut hosts: Vec<String> = hosts.into_iter().map(|host| host.to_ascii_lowercase()).collect();
+        hosts.sort();
+        hosts.dedup();
+        Auth { token, hosts }
     }
 
     /// The token, for the one URL printed at start.
     pub(super) fn token(&self) -> &str {
         &self.token.0
+    }
+
+    /// True when `host` (a `Host` header) is one this server serves.
+    fn serves(&self, host: &str) -> bool {
+        let host = host.to_ascii_lowercase();
+        self.hosts.iter().any(|served| *served == host)
     }
 
     /// Compares in time independent of where the first difference is.
@@ -87,26 +119,30 @@ impl Auth {
         expected.iter().zip(candidate).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
     }
 
-    /// True when a `Cookie` header carries the token under our name.
-    fn has_cookie(&self, headers: &HeaderMap) -> bool {
-        headers
-            .get_all(header::COOKIE)
+    /// True when the request carries the token: `Authorization: Bearer T`,
+    /// the subprotocol `panehost.token.T`, or `?token=T`.
+    fn carries_token(&self, headers: &HeaderMap, uri: &Uri) -> bool {
+        let bearer = headers
+            .get_all(header::AUTHORIZATION)
             .iter()
             .filter_map(|value| value.to_str().ok())
-            .flat_map(|value| value.split(';'))
-            .filter_map(|pair| pair.trim().split_once('='))
-            .any(|(name, value)| name == self.cookie_name && self.is_token(value.trim_matches('"')))
-    }
-
-    /// The `Set-Cookie` value: a session cookie for this server only.
-    fn set_cookie(&self) -> String {
-        format!("{}={}; Path=/; HttpOnly; SameSite=Strict", self.cookie_name, self.token.0)
+            .filter_map(|value| value.strip_prefix("Bearer "))
+            .any(|token| self.is_token(token.trim()));
+        let subprotocol = headers
+            .get_all(header::SEC_WEBSOCKET_PROTOCOL)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .filter_map(|protocol| protocol.trim().strip_prefix(TOKEN_SUBPROTOCOL))
+            .any(|token| self.is_token(token));
+        let query = query_param(uri.query(), "token").is_some_and(|token| self.is_token(&token));
+        bearer || subprotocol || query
     }
 }
 
 /// The middleware in front of every route: logs the request (token
-/// redacted), checks the Origin where it matters, then the cookie or the
-/// token; adds the security headers to every answer.
+/// redacted), checks the Host, the Origin where it matters, then the token
+/// where it is needed; adds the security headers to every answer.
 pub(super) async fn guard(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
     let method = request.method().clone();
     tracing::debug!(%method, uri = %redact_uri(request.uri()), "request");
@@ -126,6 +162,14 @@ pub(super) async fn guard(State(state): State<Arc<AppState>>, request: Request, 
 
 async fn check(auth: &Auth, request: Request, next: Next) -> Response {
     let headers = request.headers();
+    let host = headers.get(header::HOST).and_then(|value| value.to_str().ok()).unwrap_or("");
+    if !auth.serves(host) {
+        tracing::info!(host, "refused a request for a name this server does not serve");
+        return refusal(
+            StatusCode::MISDIRECTED_REQUEST,
+            "421 Misdirected Request: this server answers to its own names only (see `panehost web --help`).",
+        );
+    }
     if needs_same_origin(request.method(), headers) && !is_same_origin(headers) {
         tracing::info!(origin = ?headers.get(header::ORIGIN), "refused a request from a foreign origin");
         return refusal(
@@ -133,12 +177,15 @@ async fn check(auth: &Auth, request: Request, next: Next) -> Response {
             "403 Forbidden: this request must come from the web terminal's own page.",
         );
     }
+    let path = request.uri().path();
+    let needs_token = path == "/ws" || path.starts_with("/api/");
     let query_token = query_param(request.uri().query(), "token");
-    let token_ok = query_token.as_deref().is_some_and(|token| auth.is_token(token));
-    if token_ok && request.method() == Method::GET && request.uri().path() == "/" && !is_upgrade(headers) {
-        return welcome_redirect(auth, request.uri());
+    if request.method() == Method::GET && path == "/" && !is_upgrade(headers) {
+        if let Some(token) = query_token {
+            return to_fragment(request.uri(), &token);
+        }
     }
-    if token_ok || auth.has_cookie(headers) {
+    if !needs_token || auth.carries_token(headers, request.uri()) {
         return next.run(request).await;
     }
     refusal(
@@ -147,14 +194,15 @@ async fn check(auth: &Auth, request: Request, next: Next) -> Response {
     )
 }
 
-/// Sets the cookie and sends the browser to the same URL without the token.
-fn welcome_redirect(auth: &Auth, uri: &Uri) -> Response {
-    let location = without_token(uri);
+/// An address of the page with the token in its query (as printed before)
+/// sent on to the same address with the token in its fragment, which the
+/// page keeps and the browser never sends.
+fn to_fragment(uri: &Uri, token: &str) -> Response {
+    let token: String = token.chars().filter(char::is_ascii_hexdigit).collect();
+    let location = format!("{}#token={token}", without_token(uri));
     let mut response = StatusCode::SEE_OTHER.into_response();
-    let headers = response.headers_mut();
-    if let (Ok(location), Ok(cookie)) = (HeaderValue::from_str(&location), HeaderValue::from_str(&auth.set_cookie())) {
-        headers.insert(header::LOCATION, location);
-        headers.insert(header::SET_COOKIE, cookie);
+    if let Ok(location) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, location);
     }
     response
 }
@@ -246,7 +294,7 @@ mod tests {
     use super::*;
 
     fn auth() -> Auth {
-        Auth::new(Token::from_bytes(&[0xab; TOKEN_BYTES]), 8080)
+        Auth::new(Token::from_bytes(&[0xab; TOKEN_BYTES]), "127.0.0.1:8080".parse().unwrap(), &[])
     }
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
@@ -277,16 +325,32 @@ mod tests {
     }
 
     #[test]
-    fn the_cookie_is_named_after_the_port_and_locked_down() {
+    fn the_token_comes_as_a_bearer_a_subprotocol_or_a_query() {
         let auth = auth();
-        let cookie = auth.set_cookie();
-        assert!(cookie.starts_with(&format!("panehost_web_8080={}", "ab".repeat(32))), "{cookie}");
-        assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"));
         let token = "ab".repeat(32);
-        assert!(auth.has_cookie(&headers(&[("cookie", &format!("a=b; panehost_web_8080={token}"))])));
-        assert!(!auth.has_cookie(&headers(&[("cookie", &format!("panehost_web_9090={token}"))])));
-        assert!(!auth.has_cookie(&headers(&[("cookie", "panehost_web_8080=00")])));
-        assert!(!auth.has_cookie(&HeaderMap::new()));
+        let bare: Uri = "/api/panes".parse().unwrap();
+        assert!(auth.carries_token(&headers(&[("authorization", &format!("Bearer {token}"))]), &bare));
+        let protocols = format!("panehost, panehost.token.{token}");
+        assert!(auth.carries_token(&headers(&[("sec-websocket-protocol", &protocols)]), &bare));
+        assert!(auth.carries_token(&HeaderMap::new(), &format!("/ws?pane=p1&token={token}").parse().unwrap()));
+        assert!(!auth.carries_token(&headers(&[("authorization", "Bearer 00")]), &bare));
+        assert!(!auth.carries_token(&headers(&[("cookie", &format!("panehost_web_8080={token}"))]), &bare));
+        assert!(!auth.carries_token(&HeaderMap::new(), &bare));
+    }
+
+    #[test]
+    fn only_the_names_of_this_server_are_served() {
+        let auth = auth();
+        for served in ["127.0.0.1:8080", "localhost:8080", "LOCALHOST:8080", "[::1]:8080"] {
+            assert!(auth.serves(served), "{served}");
+        }
+        for foreign in ["evil.example:8080", "127.0.0.1:9090", "localhost", "", "127.0.0.1:8080.evil.example"] {
+            assert!(!auth.serves(foreign), "{foreign}");
+        }
+        let remote =
+            Auth::new(Token::from_bytes(&[1; TOKEN_BYTES]), "10.0.0.5:7000".parse().unwrap(), &["box.lan".into()]);
+        assert!(remote.serves("10.0.0.5:7000") && remote.serves("box.lan:7000"));
+        assert!(!remote.serves("evil.example:7000"));
     }
 
     #[test]

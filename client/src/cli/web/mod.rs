@@ -9,7 +9,7 @@
 //!
 //! One file per job:
 //! - [`server`]: the routes and the shared state;
-//! - [`auth`]: the token, the cookie, the Origin check, and the redaction
+//! - [`auth`]: the Host check, the token, the Origin check, and the redaction
 //!   of the token from logged URLs;
 //! - [`bridge`]: one WebSocket, one pane subscription;
 //! - [`wire`]: the JSON messages of the WebSocket, both directions;
@@ -39,6 +39,11 @@ pub(crate) struct WebArgs {
     /// and holds the token controls the panes; there is no TLS.
     #[arg(long)]
     allow_remote: bool,
+    /// A name the page is reached by from elsewhere (with --allow-remote),
+    /// such as this machine's DNS name; requests naming any other host are
+    /// refused. May be given several times.
+    #[arg(long = "host-name", value_name = "NAME", requires = "allow_remote")]
+    host_names: Vec<String>,
     /// The page's directory: index.html, app.js, and node_modules/ from
     /// `npm ci` [default: client/web, found from this executable]
     #[arg(long, value_name = "DIR")]
@@ -61,8 +66,10 @@ pub(crate) async fn run(context: &Context, args: WebArgs) -> anyhow::Result<()> 
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let local = listener.local_addr()?;
-    let auth = auth::Auth::new(token, local.port());
-    let url = format!("http://{}/?token={}", display_address(local), auth.token());
+    let auth = auth::Auth::new(token, local, &args.host_names);
+    // The token travels in the fragment: the browser never sends it; the
+    // page keeps it for this origin only.
+    let url = format!("http://{}/#token={}", display_address(local), auth.token());
     let state = Arc::new(server::AppState { auth, assets, host });
     let app = server::router(Arc::clone(&state));
 

@@ -32,7 +32,7 @@ const MAX_WEBSOCKET_MESSAGE: usize = 4 * 1024 * 1024;
 /// What every route can reach.
 #[derive(Debug)]
 pub(super) struct AppState {
-    /// The token and its cookie.
+    /// The token, and the names this server answers to.
     pub(super) auth: Auth,
     /// The page's files.
     pub(super) assets: Assets,
@@ -89,7 +89,10 @@ async fn websocket(
         Ok(request) => request,
         Err(problem) => return (StatusCode::BAD_REQUEST, format!("{problem}\n")).into_response(),
     };
-    upgrade.max_message_size(MAX_WEBSOCKET_MESSAGE).on_upgrade(move |socket| bridge::run(socket, state, request))
+    upgrade
+        .protocols([auth::SUBPROTOCOL])
+        .max_message_size(MAX_WEBSOCKET_MESSAGE)
+        .on_upgrade(move |socket| bridge::run(socket, state, request))
 }
 
 /// Reads `pane`, `generation` and `offset`.

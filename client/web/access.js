@@ -1,0 +1,35 @@
+// The access token. `panehost web` prints the page's address with the token
+// in its fragment (`/#token=...`), which the browser never sends to a
+// server. The page moves it into this tab's sessionStorage, which only
+// this origin (scheme, host and port) can read, and sends it with each
+// request that needs it: as `Authorization: Bearer` on `/api/panes`, and
+// as the WebSocket subprotocol `panehost.token.<token>` (a page cannot set
+// headers on a WebSocket). A reload keeps it; no cookie is set, because a
+// browser sends a host's cookies to every port of that host.
+
+const KEY = 'panehost-token';
+
+/** Moves a token in the address's fragment into sessionStorage. */
+export function takeTokenFromAddress() {
+  const match = /(?:^#|&)token=([0-9a-f]+)/.exec(location.hash);
+  if (!match) return;
+  sessionStorage.setItem(KEY, match[1]);
+  history.replaceState(history.state, '', `${location.pathname}${location.search}`);
+}
+
+/** The token this tab holds, or null. */
+export function token() {
+  return sessionStorage.getItem(KEY);
+}
+
+/** Headers that carry the token. */
+export function authorization() {
+  const held = token();
+  return held ? { authorization: `Bearer ${held}` } : {};
+}
+
+/** The WebSocket subprotocols to ask for: the one the server picks, and the token. */
+export function socketProtocols() {
+  const held = token();
+  return held ? ['panehost', `panehost.token.${held}`] : ['panehost'];
+}
