@@ -2,6 +2,11 @@
 //! canary` judges a candidate CLI; every other subcommand is a client.
 
 fn main() -> std::process::ExitCode {
+    // A keeper is this same executable, run by its host under the name
+    // `panehost-keeper`: one file to install.
+    if panehost_host::keeper::invoked_as_keeper() {
+        panehost_host::keeper::main();
+    }
     panehost_client::cli::main(panehost_client::cli::Entrypoints {
         run_host: |launch| {
             panehost_host::run(panehost_host::HostConfig {

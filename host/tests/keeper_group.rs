@@ -175,6 +175,7 @@ fn a_bad_command_line_is_answered_with_one_error_line() {
     let mut keeper = KeeperProcess::start_in(dir, |command| {
         // No `--sockets`: the test's own command, without arguments.
         *command = std::process::Command::new(KEEPER);
+        std::os::unix::process::CommandExt::arg0(command, KEEPER_NAME);
         command.stdin(Stdio::piped()).stdout(Stdio::piped());
     });
     assert_eq!(keeper.answer(), "error usage: panehost-keeper --sockets DIR (pane requests on stdin)");
@@ -191,11 +192,28 @@ fn a_pane_inherits_no_descriptor_of_the_keeper_or_of_other_panes() {
     // connection and pidfd, and its own stdin and stdout pipes.
     let second = keeper.add_pane("second", 80, 24, &["sleep", "1000"]);
     for child in [first, second] {
+        // Until it has executed `sleep`, a child still holds what it was
+        // forked with (the channel its exec reports a failure on).
+        wait_for_exec(child, "sleep");
         let mut fds: Vec<String> = std::fs::read_dir(format!("/proc/{child}/fd"))
             .unwrap()
             .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         fds.sort();
         assert_eq!(fds, ["0", "1", "2"], "the descriptors of pane {child}");
+    }
+}
+
+/// Waits until process `pid` runs the program named `name` (its
+/// `/proc/PID/exe`).
+fn wait_for_exec(pid: i32, name: &str) {
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    loop {
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+        if exe.as_deref().and_then(std::path::Path::file_name).is_some_and(|exe| exe == name) {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{pid} never executed {name} ({exe:?})");
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }

@@ -131,24 +131,23 @@ fn a_killed_keeper_takes_its_group_and_the_host_serves_their_processes_directly(
 
 #[test]
 fn a_host_runs_its_own_keeper_after_an_upgrade_replaces_the_file() {
-    // The host and its keeper, copied where the test may replace them.
+    // The host (which is its keeper too), copied where the test may replace it.
     let bin = tempfile::tempdir().unwrap();
     let program = bin.path().join("panehost");
-    let keeper = bin.path().join("panehost-keeper");
     std::fs::copy(panehost_bin(), &program).unwrap();
-    std::fs::copy(bin_dir().join("panehost-keeper"), &keeper).unwrap();
     let host = TestHost::start_program(&program, &[("PANEHOST_PANES_PER_KEEPER", "1")]);
     let mut conn = host.connect(Encoding::Bincode);
     let before = conn.start(start_params("shell", &[]));
 
-    // An upgrade installs a keeper that would not understand this host (as
-    // an installer does: a new file renamed over the old one).
-    let replacement = bin.path().join("panehost-keeper.new");
+    // An upgrade installs a program that would not understand this host
+    // (as an installer does: a new file renamed over the old one).
+    let replacement = bin.path().join("panehost.new");
     std::fs::write(&replacement, "#!/bin/sh\necho error not the keeper this host started with\nexit 1\n").unwrap();
     std::fs::set_permissions(&replacement, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    std::fs::rename(&replacement, &keeper).unwrap();
+    std::fs::rename(&replacement, &program).unwrap();
 
-    // One pane per keeper: this pane needs a new keeper process.
+    // One pane per keeper: this pane needs a new keeper process, which is
+    // the executable the host started from.
     let after = conn.start(start_params("shell", &[]));
     let new_keeper = parent(after.pid);
     assert_ne!(new_keeper, parent(before.pid));

@@ -4,7 +4,9 @@
 //!
 //! # Contract
 //!
-//! **Invocation.** `panehost-keeper --sockets DIR`. Every pane's socket
+//! **Invocation.** `panehost-keeper --sockets DIR`: the `panehost`
+//! executable run with `panehost-keeper` as its name (`argv[0]`); there is
+//! no other file to install. Every pane's socket
 //! will be a file directly in DIR. The keeper's own environment is not
 //! passed on: each pane request carries its child's whole environment.
 //!
@@ -80,8 +82,9 @@
 //! running without it).
 
 //!
-//! The `panehost-keeper` executable is [`main`]. The wire (`args`,
-//! `pane_requests`, `protocol`) is public so that it can be fuzzed.
+//! The keeper's process is [`main`], which the `panehost` executable runs
+//! when [`invoked_as_keeper`]. The wire (`args`, `pane_requests`,
+//! `protocol`) is public so that it can be fuzzed.
 
 pub mod args;
 mod child;
@@ -99,8 +102,20 @@ use serve::Keeper;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 
+/// The name a keeper is run under (`argv[0]`), and the name of its process.
+pub const KEEPER_NAME: &str = "panehost-keeper";
+
+/// True when this process was started as a keeper: its `argv[0]` is
+/// [`KEEPER_NAME`] (or a path ending in it).
+pub fn invoked_as_keeper() -> bool {
+    std::env::args_os()
+        .next()
+        .map(std::path::PathBuf::from)
+        .is_some_and(|name| name.file_name().is_some_and(|name| name == KEEPER_NAME))
+}
+
 /// The keeper's process, from start-up to exit (see the contract above).
-pub fn main() {
+pub fn main() -> ! {
     match start() {
         Ok(keeper) => keeper.serve(),
         Err(message) => {

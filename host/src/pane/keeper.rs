@@ -34,8 +34,9 @@ use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// The keeper executable's name; it is looked up next to the host's own.
-pub const KEEPER_PROGRAM: &str = "panehost-keeper";
+/// The name a keeper is run under: the host's own executable, run with
+/// this name, is a keeper.
+pub const KEEPER_PROGRAM: &str = crate::keeper::KEEPER_NAME;
 
 /// The largest pane request a keeper reads (its words and their NULs).
 const MAX_PANE_REQUEST: usize = 1 << 20;
@@ -57,18 +58,14 @@ pub struct Handover {
     pub control: UnixStream,
 }
 
-/// The keeper program next to this executable.
+/// The keeper program: this host's own executable.
 pub fn keeper_program() -> PathBuf {
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|dir| dir.join(KEEPER_PROGRAM)))
-        .filter(|path| path.exists())
-        .unwrap_or_else(|| PathBuf::from(KEEPER_PROGRAM))
+    PathBuf::from("/proc/self/exe")
 }
 
-/// The keeper executable this host starts, held open from the host's
-/// start: an upgrade that replaces the file on disk before the host is
-/// reloaded does not change the keeper this host runs, so a host and its
+/// The keeper executable this host starts (its own), held open from the
+/// host's start: an upgrade that replaces the file on disk before the host
+/// is reloaded does not change the keeper this host runs, so a host and its
 /// keepers always speak the same version of their protocol.
 #[derive(Debug)]
 struct KeeperExecutable {
@@ -89,8 +86,9 @@ impl KeeperExecutable {
                 Self { path, _held: Some(file) }
             }
             Err(err) => {
-                tracing::warn!(program = %program.display(), %err, "cannot hold the keeper executable open; starting it by path");
-                Self { path: program, _held: None }
+                let path = std::env::current_exe().unwrap_or(program);
+                tracing::warn!(program = %path.display(), %err, "cannot hold the executable open; starting keepers by path");
+                Self { path, _held: None }
             }
         }
     }

@@ -13,12 +13,16 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-pub const KEEPER: &str = env!("CARGO_BIN_EXE_panehost-keeper");
+/// The executable a keeper is: `panehost`, run under the keeper's name.
+pub const KEEPER: &str = env!("CARGO_BIN_EXE_panehost");
+/// The name a keeper is run under.
+pub const KEEPER_NAME: &str = "panehost-keeper";
 /// How long any one expected event may take.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 /// Set for the re-executed test binary that plays a foreign user.
@@ -65,6 +69,7 @@ impl KeeperProcess {
     pub fn start_in(dir: TempDir, adjust: impl FnOnce(&mut Command)) -> Self {
         let mut command = Command::new(KEEPER);
         command
+            .arg0(KEEPER_NAME)
             .arg("--sockets")
             .arg(&dir.0)
             .env_clear()

@@ -2,10 +2,10 @@
 //! scratch directory, the scratch HOME, PATH = the CLIs' bin directories +
 //! node's + `/usr/bin:/bin`, and the fixture's variables. Ended by its pid.
 //!
-//! The host's binaries (`panehost`, and `panehost-keeper` when the build
-//! has one) are copied into the scratch directory first: the host runs
-//! `panehost notify` from its own path for the CLIs' hooks, and a rebuild
-//! of the workspace during the run must not swap the program under it.
+//! The host's executable (`panehost`, which is its keepers too) is copied
+//! into the scratch directory first: the host runs `panehost notify` from
+//! its own path for the CLIs' hooks, and a rebuild of the workspace during
+//! the run must not swap the program under it.
 
 use panehost_client::{Client, ClientOptions};
 use std::os::unix::net::UnixStream;
@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 /// How long the host may take to listen, or to exit once asked to.
 const HOST_WAIT: Duration = Duration::from_secs(30);
 
-/// The binaries the host needs next to each other.
-const HOST_BINARIES: &[&str] = &["panehost", "panehost-keeper"];
+/// The binaries the host needs.
+const HOST_BINARIES: &[&str] = &["panehost"];
 
 /// A running host.
 #[derive(Debug)]

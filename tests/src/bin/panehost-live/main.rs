@@ -23,7 +23,7 @@
 //!   `$PANEHOST_CLI_CACHE`, else `~/.cache/panehost/clis`.
 //! * `--records DIR`: where the records go. Default: `tests/live-records`.
 //! * `--doc FILE`: the page to generate. Default: `docs/COMPATIBILITY.md`.
-//! * `--bin-dir DIR`: where `panehost`, `panehost-keeper` and
+//! * `--bin-dir DIR`: where `panehost` and
 //!   `panehost-model-endpoint` are. Default: this binary's directory.
 //! * `--keep`: keep the scratch directory (HOME, host and fixture logs).
 //! * `--doc-only`: rewrite the page from the records; run nothing.

@@ -14,7 +14,7 @@ pub const USAGE: &str = "usage: panehost-live [--runtime ID]... [--cache DIR] [-
                  (default: $PANEHOST_CLI_CACHE, else ~/.cache/panehost/clis)
   --records DIR  where the records go (default: tests/live-records)
   --doc FILE     the page to generate (default: docs/COMPATIBILITY.md)
-  --bin-dir DIR  where panehost, panehost-keeper and panehost-model-endpoint are
+  --bin-dir DIR  where panehost and panehost-model-endpoint are
                  (default: the directory of this binary)
   --keep         keep the scratch directory (HOME, logs) and print its path
   --doc-only     only rewrite the page from the records; run nothing
