@@ -1,8 +1,9 @@
 //! Running a CLI's version or help probe: a timeout, a scratch HOME, a
-//! scrubbed environment, optionally no network, and every process it
-//! started ended afterwards.
+//! scrubbed environment, optionally the canary's sandbox (none of the
+//! user's files, and no network unless asked), and every process it started
+//! ended afterwards.
 
-use crate::network_namespace::without_network;
+use crate::sandbox::Sandbox;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -26,17 +27,6 @@ pub enum ProbeOutcome {
     Failed(String),
 }
 
-/// Whether a probe's processes may use the host's network.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProbeNetwork {
-    /// The host's network, as any child of the host has.
-    Shared,
-    /// None: a private network namespace with no interface up. When the
-    /// kernel refuses one, the probe does not run
-    /// ([`ProbeError::NetworkNamespaceRefused`]).
-    Private,
-}
-
 /// One probe: a program, its arguments, and what may vary around them.
 #[derive(Debug, Clone, Copy)]
 pub struct ProbeRequest<'a> {
@@ -50,8 +40,11 @@ pub struct ProbeRequest<'a> {
     pub extra_env: &'a [(String, String)],
     /// How long it may run.
     pub timeout: Duration,
-    /// Whether it may use the network.
-    pub network: ProbeNetwork,
+    /// `None`: it runs as any child of the host does (detection probes an
+    /// installed CLI so). `Some`: in this sandbox (the canary's candidates),
+    /// and when the sandbox cannot be made, not at all
+    /// ([`ProbeError::SandboxRefused`]).
+    pub sandbox: Option<&'a Sandbox>,
 }
 
 /// How a probe's process ended.
@@ -99,9 +92,10 @@ pub enum ProbeError {
     /// Its scratch home could not be made.
     #[error("cannot make a scratch home: {0}")]
     ScratchHome(String),
-    /// The kernel refused a private network namespace.
-    #[error("the kernel refused a private network namespace: {0}")]
-    NetworkNamespaceRefused(String),
+    /// The sandbox could not be made (bubblewrap missing, or the kernel
+    /// refused a namespace or a mount): the program did not run.
+    #[error("the sandbox was refused: {0}")]
+    SandboxRefused(String),
     /// The program could not be started.
     #[error("cannot run {program}: {reason}")]
     Spawn {
@@ -126,7 +120,7 @@ pub fn run_probe(
     extra_env: &[(String, String)],
     timeout: Duration,
 ) -> ProbeOutcome {
-    let request = ProbeRequest { program, args, search_path, extra_env, timeout, network: ProbeNetwork::Shared };
+    let request = ProbeRequest { program, args, search_path, extra_env, timeout, sandbox: None };
     match run_probe_capturing(&request) {
         Err(err) => ProbeOutcome::Failed(err.to_string()),
         Ok(run) if run.exit == ProbeExit::TimedOut => {
@@ -141,13 +135,13 @@ pub fn run_probe(
     }
 }
 
-/// Runs a probe as [`run_probe`] does, with the choice of network, and
-/// returns both streams and how it ended, whatever the exit status.
+/// Runs a probe as [`run_probe`] does, in a sandbox when one is asked for,
+/// and returns both streams and how it ended, whatever the exit status.
 ///
 /// # Errors
 /// Fails when the probe could not run at all, and with
-/// [`ProbeError::NetworkNamespaceRefused`] when a private network was asked
-/// for and the kernel refused it.
+/// [`ProbeError::SandboxRefused`] when a sandbox was asked for and could not
+/// be made.
 pub fn run_probe_capturing(request: &ProbeRequest<'_>) -> Result<ProbeRun, ProbeError> {
     let scratch = scratch_home().map_err(|err| ProbeError::ScratchHome(err.to_string()))?;
     let run = run_in(request, &scratch);
@@ -165,10 +159,33 @@ pub fn describe_exit(exit: ProbeExit) -> String {
 }
 
 fn run_in(request: &ProbeRequest<'_>, home: &Path) -> Result<ProbeRun, ProbeError> {
-    let program = request.program;
-    let mut command = Command::new(program);
+    let Some(sandbox) = request.sandbox else {
+        let mut command = Command::new(request.program);
+        command.args(request.args);
+        return run_captured(scrubbed(command, request, home), request.timeout);
+    };
+    let prepared = sandbox
+        .prepare(request.program, request.args, request.search_path, home)
+        .map_err(ProbeError::SandboxRefused)?;
+    let run = match run_captured(scrubbed(prepared.command, request, home), request.timeout) {
+        Err(ProbeError::Spawn { reason, .. }) => {
+            return Err(ProbeError::SandboxRefused(format!("cannot start bwrap: {reason}")))
+        }
+        other => other?,
+    };
+    if run.exit == ProbeExit::TimedOut {
+        return Ok(run);
+    }
+    match prepared.status.exit_code() {
+        Some(code) => Ok(ProbeRun { exit: sandboxed_exit(code), ..run }),
+        None => Err(not_run(request.program, &run)),
+    }
+}
+
+/// `command` with no variables but `PATH`, a scratch `HOME` (also its
+/// working directory), `LANG`, `TERM` and the request's own.
+fn scrubbed(mut command: Command, request: &ProbeRequest<'_>, home: &Path) -> Command {
     command
-        .args(request.args)
         .env_clear()
         .env("PATH", request.search_path.unwrap_or("/usr/bin:/bin"))
         .env("HOME", home)
@@ -176,21 +193,28 @@ fn run_in(request: &ProbeRequest<'_>, home: &Path) -> Result<ProbeRun, ProbeErro
         .env("TERM", "dumb")
         .envs(request.extra_env.iter().map(|(name, value)| (name, value)))
         .current_dir(home);
-    let namespace = match request.network {
-        ProbeNetwork::Shared => None,
-        ProbeNetwork::Private => Some(
-            without_network(&mut command)
-                .map_err(|err| ProbeError::NetworkNamespaceRefused(format!("cannot prepare it: {err}")))?,
-        ),
-    };
-    match run_captured(command, request.timeout) {
-        Err(ProbeError::Spawn { program, reason }) => match namespace.as_ref().and_then(|guard| guard.refusal()) {
-            Some(refusal) => {
-                Err(ProbeError::NetworkNamespaceRefused(format!("unshare(CLONE_NEWUSER|CLONE_NEWNET): {refusal}")))
-            }
-            None => Err(ProbeError::Spawn { program, reason }),
-        },
-        other => other,
+    command
+}
+
+/// How a sandboxed program ended: bwrap reports a program killed by signal
+/// N as 128+N, as a shell does, and so the canary reads it.
+fn sandboxed_exit(code: i32) -> ProbeExit {
+    match code {
+        129..=192 => ProbeExit::Signal(code - 128),
+        code => ProbeExit::Code(code),
+    }
+}
+
+/// Why a sandboxed program did not run, from bwrap's words: it could not
+/// be executed there, or the sandbox could not be made.
+fn not_run(program: &Path, run: &ProbeRun) -> ProbeError {
+    let words: Vec<&str> = run.stderr.lines().filter_map(|line| line.strip_prefix("bwrap: ")).map(str::trim).collect();
+    match words.iter().find_map(|line| line.strip_prefix("execvp ")) {
+        Some(reason) => ProbeError::Spawn { program: program.display().to_string(), reason: reason.to_owned() },
+        None if words.is_empty() => {
+            ProbeError::SandboxRefused(format!("bwrap ended ({}) before the program ran", describe_exit(run.exit)))
+        }
+        None => ProbeError::SandboxRefused(format!("bwrap: {}", words.join(" / "))),
     }
 }
 
@@ -277,6 +301,7 @@ impl PrivateDir for std::fs::DirBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::SandboxNetwork;
 
     #[test]
     fn a_probe_reads_output_in_a_scrubbed_environment() {
@@ -300,7 +325,7 @@ mod tests {
         assert!(matches!(outcome, ProbeOutcome::Failed(ref reason) if reason.contains("no answer")), "{outcome:?}");
     }
 
-    fn shell(script: &str, network: ProbeNetwork) -> Result<ProbeRun, ProbeError> {
+    fn shell(script: &str, sandbox: Option<&Sandbox>) -> Result<ProbeRun, ProbeError> {
         let args = vec!["-c".to_owned(), script.to_owned()];
         let request = ProbeRequest {
             program: Path::new("/bin/sh"),
@@ -308,30 +333,103 @@ mod tests {
             search_path: None,
             extra_env: &[],
             timeout: Duration::from_secs(10),
-            network,
+            sandbox,
         };
         run_probe_capturing(&request)
     }
 
+    fn offline(hidden: Vec<std::path::PathBuf>) -> Sandbox {
+        Sandbox { network: SandboxNetwork::Private, hidden, read_only: Vec::new(), writable: Vec::new() }
+    }
+
     #[test]
-    fn a_private_probe_sees_no_network_but_its_own_ids() {
-        match shell("id -u; cat /proc/net/dev", ProbeNetwork::Private) {
+    fn a_sandboxed_probe_sees_no_network_no_hidden_file_and_its_own_ids() {
+        let dir = std::env::temp_dir().join(format!("panehost-probe-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("secret"), "s3cret").unwrap();
+        let script = format!(
+            "id -u; cat /proc/net/dev; cat {dir}/secret; touch {dir}/planted /usr/planted /planted $HOME/ok && echo wrote",
+            dir = dir.display()
+        );
+        match shell(&script, Some(&offline(vec![dir.clone()]))) {
             Ok(run) => {
-                assert!(run.succeeded(), "{run:?}");
                 let mut lines = run.stdout.lines();
                 assert_eq!(lines.next(), Some(rustix::process::getuid().as_raw().to_string().as_str()));
-                let interfaces: Vec<&str> = lines.skip(2).filter_map(|line| line.split(':').next()).collect();
-                assert_eq!(interfaces.iter().map(|name| name.trim()).collect::<Vec<_>>(), ["lo"], "{run:?}");
+                let interfaces: Vec<&str> =
+                    lines.skip(2).filter_map(|line| line.split_once(':').map(|(name, _)| name.trim())).collect();
+                assert_eq!(interfaces, ["lo"], "{run:?}");
+                assert!(!run.stdout.contains("s3cret") && !run.stdout.contains("wrote"), "{run:?}");
+                assert!(run.stderr.contains("Read-only file system"), "{run:?}");
+                assert!(!dir.join("planted").exists());
             }
-            // A kernel without user namespaces says so; it never runs the probe with the network.
-            Err(ProbeError::NetworkNamespaceRefused(reason)) => eprintln!("skipped: {reason}"),
+            // Where the sandbox cannot be made, the probe never runs without it.
+            Err(ProbeError::SandboxRefused(reason)) => eprintln!("skipped: {reason}"),
             Err(other) => panic!("{other:?}"),
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_sandboxed_probe_keeps_its_exit_code_and_its_signal() {
+        match shell("echo out; kill -SEGV $$", Some(&offline(Vec::new()))) {
+            Ok(run) => assert_eq!((run.exit, run.stdout.as_str()), (ProbeExit::Signal(11), "out\n")),
+            Err(ProbeError::SandboxRefused(reason)) => eprintln!("skipped: {reason}"),
+            Err(other) => panic!("{other:?}"),
+        }
+        if let Ok(run) = shell("exit 3", Some(&offline(Vec::new()))) {
+            assert_eq!(run.exit, ProbeExit::Code(3));
+        }
+    }
+
+    #[test]
+    fn a_sandboxed_probe_that_hangs_is_ended_with_all_it_started() {
+        // A duration no other process is sleeping for, to find it by.
+        let duration = format!("{}.{}", 40 + std::process::id() % 50, std::process::id());
+        let started = std::time::Instant::now();
+        let args = vec!["-c".to_owned(), format!("setsid sleep {duration} & sleep {duration}")];
+        let sandbox = offline(Vec::new());
+        let request = ProbeRequest {
+            program: Path::new("/bin/sh"),
+            args: &args,
+            search_path: None,
+            extra_env: &[],
+            timeout: Duration::from_millis(500),
+            sandbox: Some(&sandbox),
+        };
+        match run_probe_capturing(&request) {
+            Ok(run) => assert_eq!(run.exit, ProbeExit::TimedOut, "{run:?}"),
+            Err(ProbeError::SandboxRefused(reason)) => return eprintln!("skipped: {reason}"),
+            Err(other) => panic!("{other:?}"),
+        }
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let sleeping = || {
+            std::fs::read_dir("/proc")
+                .unwrap()
+                .flatten()
+                .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
+                .filter(|cmdline| String::from_utf8_lossy(cmdline).contains(&duration))
+                .count()
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while sleeping() > 0 {
+            assert!(std::time::Instant::now() < deadline, "a process of the probe outlived it");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn a_sandbox_that_cannot_be_made_runs_nothing() {
+        // Showing a directory that holds a hidden one would show it.
+        let sandbox = Sandbox { read_only: vec!["/home".into()], ..offline(vec!["/home/someone".into()]) };
+        match shell("echo ran", Some(&sandbox)) {
+            Err(ProbeError::SandboxRefused(reason)) => assert!(reason.contains("cannot be shown"), "{reason}"),
+            other => panic!("{other:?}"),
         }
     }
 
     #[test]
     fn a_probe_keeps_both_streams_and_the_exit_code() {
-        let run = shell("echo out; echo err >&2; exit 3", ProbeNetwork::Shared).unwrap();
+        let run = shell("echo out; echo err >&2; exit 3", None).unwrap();
         assert_eq!((run.exit, run.stdout.as_str(), run.stderr.as_str()), (ProbeExit::Code(3), "out\n", "err\n"));
     }
 }

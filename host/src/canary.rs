@@ -2,7 +2,8 @@
 //! runtime in the host's catalog (built-in and custom runtimes), runs
 //! `panehost_adapters::canary`, writes each report under
 //! `STATE_DIR/canary/`, and returns what the command line prints. It needs
-//! no running host and never changes one.
+//! no running host and never changes one; the candidate sees neither the
+//! caller's home nor the state directory.
 
 use crate::config::runtimes_config_from_env;
 use crate::daemon::catalog;
@@ -31,6 +32,7 @@ pub fn run(launch: CanaryLaunch) -> anyhow::Result<CanaryOutput> {
             descriptor,
             candidate,
             environment: &environment,
+            state_dir: launch.state_dir.clone(),
             scratch_root: scratch_root.clone(),
             probe_timeout: PROBE_TIMEOUT,
             staging_timeout: STAGING_TIMEOUT,

@@ -1,15 +1,17 @@
 //! `panehost canary`, end to end: the real binary judges candidates of the
 //! `fixture` runtime (the fixture agent, and stand-ins that differ from it
-//! in one way each), probing them in a private network namespace.
+//! in one way each), and staged stand-ins of npm packages, probing them in
+//! the canary's sandbox (no network, none of the user's files).
 //!
-//! Where the kernel gives no user namespaces, every verdict must be
-//! BLOCKED; these tests check exactly that there instead of skipping.
+//! Where bubblewrap is missing or the kernel gives no user namespaces,
+//! every verdict must be BLOCKED; these tests check exactly that there
+//! instead of skipping.
 
 mod support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 use support::command::{run_to_end_within, Outcome};
 use support::*;
@@ -77,11 +79,18 @@ impl CanaryDirs {
     }
 }
 
-/// Whether this kernel lets an unprivileged process make a user and a
-/// network namespace (what the canary needs to probe).
-fn namespaces_available() -> bool {
-    let status = Command::new("unshare").args(["--user", "--net", "true"]).stderr(Stdio::null()).status();
-    matches!(status, Ok(status) if status.success())
+/// Whether bubblewrap is installed and this kernel lets it make the
+/// canary's sandbox (private user, pid, mount and network namespaces, a new
+/// `/proc`): what the canary needs to stage and probe a candidate.
+fn sandbox_available() -> bool {
+    let Some(bwrap) = ["/usr/bin/bwrap", "/usr/local/bin/bwrap"].into_iter().find(|path| Path::new(path).exists())
+    else {
+        return false;
+    };
+    let mut command = Command::new(bwrap);
+    command.args(["--unshare-user", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--proc", "/proc"]);
+    command.args(["--", "/bin/true"]);
+    run_to_end_within(command, None, support::WAIT).code() == Some(0)
 }
 
 /// The `case "$1"` arms of a stand-in for the fixture agent that prints
@@ -103,7 +112,7 @@ fn judge_stand_in(arms: &str, code: i32) -> Option<Value> {
     let dirs = CanaryDirs::new();
     let bin = FakeBin::new();
     let outcome = judge(&dirs, &stand_in(&bin, arms));
-    if !namespaces_available() {
+    if !sandbox_available() {
         expect_blocked_here(&outcome);
         return None;
     }
@@ -133,7 +142,7 @@ fn expect_blocked_here(outcome: &Outcome) {
 fn the_fixture_agent_passes_and_its_report_is_kept() {
     let dirs = CanaryDirs::new();
     let outcome = judge(&dirs, &bin_dir().join("panehost-fixture-agent"));
-    if !namespaces_available() {
+    if !sandbox_available() {
         return expect_blocked_here(&outcome);
     }
     assert_eq!(outcome.code(), Some(0), "{outcome:?}");
@@ -164,7 +173,7 @@ fn a_candidate_whose_help_lacks_a_relied_on_flag_fails_naming_it() {
     let bin = FakeBin::new();
     let candidate = stand_in(&bin, &version_and_help("panehost-fixture-agent 1.4.0", "usage: candidate [--resume ID]"));
     let outcome = judge(&dirs, &candidate);
-    if !namespaces_available() {
+    if !sandbox_available() {
         return expect_blocked_here(&outcome);
     }
     assert_eq!(outcome.code(), Some(4), "{outcome:?}");
@@ -205,10 +214,20 @@ fn a_candidate_sees_no_network_interface_but_loopback() {
     assert_eq!(report["version"]["printed"], "panehost-fixture-agent 1.0.0", "{report:#}");
 }
 
+/// `command` run inside `unshare UNSHARE_ARGS --`, with its environment.
+fn run_unshared(unshare_args: &[&str], command: &Command) -> Outcome {
+    let program = command.get_program().to_owned();
+    let wrapped: Vec<_> = command.get_args().map(ToOwned::to_owned).collect();
+    let mut unshared = Command::new("unshare");
+    unshared.args(unshare_args).arg("--").arg(program).args(wrapped);
+    unshared.env_clear().envs(command.get_envs().filter_map(|(name, value)| Some((name, value?))));
+    run_to_end_within(unshared, None, CANARY_WAIT)
+}
+
 #[test]
 fn without_user_namespaces_the_verdict_is_blocked_and_nothing_runs() {
     // A user namespace whose limit on further user namespaces is zero: the
-    // kernel refuses the canary's own unshare, as on a host that disables
+    // kernel refuses the sandbox's namespaces, as on a host that disables
     // them.
     let dirs = CanaryDirs::new();
     let bin = FakeBin::new();
@@ -216,25 +235,59 @@ fn without_user_namespaces_the_verdict_is_blocked_and_nothing_runs() {
     bin.script("candidate", &format!("touch '{}'; echo panehost-fixture-agent 1.0.0", marker.display()));
     let script = "echo 0 > /proc/sys/user/max_user_namespaces || exit 97; exec \"$@\"";
     let args = binary_args(&bin.dir.path().join("candidate"));
-    let command = dirs.command(Some(script), &args.iter().map(String::as_str).collect::<Vec<_>>());
-    let program = command.get_program().to_owned();
-    let wrapped: Vec<_> = command.get_args().map(ToOwned::to_owned).collect();
-    let mut unshared = Command::new("unshare");
-    unshared.args(["--user", "--map-current-user", "--"]).arg(program).args(wrapped);
-    unshared.env_clear().envs(command.get_envs().filter_map(|(name, value)| Some((name, value?))));
-    if !namespaces_available() {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    if !sandbox_available() {
         // The refusal is the host's own: the plain run shows it.
-        return expect_blocked_here(&dirs.run(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+        return expect_blocked_here(&dirs.run(&args));
     }
-    let outcome = run_to_end_within(unshared, None, CANARY_WAIT);
+    let outcome = run_unshared(&["--user", "--map-current-user"], &dirs.command(Some(script), &args));
     assert_ne!(outcome.code(), Some(97), "cannot lower the namespace limit here: {outcome:?}");
     assert_eq!(outcome.code(), Some(5), "{outcome:?}");
     let report = report_of(&outcome);
     assert_eq!(report["verdict"], "BLOCKED");
     let blocked = findings(&report, "blocked");
-    assert!(blocked[0].starts_with("no private network namespace: "), "{blocked:?}");
+    assert!(blocked[0].starts_with("no sandbox: bwrap: "), "{blocked:?}");
     assert!(report["network"].as_str().unwrap().starts_with("none:"), "{report:#}");
-    assert!(!marker.exists(), "the candidate ran without a private network");
+    assert!(report["isolation"]["sandbox"].as_str().unwrap().starts_with("none:"), "{report:#}");
+    assert!(!marker.exists(), "the candidate ran without the sandbox");
+}
+
+#[test]
+fn without_bubblewrap_nothing_of_the_candidate_runs_not_even_its_install() {
+    // bwrap hidden behind /dev/null in a mount namespace of the test's own.
+    let script = "for bwrap in /usr/bin/bwrap /usr/local/bin/bwrap; do \
+        [ ! -e $bwrap ] || mount --bind /dev/null $bwrap || exit 97; done; exec \"$@\"";
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    let marker = dirs.dir.path().join("ran");
+    let touch = format!("touch '{}'", marker.display());
+    bin.script(
+        "npm",
+        &FAKE_NPM.replace("prefix=\"$3\"", &format!("{touch}; prefix=\"$3\"")).replace("REBUILD", &touch),
+    );
+    bin.script("candidate", &format!("{touch}; echo panehost-fixture-agent 1.0.0"));
+    let staged = ["--runtime", "grok", "--version", "9.9.9", "--json"];
+    let binary = binary_args(&bin.dir.path().join("candidate"));
+    if !sandbox_available() {
+        return expect_blocked_here(&dirs.run(&binary.iter().map(String::as_str).collect::<Vec<_>>()));
+    }
+    for args in [staged.to_vec(), binary.iter().map(String::as_str).collect()] {
+        let mut command = dirs.command(Some(script), &args);
+        command.env("PATH", format!("{}:/usr/bin:/bin", bin.dir.path().display()));
+        let outcome = run_unshared(&["--user", "--map-current-user", "--mount"], &command);
+        assert_ne!(outcome.code(), Some(97), "cannot hide bwrap here: {outcome:?}");
+        assert_eq!(outcome.code(), Some(5), "{args:?}: {outcome:?}");
+        let report = report_of(&outcome);
+        let blocked = findings(&report, "blocked");
+        assert!(
+            blocked[0].starts_with("no sandbox: ") && blocked[0].contains("bubblewrap is not installed"),
+            "{blocked:?}"
+        );
+        assert!(report["isolation"]["sandbox"].as_str().unwrap().starts_with("none:"), "{report:#}");
+        let probes = report["probes"].as_array().unwrap();
+        assert!(probes.iter().all(|probe| probe["exit"].as_str().unwrap().starts_with("did not run")), "{probes:?}");
+        assert!(!marker.exists(), "{args:?}: the candidate ran without the sandbox");
+    }
 }
 
 #[test]
@@ -319,7 +372,7 @@ fn all_installed_judges_only_what_the_registry_publishes_anew() {
     assert!(staged_in.starts_with(dirs.dir.path().join("cache/panehost/canary")), "{staged_in:?}");
     assert!(!staged_in.exists(), "the scratch prefix is removed");
     assert_eq!(dirs.report_files().len(), 1);
-    if !namespaces_available() {
+    if !sandbox_available() {
         // The offline install scripts cannot run: staging is blocked.
         assert_eq!(outcome.code(), Some(5), "{outcome:?}");
         return assert_eq!(report["verdict"], "BLOCKED");
@@ -343,6 +396,120 @@ fn an_install_script_that_needs_the_network_blocks_the_run() {
     let blocked = findings(&report, "blocked");
     assert!(blocked[0].starts_with("staging failed: npm rebuild") && blocked[0].contains("EAI_AGAIN"), "{blocked:?}");
     assert!(report["probes"].as_array().unwrap().is_empty(), "nothing of the candidate ran");
+}
+
+/// What a candidate that goes after the user's files does at each step
+/// (`$1` names the step): it reads a secret in the home by its absolute
+/// path and prints it, and plants a file in the home and in the state
+/// directory; what it could not do, it says.
+fn attempt_function(secret: &Path, home: &Path, state_dir: &Path) -> String {
+    format!(
+        r#"attempt() {{
+  cat '{secret}' 2>/dev/null || echo "$1 could not read the secret"
+  {{ echo planted > '{home}/planted-by-'"$1"; }} 2>/dev/null || echo "$1 could not write in the home"
+  {{ echo planted > '{state}/planted-by-'"$1"; }} 2>/dev/null || echo "$1 could not write in the state directory"
+}}"#,
+        secret = secret.display(),
+        home = home.display(),
+        state = state_dir.display()
+    )
+}
+
+/// A stand-in for npm whose every step makes the attempt: `install` (npm
+/// itself, with the network), `rebuild` (the package's install script,
+/// offline) and the staged `grok` (its `--version` and `--help`). What the
+/// install steps saw is kept in the prefix, and `grok --help` prints it
+/// first, as a package would smuggle a secret into the report.
+fn prying_npm(attempt: &str) -> String {
+    format!(
+        r#"{attempt}
+case "$1" in
+  install)
+    prefix="$3"
+    mkdir -p "$prefix/node_modules/.bin" "$prefix/node_modules/@vibe-kit/grok-cli"
+    echo '{{"version": "9.9.9"}}' > "$prefix/node_modules/@vibe-kit/grok-cli/package.json"
+    attempt install > "$prefix/seen-by-install"
+    cat > "$prefix/node_modules/.bin/grok" <<'GROK'
+#!/bin/sh
+{attempt}
+prefix="$(dirname "$0")/../.."
+case "$1" in
+  --version) attempt probe; echo 9.9.9 ;;
+  --help) cat "$prefix/seen-by-install" "$prefix/seen-by-script"; attempt help; echo "  -m, --model <model>" ;;
+esac
+GROK
+    chmod +x "$prefix/node_modules/.bin/grok" ;;
+  rebuild) attempt script > "$3/seen-by-script" ;;
+  *) exit 2 ;;
+esac"#
+    )
+}
+
+/// Every file under `dir`, by its path relative to `dir`, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(next) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&next) else { continue };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                found.push(path.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn a_candidate_can_neither_read_nor_write_the_users_files() {
+    const SECRET: &str = "sk-canary-secret-4e1b9c07";
+    let dirs = CanaryDirs::new();
+    let home = dirs.dir.path().join("home");
+    let secret = home.join("secret-token");
+    std::fs::write(&secret, SECRET).unwrap();
+    std::fs::create_dir_all(dirs.state_dir()).unwrap();
+    let bin = FakeBin::new();
+    bin.script("npm", &prying_npm(&attempt_function(&secret, &home, &dirs.state_dir())));
+    let mut command = dirs.command(None, &["--runtime", "grok", "--version", "9.9.9", "--json"]);
+    command.env("PATH", format!("{}:/usr/bin:/bin", bin.dir.path().display()));
+    let outcome = run_to_end_within(command, None, CANARY_WAIT);
+
+    // Whatever the verdict: the secret is nowhere in what the canary
+    // printed or kept, and nothing was planted.
+    let kept: Vec<String> = dirs.report_files().iter().map(|file| std::fs::read_to_string(file).unwrap()).collect();
+    assert_eq!(kept.len(), 1, "{outcome:?}");
+    for text in [&outcome.stdout, &outcome.stderr, &kept[0]] {
+        assert!(!text.contains(SECRET), "the candidate read the secret in the home: {text}");
+    }
+    assert_eq!(files_under(&home), ["secret-token"], "the candidate wrote in the home");
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), SECRET);
+    let state = files_under(&dirs.state_dir());
+    assert!(
+        state.iter().all(|file| file.starts_with("canary/")),
+        "the candidate wrote in the state directory: {state:?}"
+    );
+    if !sandbox_available() {
+        return expect_blocked_here(&outcome);
+    }
+
+    assert_eq!(outcome.code(), Some(0), "{outcome:?}");
+    let report = report_of(&outcome);
+    assert_eq!(report["verdict"], "PASS", "{report:#}");
+    // What it could not do, in its own words: the first line of each probe.
+    let first_lines: Vec<&str> =
+        report["probes"].as_array().unwrap().iter().map(|probe| probe["first_line"].as_str().unwrap()).collect();
+    assert_eq!(first_lines, ["probe could not read the secret", "install could not read the secret"], "{report:#}");
+    // And in the report's: the home and the state directory were hidden.
+    let isolation = &report["isolation"];
+    assert!(isolation["sandbox"].as_str().unwrap_or("").starts_with("bubblewrap"), "{report:#}");
+    let hidden: Vec<&str> =
+        isolation["hidden"].as_array().map(|dirs| dirs.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    assert!(hidden.contains(&home.to_str().unwrap()), "{report:#}");
+    assert!(hidden.contains(&dirs.state_dir().to_str().unwrap()), "{report:#}");
 }
 
 #[test]

@@ -4,13 +4,18 @@
 //! A run stages the candidate ([`staging`]: an npm version into a scratch
 //! prefix, or a binary where it is), probes it without a network
 //! ([`offline_probes`]: `--version` and the help commands of
-//! [`relied_flags`](crate::relied_flags), each in a private network
-//! namespace with a scratch HOME, a scrubbed environment and a timeout),
-//! checks every flag the adapter relies on, and reports a [`Verdict`]
-//! ([`verdict`]) in a [`CanaryReport`] ([`report`]). Promotion is never
-//! performed: nothing installed is touched, and the scratch prefix is
-//! removed afterwards. [`installed`] picks the runtimes whose published
-//! version differs from the installed one, for the weekly timer.
+//! [`relied_flags`](crate::relied_flags), each with a scratch HOME, a
+//! scrubbed environment and a timeout), checks every flag the adapter
+//! relies on, and reports a [`Verdict`] ([`verdict`]) in a [`CanaryReport`]
+//! ([`report`]). Everything that runs code of the candidate (npm installing
+//! it, its install scripts, every probe) runs in the sandbox of
+//! [`crate::sandbox`]: the caller's home and the host's state directory are
+//! empty there, the system read-only, and only scratch directories
+//! writable; where the sandbox cannot be made, nothing runs and the verdict
+//! is BLOCKED. Promotion is never performed: nothing installed is touched,
+//! and the scratch prefix is removed afterwards. [`installed`] picks the
+//! runtimes whose published version differs from the installed one, for
+//! the weekly timer.
 
 pub mod clock;
 pub mod installed;
@@ -23,10 +28,11 @@ pub mod verdict;
 use crate::descriptor::Descriptor;
 use crate::environment::HostEnvironment;
 use crate::identity::Identity;
+use crate::sandbox::{Sandbox, SandboxNetwork, SANDBOX_DESCRIPTION};
 use npm::NpmRun;
 use offline_probes::{probe_offline, ProbeSetting};
 pub use report::CanaryReport;
-use report::{CandidateRecord, PROMOTION};
+use report::{CandidateRecord, IsolationRecord, PROMOTION};
 pub use staging::Candidate;
 use staging::{is_acceptable_version, stage_binary, stage_npm, Staged, StagingError};
 use std::path::PathBuf;
@@ -37,7 +43,7 @@ pub use verdict::{Findings, Verdict};
 pub const STAGING_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
 /// What the report says of the probes' network.
-pub const PRIVATE_NETWORK: &str = "private network namespace (no interface up)";
+pub const PRIVATE_NETWORK: &str = "private network namespace (loopback only)";
 
 /// One canary run, as asked.
 #[derive(Debug, Clone)]
@@ -47,8 +53,10 @@ pub struct CanaryRequest<'a> {
     /// The candidate.
     pub candidate: Candidate,
     /// The caller's environment: `PATH` (for npm, node and the probes),
-    /// `HOME` (npm's cache and configuration), proxies.
+    /// `HOME` (hidden from the candidate), the registry settings (proxies).
     pub environment: &'a HostEnvironment,
+    /// The host's state directory, hidden from the candidate like the home.
+    pub state_dir: PathBuf,
     /// Where scratch prefixes are made (one per run).
     pub scratch_root: PathBuf,
     /// How long each probe may take.
@@ -81,6 +89,12 @@ pub fn run_canary(request: &CanaryRequest<'_>) -> Result<CanaryReport, CanaryErr
     let started = SystemTime::now();
     let (started_at, started_stamp) = clock::utc_stamps(started);
     let mut candidate = CandidateRecord::default();
+    let hidden = hidden_dirs(request);
+    let mut isolation = IsolationRecord {
+        sandbox: SANDBOX_DESCRIPTION.to_owned(),
+        hidden: hidden.iter().map(|dir| dir.display().to_string()).collect(),
+        ..IsolationRecord::default()
+    };
     let staging = match &request.candidate {
         Candidate::NpmVersion(version) => {
             let package =
@@ -97,8 +111,9 @@ pub fn run_canary(request: &CanaryRequest<'_>) -> Result<CanaryReport, CanaryErr
                 std::process::id()
             ));
             candidate.staged_in = Some(scratch.display().to_string());
+            isolation.writable.push(scratch.display().to_string());
             match NpmRun::from_environment(request.environment, request.staging_timeout) {
-                Ok(npm) => stage_npm(descriptor, package, version, &scratch, &npm),
+                Ok(npm) => stage_npm(descriptor, package, version, &scratch, &npm, &hidden),
                 Err(reason) => Err(StagingError::Blocked(reason)),
             }
         }
@@ -119,6 +134,7 @@ pub fn run_canary(request: &CanaryRequest<'_>) -> Result<CanaryReport, CanaryErr
             ..Default::default()
         },
         network: PRIVATE_NETWORK.to_owned(),
+        isolation,
         probes: Vec::new(),
         requirements: Default::default(),
         self_update_switches: Default::default(),
@@ -127,8 +143,12 @@ pub fn run_canary(request: &CanaryRequest<'_>) -> Result<CanaryReport, CanaryErr
         started_stamp,
     };
     match staging {
-        Ok(staged) => probe_staged(request, &staged, &mut report, &mut findings),
+        Ok(staged) => probe_staged(request, &staged, &hidden, &mut report, &mut findings),
         Err(StagingError::Blocked(reason)) => findings.blocked.push(format!("staging failed: {reason}")),
+        Err(StagingError::SandboxRefused(reason)) => {
+            report.isolation.sandbox = format!("none: {reason}; nothing of the candidate ran");
+            findings.blocked.push(format!("no sandbox: {reason}"));
+        }
         Err(StagingError::NoExecutable(reason)) => findings.failures.push(reason),
     }
     if let Some(scratch) = report.candidate.staged_in.clone().filter(|_| !request.keep_scratch) {
@@ -140,7 +160,26 @@ pub fn run_canary(request: &CanaryRequest<'_>) -> Result<CanaryReport, CanaryErr
     Ok(report)
 }
 
-fn probe_staged(request: &CanaryRequest<'_>, staged: &Staged, report: &mut CanaryReport, findings: &mut Findings) {
+/// What no command of the candidate may see: the caller's home and the
+/// host's state directory (a home of `/`, when `HOME` is unset, hides
+/// nothing more: the sandbox shows nothing of `/` but what it lists).
+fn hidden_dirs(request: &CanaryRequest<'_>) -> Vec<PathBuf> {
+    let mut hidden: Vec<PathBuf> = [request.environment.home(), request.state_dir.clone()]
+        .into_iter()
+        .map(|dir| std::path::absolute(&dir).unwrap_or(dir))
+        .filter(|dir| dir.parent().is_some())
+        .collect();
+    hidden.dedup();
+    hidden
+}
+
+fn probe_staged(
+    request: &CanaryRequest<'_>,
+    staged: &Staged,
+    hidden: &[PathBuf],
+    report: &mut CanaryReport,
+    findings: &mut Findings,
+) {
     report.candidate.package_version = staged.package_version.clone();
     match Identity::of(&staged.executable) {
         Ok(identity) => {
@@ -157,18 +196,29 @@ fn probe_staged(request: &CanaryRequest<'_>, staged: &Staged, report: &mut Canar
         Some(prefix) => format!("{}:{host_path}", prefix.display()),
         None => host_path.to_owned(),
     };
+    let sandbox = Sandbox {
+        network: SandboxNetwork::Private,
+        hidden: hidden.to_vec(),
+        read_only: staged.scratch.iter().cloned().collect(),
+        writable: Vec::new(),
+    };
+    if let Ok(view) = sandbox.view(&staged.executable, Some(&search_path)) {
+        report.isolation.read_only = view.read_only.iter().map(|dir| dir.display().to_string()).collect();
+    }
     let setting = ProbeSetting {
         executable: &staged.executable,
         search_path: Some(&search_path),
         timeout: request.probe_timeout,
+        sandbox: &sandbox,
     };
     let seen = probe_offline(request.descriptor, setting, findings);
     report.version = seen.version;
     report.probes = seen.probes;
     report.requirements = seen.requirements;
     report.self_update_switches = seen.switches;
-    if seen.namespace_refused {
-        report.network = "none: the kernel refused a private network namespace, so no probe ran".to_owned();
+    if seen.sandbox_refused {
+        report.network = "none: the sandbox was refused, so no probe ran".to_owned();
+        report.isolation.sandbox = "none: the sandbox was refused (see the findings), so no probe ran".to_owned();
     }
 }
 

@@ -1,15 +1,17 @@
 //! The canary's probes of a staged candidate: `--version` and the help
 //! commands of [`relied_flags`](crate::relied_flags), each through the
-//! probe runner without a network, and what they show.
+//! probe runner in the canary's sandbox (no network, none of the user's
+//! files), and what they show.
 
 use crate::canary::report::{ProbeRecord, RequirementsRecord, SwitchesRecord, VersionRecord};
 use crate::canary::verdict::Findings;
 use crate::descriptor::Descriptor;
-use crate::probe::{describe_exit, run_probe_capturing, ProbeError, ProbeExit, ProbeNetwork, ProbeRequest, ProbeRun};
+use crate::probe::{describe_exit, run_probe_capturing, ProbeError, ProbeExit, ProbeRequest, ProbeRun};
 use crate::relied_flags::{
     help_commands, lists_flag, requirements, self_update_switches, unmet_requirements, HelpScope, HelpTexts,
     Requirement, RequirementKind,
 };
+use crate::sandbox::Sandbox;
 use crate::version::{floor_status, parse_version, FloorStatus};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -21,8 +23,8 @@ pub(crate) struct ProbeFindings {
     pub(crate) probes: Vec<ProbeRecord>,
     pub(crate) requirements: RequirementsRecord,
     pub(crate) switches: SwitchesRecord,
-    /// The kernel refused the private network namespace: nothing ran.
-    pub(crate) namespace_refused: bool,
+    /// The sandbox was refused: nothing ran.
+    pub(crate) sandbox_refused: bool,
 }
 
 /// Where and how the candidate's probes run.
@@ -31,11 +33,13 @@ pub(crate) struct ProbeSetting<'a> {
     pub(crate) executable: &'a Path,
     pub(crate) search_path: Option<&'a str>,
     pub(crate) timeout: Duration,
+    /// The sandbox each probe runs in (without a network).
+    pub(crate) sandbox: &'a Sandbox,
 }
 
-/// Runs the version probe and the help commands offline and records what
-/// they show in `findings`. Stops at a refused network namespace (which
-/// blocks the run).
+/// Runs the version probe and the help commands in the sandbox and records
+/// what they show in `findings`. Stops at a refused sandbox (which blocks
+/// the run).
 pub(crate) fn probe_offline(
     descriptor: &Descriptor,
     setting: ProbeSetting<'_>,
@@ -58,7 +62,7 @@ pub(crate) fn probe_offline(
         findings.unverified.push("the adapter declares no version probe: the version is indeterminate".into());
     } else {
         let Some(run) = probe(&descriptor.version.args, &mut seen.probes, findings) else {
-            seen.namespace_refused = !findings.blocked.is_empty();
+            seen.sandbox_refused = !findings.blocked.is_empty();
             return seen;
         };
         read_version(descriptor, &run, &mut seen.version, findings);
@@ -69,7 +73,7 @@ pub(crate) fn probe_offline(
             Some(run) => help.insert(args, format!("{}\n{}", run.stdout, run.stderr)),
             None if findings.blocked.is_empty() => continue,
             None => {
-                seen.namespace_refused = true;
+                seen.sandbox_refused = true;
                 return seen;
             }
         }
@@ -78,8 +82,8 @@ pub(crate) fn probe_offline(
     seen
 }
 
-/// Runs one probe offline and records it; `None` when it did not run
-/// (a refused namespace blocks the run; anything else fails it).
+/// Runs one probe in the sandbox and records it; `None` when it did not
+/// run (a refused sandbox blocks the run; anything else fails it).
 fn run_one(
     setting: ProbeSetting<'_>,
     environment: &[(String, String)],
@@ -94,7 +98,7 @@ fn run_one(
         search_path: setting.search_path,
         extra_env: environment,
         timeout: setting.timeout,
-        network: ProbeNetwork::Private,
+        sandbox: Some(setting.sandbox),
     };
     let outcome = run_probe_capturing(&request);
     let seconds = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
@@ -106,8 +110,8 @@ fn run_one(
     records.push(ProbeRecord { args: args.to_vec(), exit, seconds, output_bytes: output.trim().len(), first_line });
     let command = args.join(" ");
     match outcome {
-        Err(ProbeError::NetworkNamespaceRefused(reason)) => {
-            findings.blocked.push(format!("no private network namespace: {reason}"));
+        Err(ProbeError::SandboxRefused(reason)) => {
+            findings.blocked.push(format!("no sandbox: {reason}"));
             None
         }
         Err(err) => {

@@ -23,6 +23,9 @@ pub struct CanaryReport {
     pub version: VersionRecord,
     /// How the probes were cut off from the network.
     pub network: String,
+    /// What the candidate's commands (npm, its install scripts, the
+    /// probes) could see of the filesystem.
+    pub isolation: IsolationRecord,
     /// Every probe that ran, in order.
     pub probes: Vec<ProbeRecord>,
     /// The flags, words and values the adapter relies on, as checked.
@@ -57,6 +60,25 @@ pub struct CandidateRecord {
     pub staged_in: Option<String>,
     /// Whether that prefix was removed after the probes.
     pub staged_removed: bool,
+}
+
+/// What the candidate's commands could see of the filesystem.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct IsolationRecord {
+    /// How they were isolated
+    /// ([`SANDBOX_DESCRIPTION`](crate::sandbox::SANDBOX_DESCRIPTION)), or
+    /// `none: ...` when the sandbox was refused and so nothing of the
+    /// candidate ran.
+    pub sandbox: String,
+    /// Replaced by empty read-only directories: the caller's home and the
+    /// host's state directory.
+    pub hidden: Vec<String>,
+    /// Shown read-only to the probes: the system directories, and the
+    /// staged prefix or the candidate's own package tree.
+    pub read_only: Vec<String>,
+    /// Writable, besides each command's scratch home and its own empty
+    /// `/tmp`: the scratch prefix, while npm staged the package.
+    pub writable: Vec<String>,
 }
 
 /// The version probe's reading.
@@ -154,6 +176,16 @@ impl CanaryReport {
             self.version.floor_status
         ));
         lines.push(format!("  network:   {}", self.network));
+        let isolation = &self.isolation;
+        if isolation.sandbox.starts_with("none") {
+            lines.push(format!("  files:     {}", isolation.sandbox));
+        } else {
+            lines.push(format!(
+                "  files:     sandboxed: {} hidden (empty, read-only); writable: {}",
+                isolation.hidden.join(", "),
+                if isolation.writable.is_empty() { "a scratch home".to_owned() } else { isolation.writable.join(", ") }
+            ));
+        }
         lines.push(format!(
             "  flags:     {} checked, {} missing",
             self.requirements.checked.len(),

@@ -3,20 +3,24 @@
 //!
 //! A `--binary` candidate is probed where it is (copying a launcher out of
 //! its package would break it). A `--version` candidate is installed from
-//! the npm registry into a scratch prefix of its own, in two steps:
+//! the npm registry into a scratch prefix of its own, in two steps, each in
+//! the canary's sandbox ([`crate::sandbox`]): none of the caller's files is
+//! visible, and the scratch prefix is the only directory it may write to
+//! (besides a scratch home and an empty `/tmp`).
 //!
 //! 1. `npm install --prefix SCRATCH --ignore-scripts PACKAGE@VERSION`, with
-//!    the network and the caller's environment: the only step that has
-//!    them, and it runs no code of the package.
-//! 2. `npm rebuild --prefix SCRATCH --offline`, in a private network
-//!    namespace, with a scrubbed environment and a scratch home: the
-//!    package's install scripts (which put a native binary in place for
-//!    some CLIs) run without a network or the caller's secrets, so a
-//!    script that would download code fails instead.
+//!    the network and the registry settings of the caller's environment:
+//!    the only step that has them, and it runs no code of the package.
+//! 2. `npm rebuild --prefix SCRATCH --offline`, without a network, with a
+//!    scrubbed environment: the package's install scripts (which put a
+//!    native binary in place for some CLIs) run without a network or the
+//!    caller's secrets, so a script that would download code fails
+//!    instead.
 
 use crate::canary::npm::{npm_command, NpmRun, NpmStep};
 use crate::descriptor::{Descriptor, Executable};
 use crate::probe::{describe_exit, ProbeError};
+use crate::sandbox::{Sandbox, SandboxNetwork};
 use std::path::{Path, PathBuf};
 
 /// What the canary is asked to judge.
@@ -51,6 +55,9 @@ pub enum StagingError {
     /// The staged package does not give the runtime's executable.
     #[error("{0}")]
     NoExecutable(String),
+    /// The sandbox for npm could not be made: npm did not run.
+    #[error("{0}")]
+    SandboxRefused(String),
 }
 
 /// True when `version` may be passed to npm as `PACKAGE@VERSION`: a
@@ -62,28 +69,39 @@ pub fn is_acceptable_version(version: &str) -> bool {
         && version.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-' | '_'))
 }
 
-/// Installs `package@version` into a new directory under `scratch_root`
-/// and finds the runtime's executable in it.
+/// Installs `package@version` into `scratch` (a new directory) and finds
+/// the runtime's executable in it. npm runs in the sandbox, with `hidden`
+/// (the caller's home and the host's state directory) replaced by empty
+/// directories and only `scratch` writable.
 ///
 /// # Errors
 /// [`StagingError::Blocked`] when npm fails or the install scripts fail
-/// offline; [`StagingError::NoExecutable`] when the package gives none of
-/// the runtime's executable names.
+/// offline; [`StagingError::SandboxRefused`] when npm's sandbox cannot be
+/// made; [`StagingError::NoExecutable`] when the package gives none of the
+/// runtime's executable names.
 pub fn stage_npm(
     descriptor: &Descriptor,
     package: &str,
     version: &str,
     scratch: &Path,
     npm: &NpmRun<'_>,
+    hidden: &[PathBuf],
 ) -> Result<Staged, StagingError> {
     std::fs::create_dir_all(scratch)
         .map_err(|err| StagingError::Blocked(format!("cannot make {}: {err}", scratch.display())))?;
+    // Each step sets its own network: the install has it, the scripts not.
+    let sandbox = Sandbox {
+        network: SandboxNetwork::Private,
+        hidden: hidden.to_vec(),
+        read_only: Vec::new(),
+        writable: vec![scratch.to_path_buf()],
+    };
     let prefix = scratch.display().to_string();
     let spec = format!("{package}@{version}");
     let install = ["install", "--prefix", &prefix, "--no-fund", "--no-audit", "--ignore-scripts", "--no-save", &spec];
-    expect_success(npm_command(npm, &install, NpmStep::Registry), "npm install --ignore-scripts")?;
+    expect_success(npm_command(npm, &install, NpmStep::Install(&sandbox)), "npm install --ignore-scripts")?;
     let rebuild = ["rebuild", "--prefix", &prefix, "--offline", "--foreground-scripts"];
-    expect_success(npm_command(npm, &rebuild, NpmStep::Offline), "npm rebuild (install scripts, offline)")?;
+    expect_success(npm_command(npm, &rebuild, NpmStep::Scripts(&sandbox)), "npm rebuild (install scripts, offline)")?;
     let bin_dir = scratch.join("node_modules").join(".bin");
     let Executable::Named { names, .. } = &descriptor.executable else {
         return Err(StagingError::NoExecutable(format!("{} is not found by name", descriptor.id)));
@@ -132,6 +150,7 @@ fn expect_success(
             let tail: Vec<&str> = tail.into_iter().rev().collect();
             Err(StagingError::Blocked(format!("{what} failed ({}): {}", describe_exit(run.exit), tail.join(" / "))))
         }
+        Err(ProbeError::SandboxRefused(reason)) => Err(StagingError::SandboxRefused(format!("{what}: {reason}"))),
         Err(err) => Err(StagingError::Blocked(format!("{what}: {err}"))),
     }
 }

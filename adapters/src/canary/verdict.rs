@@ -16,8 +16,9 @@ pub enum Verdict {
     /// version is below the floor, a probe crashed or timed out, or the
     /// package gives no executable of the runtime.
     Fail,
-    /// Nothing could be judged: no private network namespace, or staging
-    /// failed (no registry, no network, install scripts that need one).
+    /// Nothing could be judged: no sandbox (bubblewrap missing, or the
+    /// kernel refused a namespace or a mount), or staging failed (no
+    /// registry, no network, install scripts that need one).
     Blocked,
 }
 
