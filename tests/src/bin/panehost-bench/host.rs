@@ -1,10 +1,10 @@
 //! A `panehost host` of the bench's own: its socket and state in a
 //! directory of their own, ended by its pid.
 
-use crate::procfs;
 use crate::BenchResult;
 use panehost_client::{Client, ClientOptions};
 use panehost_ipc::{PaneId, PaneState, PaneSummary, Size, StartParams};
+use panehost_tests::procfs;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -26,7 +26,6 @@ mod many_panes;
 mod memory;
 mod payload;
 mod plain_client;
-mod procfs;
 mod raw_pty;
 mod reconnect;
 mod report;

@@ -15,10 +15,10 @@
 
 use crate::host::{shell_pane, wait_for_panes, PanehostHost};
 use crate::memory::{wait_for_tmux_panes, SETTLE as IDLE_SETTLE};
-use crate::procfs;
 use crate::report::{Better, Figure};
 use crate::tmux::TmuxServer;
 use crate::{progress, Bench, BenchResult};
+use panehost_tests::procfs;
 use std::time::{Duration, Instant};
 
 /// What one system came to with every pane running.

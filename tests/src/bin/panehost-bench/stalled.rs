@@ -22,11 +22,11 @@
 
 use crate::follow::follow_to_exit;
 use crate::host::{shell_pane, PanehostHost};
-use crate::procfs;
 use crate::report::{Better, Figure};
 use crate::stats::median;
 use crate::tmux::{ControlClient, TmuxServer};
 use crate::{progress, shell_quote, Bench, BenchResult};
+use panehost_tests::procfs;
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};

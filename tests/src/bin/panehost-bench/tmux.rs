@@ -1,8 +1,8 @@
 //! A tmux server of the bench's own (its own `-L` socket name, no
 //! configuration file), and control-mode clients of it.
 
-use crate::procfs;
 use crate::BenchResult;
+use panehost_tests::procfs;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
