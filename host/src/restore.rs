@@ -26,10 +26,19 @@ use std::sync::Arc;
 
 /// Restores every recorded pane. Each pane's restore is bounded by
 /// [`RESTORE_PANE_TIMEOUT`]; one that fails or takes longer is logged and
-/// its record removed, and the others go on.
+/// its record removed, and the others go on. Then undoes the starts the
+/// last host did not finish (see [`undo_unfinished_starts`]).
 pub async fn restore_panes(host: Arc<HostState>) {
     let host = &host;
     let (records, bad) = host.records.load_all();
+    let recorded: HashSet<std::path::PathBuf> = records.iter().map(|record| record.keeper_socket.clone()).collect();
+    let sockets = host.keepers.sockets_dir().to_path_buf();
+    let undone = tokio::task::spawn_blocking(move || undo_unfinished_starts(&sockets, &recorded)).await;
+    if let Ok(undone) = undone {
+        for (socket, outcome) in undone {
+            tracing::warn!(socket = %socket.display(), %outcome, "a start the last host did not finish is undone");
+        }
+    }
     for record in bad {
         tracing::warn!(path = %record.path.display(), reason = %record.reason, "unreadable pane record moved aside");
     }
@@ -167,4 +176,54 @@ fn nudge(pane: &Pane, size: Size) {
         let _ = pane.resize(Size { cols: size.cols - 1, rows: size.rows });
     }
     let _ = pane.resize(size);
+}
+
+/// A host killed while it started a pane may leave a keeper holding a
+/// process that no record names: the keeper had started it, the host had
+/// not yet written its record, and no client was ever answered. Every such
+/// pane socket in the keepers' directory is undone: its process group is
+/// killed and the keeper told to let it go (a socket nobody listens on is
+/// removed). Blocking; returns each socket and what was done.
+fn undo_unfinished_starts(
+    sockets: &std::path::Path,
+    recorded: &HashSet<std::path::PathBuf>,
+) -> Vec<(std::path::PathBuf, String)> {
+    let Ok(entries) = std::fs::read_dir(sockets) else { return Vec::new() };
+    let mut undone = Vec::new();
+    for entry in entries.flatten() {
+        let socket = entry.path();
+        if recorded.contains(&socket) || socket.extension().and_then(|ext| ext.to_str()) != Some("sock") {
+            continue;
+        }
+        let outcome = match crate::pane::keeper::connect(&socket) {
+            Ok(handover) => end_unrecorded(handover),
+            Err(err) => {
+                let _ = std::fs::remove_file(&socket);
+                format!("nothing answered ({err}); the socket file is removed")
+            }
+        };
+        undone.push((socket, outcome));
+    }
+    undone
+}
+
+/// Kills an unrecorded pane's process group, waits (a few seconds) for its
+/// keeper to report the exit, and releases it.
+fn end_unrecorded(handover: crate::pane::keeper::Handover) -> String {
+    use std::io::{BufRead, Write};
+    let pid = handover.pid;
+    if handover.exited.is_none() {
+        if let Some(group) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+        }
+        let _ = handover.control.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+        let mut line = String::new();
+        let _ = std::io::BufReader::new(&handover.control).read_line(&mut line);
+        if !line.starts_with("exited ") {
+            return format!("process {pid} was killed, but its keeper did not report its exit");
+        }
+    }
+    // Once the exit is known, `release` lets the keeper drop the pane.
+    let _ = (&handover.control).write_all(b"release\n");
+    format!("process {pid} ended and released")
 }

@@ -266,3 +266,31 @@ fn a_turn_open_at_a_crash_is_open_again_and_ends_by_the_runtimes_own_signal() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+#[test]
+fn a_start_the_last_host_did_not_finish_is_undone() {
+    let mut host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &["sh", "-c", "exec sleep 1000"]));
+    drop(conn);
+    // As if the host had died between the keeper starting the process and
+    // the record being written: the keeper holds a process no record names.
+    host.kill_hard();
+    std::fs::remove_file(host.state_dir.join("panes").join(format!("{}.json", pane.id))).unwrap();
+    host.restart();
+
+    let Response::Panes { panes } = host.connect(Encoding::Json).ok(Request::List {}) else { panic!() };
+    assert!(panes.is_empty(), "{panes:?}");
+    let deadline = std::time::Instant::now() + WAIT;
+    while process_exists(pane.pid) {
+        assert!(std::time::Instant::now() < deadline, "the unrecorded process was left running");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let socket = host.state_dir.join("panes").join("keepers").join(format!("{}.sock", pane.id));
+    while socket.exists() {
+        assert!(std::time::Instant::now() < deadline, "its keeper never let it go");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(host.log().contains("a start the last host did not finish is undone"), "{}", host.log());
+    host.stop();
+}

@@ -34,8 +34,11 @@ pub(super) async fn run(pane: Arc<Pane>) {
         let exit_changed = exited && !saved_exit;
         // A turn that opened or ended is saved too (a restarted host opens
         // a turn that was open again).
-        if saved_end != Some(end) || exit_changed || signals != saved_signals {
-            if changed.is_ok() && !exit_changed {
+        let turn_changed = signals != saved_signals;
+        if saved_end != Some(end) || exit_changed || turn_changed {
+            // An exit, or a turn that opened or ended, is saved at once: a
+            // host killed while output flows must not lose it.
+            if changed.is_ok() && !exit_changed && !turn_changed {
                 // Save once the output pauses, and at least every interval
                 // while it keeps flowing.
                 let deadline = tokio::time::Instant::now() + SCREEN_SAVE_INTERVAL;
