@@ -6,7 +6,7 @@ use panehost_ipc::{ErrorBody, ErrorCode};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AdmissionError {
     /// No runtime has this id.
-    #[error("no runtime is called {0:?}")]
+    #[error("no runtime is called {0:?}; `panehost runtimes` lists those this host can start")]
     UnknownRuntime(String),
     /// The runtime's executable was not found.
     #[error("runtime {runtime} is not available: {reason}")]

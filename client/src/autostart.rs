@@ -172,7 +172,10 @@ where
             return Err(match exit_status {
                 Some(status) => ClientError::Autostart {
                     program: command.program.clone(),
-                    message: format!("it exited ({status}) before it answered{log_hint}"),
+                    message: match command.log_file.as_deref().and_then(last_error_in_log) {
+                        Some(reason) => format!("it exited ({status}) before it answered: {reason}{log_hint}"),
+                        None => format!("it exited ({status}) before it answered{log_hint}"),
+                    },
                 },
                 None => {
                     tracing::warn!(error = %last_error, "the started host did not answer in time{log_hint}");
@@ -183,10 +186,42 @@ where
     }
 }
 
+/// The last `error: ...` line the host wrote to its log (the reason it
+/// gave up), looked for in the log's last 16 KiB.
+fn last_error_in_log(log: &Path) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(log).ok()?;
+    let length = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(length.saturating_sub(16 * 1024))).ok()?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail).ok()?;
+    let tail = String::from_utf8_lossy(&tail);
+    tail.lines().rev().find_map(|line| line.strip_prefix("error: ")).map(str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::cell::Cell;
+
+    #[test]
+    fn the_reason_a_started_host_gave_up_is_read_from_its_log() {
+        let dir = tempfile_dir();
+        let log = dir.join("host.log");
+        std::fs::write(&log, "2026 INFO starting\nerror: socket directory: /run/x has mode 755; it must be 0700\n")
+            .unwrap();
+        assert_eq!(last_error_in_log(&log).as_deref(), Some("socket directory: /run/x has mode 755; it must be 0700"));
+        std::fs::write(&log, "nothing went wrong\n").unwrap();
+        assert_eq!(last_error_in_log(&log), None);
+        assert_eq!(last_error_in_log(&dir.join("missing.log")), None);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    fn tempfile_dir() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("panehost-autostart-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
     use std::io;
 
     fn unreachable() -> ClientError {

@@ -55,7 +55,7 @@ pub(crate) async fn connect_socket(path: &Path, limit: Duration) -> Result<Local
 /// The socket's directory must be private to the user. A directory that
 /// does not exist means no host: the connection then fails as usual (and a
 /// client that starts hosts starts one, which creates it).
-fn check_socket_dir(path: &Path, uid: u32) -> Result<(), ClientError> {
+pub(crate) fn check_socket_dir(path: &Path, uid: u32) -> Result<(), ClientError> {
     let Some(dir) = path.parent() else { return Ok(()) };
     match panehost_ipc::socket_path::check_private_dir(dir, uid) {
         Ok(()) => Ok(()),

@@ -289,7 +289,7 @@ fn attach_draws_types_resizes_detaches_reattaches_and_reports_the_exit() {
 
     // 4. The detach key ends the attachment, not the pane.
     terminal.type_keys(&[DETACH_KEY]);
-    terminal.wait_for(&format!("[detached from {pane}]"));
+    terminal.wait_for(&format!("[detached from {pane}; `panehost attach {pane}` to come back]"));
     let status = terminal.wait_for_exit();
     assert!(status.success(), "attach exited with {status:?} after detaching; terminal: {:?}", terminal.text());
     drop(terminal);
@@ -352,7 +352,7 @@ fn plain_panehost_starts_a_shell_pane_and_attaches_to_it() {
     terminal.wait_until("\"fresh-pane\" twice", |text| text.matches("fresh-pane").count() >= 2);
 
     terminal.type_keys(&[DETACH_KEY]);
-    terminal.wait_for(&format!("[detached from {pane}]"));
+    terminal.wait_for(&format!("[detached from {pane}; `panehost attach {pane}` to come back]"));
     let status = terminal.wait_for_exit();
     assert!(status.success(), "panehost exited with {status:?} after detaching; terminal: {:?}", terminal.text());
     drop(terminal);

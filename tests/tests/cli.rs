@@ -331,7 +331,10 @@ fn events_json_replays_contiguous_output_then_exit_and_end() {
 fn runtimes_lists_shell_and_the_fixture_with_their_limits() {
     let host = TestHost::start();
     let cli = Cli::for_host(&host);
-    let runtimes = cli.json(&["runtimes", "--json"]);
+    // The tests' own fixture runtime is listed only when asked for.
+    let listed = cli.json(&["runtimes", "--json"]);
+    assert!(listed.as_array().unwrap().iter().all(|runtime| runtime["id"] != "fixture"), "{listed}");
+    let runtimes = cli.json(&["runtimes", "--json", "--all"]);
     let runtimes = runtimes.as_array().expect("an array");
     let runtime = |id: &str| {
         runtimes.iter().find(|runtime| runtime["id"] == id).unwrap_or_else(|| panic!("no {id} in {runtimes:?}")).clone()
@@ -363,8 +366,12 @@ fn runtimes_lists_shell_and_the_fixture_with_their_limits() {
     );
     assert_eq!(fixture["completion"], "terminal_notification", "{fixture}");
 
-    // The table says the same.
-    let table = cli.ok(&["runtimes"]);
+    // The table fits 100 columns and leaves the tests' runtime out...
+    let narrow = cli.ok(&["runtimes"]);
+    assert!(narrow.lines().all(|line| line.chars().count() <= 100), "{narrow}");
+    assert!(!narrow.lines().any(|line| line.starts_with("fixture ")), "{narrow}");
+    // ...and with --wide --all says the same as the JSON.
+    let table = cli.ok(&["runtimes", "--wide", "--all"]);
     let row = |id: &str| {
         table
             .lines()
@@ -386,7 +393,7 @@ fn runtimes_lists_shell_and_the_fixture_with_their_limits() {
     let receipt = cli.json(&["runtimes", "--probe", "fixture", "--accept-weaker-boundary", "--json"]);
     assert_eq!(receipt["passed"], true, "{receipt}");
     assert_eq!(receipt["read_only_enforced"], false, "{receipt}");
-    let table = cli.ok(&["runtimes"]);
+    let table = cli.ok(&["runtimes", "--wide", "--all"]);
     let fixture_row = table.lines().find(|line| line.starts_with("fixture ")).unwrap();
     assert!(fixture_row.contains(" ready ") && fixture_row.contains(path), "{table}");
     host.stop();

@@ -104,7 +104,7 @@ pub(crate) async fn run(context: &Context, args: AttachArgs) -> anyhow::Result<(
 /// The line printed once the terminal is restored.
 fn farewell(pane: &PaneId, outcome: &Outcome) -> Option<String> {
     match outcome {
-        Outcome::Detached => Some(format!("\n[detached from {pane}]")),
+        Outcome::Detached => Some(format!("\n[detached from {pane}; `panehost attach {pane}` to come back]")),
         Outcome::Ended { status: Some(status), .. } => Some(format!("\n[{pane} exited with code {}]", status.code)),
         Outcome::Ended { status: None, reason } => Some(format!("\n[{pane} {reason}]")),
         Outcome::Signal(_) => None,
@@ -252,7 +252,10 @@ mod tests {
     #[test]
     fn farewell_lines() {
         let pane = PaneId::from("p1");
-        assert_eq!(farewell(&pane, &Outcome::Detached).unwrap(), "\n[detached from p1]");
+        assert_eq!(
+            farewell(&pane, &Outcome::Detached).unwrap(),
+            "\n[detached from p1; `panehost attach p1` to come back]"
+        );
         let exited = Outcome::Ended { status: Some(ExitStatus { code: 2, signal: None }), reason: "exited".into() };
         assert_eq!(farewell(&pane, &exited).unwrap(), "\n[p1 exited with code 2]");
         let closed = Outcome::Ended { status: None, reason: "closed".into() };

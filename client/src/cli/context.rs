@@ -86,10 +86,28 @@ impl Context {
         ClientOptions { encoding, ..ClientOptions::named(CLIENT_NAME) }
     }
 
-    /// Connects, starting the host when none answers.
+    /// Connects, starting the host when none answers. A host that runs
+    /// another build of panehost than this command (started before a
+    /// rebuild or an upgrade) is used, with a note on standard error that
+    /// says how to replace it.
     pub(crate) async fn connect(&self) -> anyhow::Result<Client> {
         let command = self.autostart_command()?;
-        Ok(connect_or_start(&self.socket, &self.client_options(Encoding::Bincode), &command).await?)
+        let client = connect_or_start(&self.socket, &self.client_options(Encoding::Bincode), &command).await?;
+        self.note_another_build();
+        Ok(client)
+    }
+
+    fn note_another_build(&self) {
+        let Ok(Some(host)) = super::host_process::HostProcess::find(&self.socket) else { return };
+        if host.runs_this_executable() == Some(false) {
+            eprintln!(
+                "note: the host at {} (pid {}) runs another build of panehost ({}); `panehost stop` ends it, \
+                 keeping its panes, and the next command starts this one",
+                self.socket.display(),
+                host.pid,
+                host.executable()
+            );
+        }
     }
 
     /// Connects with the JSON encoding and hands frames through untouched,

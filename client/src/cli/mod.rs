@@ -19,6 +19,7 @@ mod detach_key;
 mod events;
 mod history;
 mod host;
+mod host_process;
 mod inspect;
 mod interrupt;
 mod json;
@@ -33,6 +34,7 @@ mod send;
 mod size_arg;
 mod start;
 mod stdin_thread;
+mod stop;
 mod table;
 mod terminal;
 mod web;
@@ -82,6 +84,7 @@ pub fn main(entrypoints: Entrypoints) -> ExitCode {
     let result = Context::resolve(&cli.globals).and_then(|context| match cli.command {
         Some(Command::Host) => host::run(&context, entrypoints.run_host).map(|()| ExitCode::SUCCESS),
         Some(Command::Canary(args)) => canary::run(&context, args, entrypoints.run_canary),
+        Some(Command::Stop(args)) => stop::run(&context, args).map(|()| ExitCode::SUCCESS),
         Some(command) => run_client(context, command).map(|()| ExitCode::SUCCESS),
         // On its defaults, panehost opens a shell in a new pane, attached.
         None => run_client(context, Command::New(new::NewArgs::default())).map(|()| ExitCode::SUCCESS),
@@ -126,7 +129,9 @@ fn run_client(context: Context, command: Command) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let result = runtime.block_on(async {
         match command {
-            Command::Host | Command::Canary(_) => unreachable!("handled before the runtime starts"),
+            Command::Host | Command::Canary(_) | Command::Stop(_) => {
+                unreachable!("handled before the runtime starts")
+            }
             Command::New(args) => new::run(&context, args).await,
             Command::Start(args) => start::run(&context, args).await,
             Command::Ls(args) => ls::run(&context, args).await,
@@ -178,6 +183,9 @@ pub(crate) struct GlobalArgs {
 enum Command {
     /// Run the host in the foreground.
     Host,
+    /// Stop the host; its panes stay with their keepers for the next host
+    /// (or are closed, with --close-panes).
+    Stop(stop::StopArgs),
     /// Start a pane and attach to it (what plain `panehost` does, with a shell).
     New(new::NewArgs),
     /// Start a pane and print its id.

@@ -1,4 +1,4 @@
-//! `panehost runtimes [--json]` and `panehost runtimes --probe ID`
+//! `panehost runtimes [--wide|--json] [--all]` and `panehost runtimes --probe ID`
 
 use super::context::Context;
 use super::output::{print_line, write_stdout};
@@ -23,7 +23,21 @@ pub(crate) struct RuntimesArgs {
     /// Print JSON: an array of runtimes, or the receipt.
     #[arg(long)]
     json: bool,
+    /// Every column (support, sign-in, version floor, profiles,
+    /// limitations), however wide the table gets.
+    #[arg(long, conflicts_with = "json")]
+    wide: bool,
+    /// List the runtimes this repository's tests use too.
+    #[arg(long)]
+    all: bool,
 }
+
+/// Runtimes that exist for this repository's tests (the fixture agent,
+/// found when its binary is on PATH): listed only with `--all`.
+const TEST_RUNTIMES: &[&str] = &["fixture"];
+
+/// The width the default table keeps within.
+const TABLE_WIDTH: usize = 100;
 
 /// Lists the runtimes as a table or a JSON array, or takes a receipt.
 pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result<()> {
@@ -40,9 +54,16 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
         }
         return Ok(());
     }
-    let runtimes = client.runtimes().await?;
+    let mut runtimes = client.runtimes().await?;
+    if !args.all {
+        runtimes.retain(|runtime| !TEST_RUNTIMES.contains(&runtime.id.as_str()));
+    }
     if args.json {
         print_line(&serde_json::to_string(&runtimes)?)?;
+    } else if !args.wide {
+        let headers = ["ID", "AVAILABLE", "READINESS", "VERSION", "DETAIL"];
+        let rows: Vec<Vec<String>> = runtimes.iter().map(narrow_row).collect();
+        write_stdout(fit(table::render(&headers, &rows), TABLE_WIDTH).as_bytes())?;
     } else {
         let rows: Vec<Vec<String>> = runtimes.iter().map(row).collect();
         let headers = [
@@ -77,6 +98,30 @@ fn describe_receipt(receipt: &Receipt) -> String {
     )
 }
 
+/// The columns that fit a terminal: the rest is in `--wide` and `--json`.
+fn narrow_row(runtime: &RuntimeInfo) -> Vec<String> {
+    let full = row(runtime);
+    vec![full[0].clone(), full[2].clone(), full[3].clone(), full[5].clone(), full[10].clone()]
+}
+
+/// Cuts every line of `table` to `width` characters, marking a cut with
+/// `…`.
+fn fit(table: String, width: usize) -> String {
+    table
+        .lines()
+        .map(|line| {
+            if line.chars().count() <= width {
+                line.to_owned()
+            } else {
+                let kept: String = line.chars().take(width - 1).collect();
+                format!("{kept}…")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
 fn row(runtime: &RuntimeInfo) -> Vec<String> {
     let yes_no = |flag: bool| if flag { "yes" } else { "no" }.to_owned();
     let detail = match (&runtime.readiness_reason, &runtime.unavailable_reason, &runtime.path) {
@@ -106,4 +151,18 @@ fn row(runtime: &RuntimeInfo) -> Vec<String> {
         list(&runtime.limitations),
         detail,
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit;
+
+    #[test]
+    fn the_default_table_keeps_within_its_width() {
+        let table = format!("ID  DETAIL\nshell  {}\n", "x".repeat(300));
+        let fitted = fit(table, 100);
+        assert!(fitted.lines().all(|line| line.chars().count() <= 100), "{fitted}");
+        assert!(fitted.lines().nth(1).unwrap().ends_with('…'));
+        assert_eq!(fit("a\nb\n".to_owned(), 100), "a\nb\n");
+    }
 }

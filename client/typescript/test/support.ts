@@ -2,7 +2,7 @@
 // collector that reads a stream in the background and lets tests wait for
 // conditions with timeouts.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -14,9 +14,22 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** client/typescript, from dist/test. */
 const packageDir = path.resolve(here, "..", "..");
 
+let cachedTargetDir: string | undefined;
+
+/** The workspace's target directory, as cargo says (it honours CARGO_TARGET_DIR). */
+function targetDir(): string {
+  if (cachedTargetDir !== undefined) return cachedTargetDir;
+  const metadata = execFileSync("cargo", ["metadata", "--format-version", "1", "--no-deps"], {
+    cwd: path.resolve(packageDir, "..", ".."),
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  cachedTargetDir = JSON.parse(metadata.toString("utf8")).target_directory as string;
+  return cachedTargetDir;
+}
+
 /** The panehost binary: $PANEHOST_BIN, else the workspace's debug build. */
 export function panehostBin(): string {
-  const bin = process.env["PANEHOST_BIN"] || path.resolve(packageDir, "..", "..", "target", "debug", "panehost");
+  const bin = process.env["PANEHOST_BIN"] || path.join(targetDir(), "debug", "panehost");
   if (!fs.existsSync(bin)) {
     throw new Error(`${bin} is missing: build it first (cargo build -p panehost-host), or set PANEHOST_BIN`);
   }

@@ -71,7 +71,12 @@ export async function panehostBinary() {
     maxBuffer: 64 * 1024 * 1024,
     timeout: 30 * 60 * 1000,
   });
-  return path.join(repoDir, 'target', 'debug', 'panehost');
+  // Where cargo put it: it honours CARGO_TARGET_DIR.
+  const { stdout } = await execFileAsync('cargo', ['metadata', '--format-version', '1', '--no-deps'], {
+    cwd: repoDir,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return path.join(JSON.parse(stdout).target_directory, 'debug', 'panehost');
 }
 
 /** Waits until something accepts connections on a Unix socket. */

@@ -96,6 +96,17 @@ impl TestHost {
         assert!(status.success(), "host exited with {status}");
     }
 
+    /// Waits (within [`WAIT`]) for the host to exit on its own, say after
+    /// `panehost stop`.
+    pub fn wait_exited(&mut self) {
+        let mut child = self.child.take().expect("a running host");
+        let deadline = Instant::now() + WAIT;
+        while child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "the host did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Starts a new host on the same socket and state directory, with the
     /// same environment.
     pub fn restart(&mut self) {
