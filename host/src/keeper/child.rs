@@ -3,43 +3,48 @@
 
 use super::args::PaneRequest;
 use super::protocol::ExitReport;
-use super::signals;
+use portable_pty::{CommandBuilder, SlavePty};
 use rustix::event::Timespec;
-use rustix::process::{Pid, PidfdFlags, Signal};
+use rustix::process::{Pid, PidfdFlags, Signal, WaitOptions};
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, Stdio};
 
-/// Spawns the request's program in the PTY whose slave side is `slave`, in
-/// the request's directory, with the request's environment and no other
-/// (the program is looked up on that environment's `PATH`). The child leads a new session
-/// (so its pid is its process group id) whose controlling terminal is the
-/// PTY, and starts with every signal at its default action. Returns once
-/// the program has been executed.
-pub(super) fn spawn(request: &PaneRequest, slave: &OwnedFd) -> io::Result<Child> {
-    let mut command = Command::new(&request.program);
-    command
-        .args(&request.program_args)
-        .current_dir(&request.cwd)
-        .env_clear()
-        .envs(request.env.iter().map(|(name, value)| (name, value)))
-        .stdin(Stdio::from(slave.try_clone()?))
-        .stdout(Stdio::from(slave.try_clone()?))
-        .stderr(Stdio::from(slave.try_clone()?));
-    // Safety: the closure runs in the forked child between fork and exec.
-    // It only makes async-signal-safe system calls (setsid, ioctl,
-    // rt_sigaction through `signal`), takes no locks and allocates nothing;
-    // errors become `io::Error`s from raw OS codes, which do not allocate.
-    unsafe {
-        command.pre_exec(|| {
-            rustix::process::setsid()?;
-            // fd 0 is the PTY slave by now; make it the controlling terminal.
-            rustix::process::ioctl_tiocsctty(rustix::stdio::stdin())?;
-            signals::reset_in_child()
-        });
+/// A spawned child: its pid, and portable-pty's handle for it (kept, never
+/// waited through: the keeper reaps by pid).
+pub(super) struct Spawned {
+    pid: Pid,
+    _handle: Box<dyn portable_pty::Child + Send + Sync>,
+}
+
+impl Spawned {
+    /// The child's pid, which is its process group and session id.
+    pub(super) fn id(&self) -> u32 {
+        self.pid.as_raw_nonzero().get() as u32
     }
-    command.spawn()
+}
+
+/// Spawns the request's program on the PTY's slave side (portable-pty), in
+/// the request's directory, with the request's environment and no other
+/// (the program is looked up on that environment's `PATH`). The child leads
+/// a new session (so its pid is its process group id) whose controlling
+/// terminal is the PTY, holds no descriptor but the terminal's three,
+/// and starts with the keeper's ignored signals (HUP, INT, PIPE) back at
+/// their default actions and no signal blocked.
+pub(super) fn spawn(request: &PaneRequest, slave: &dyn SlavePty) -> io::Result<Spawned> {
+    let mut command = CommandBuilder::new(&request.program);
+    command.args(&request.program_args);
+    command.cwd(&request.cwd);
+    command.env_clear();
+    for (name, value) in &request.env {
+        command.env(name, value);
+    }
+    let handle = slave.spawn_command(command).map_err(io::Error::other)?;
+    let pid = handle
+        .process_id()
+        .and_then(|pid| i32::try_from(pid).ok())
+        .and_then(Pid::from_raw)
+        .ok_or_else(|| io::Error::other("the spawned child has no pid"))?;
+    Ok(Spawned { pid, _handle: handle })
 }
 
 /// How often the keeper checks for the child's exit when it has no pidfd
@@ -50,7 +55,7 @@ const CHECK_INTERVAL: Timespec = Timespec { tv_sec: 0, tv_nsec: 100_000_000 };
 /// polls [`Running::exit_fd`] (or, without one, wakes up every
 /// [`Running::poll_timeout`]) and then calls [`Running::try_reap`].
 pub(super) struct Running {
-    child: Child,
+    child: Spawned,
     /// A pidfd for the child: readable once it has exited. `None` if the
     /// kernel has none to give (`pidfd_open` arrived in Linux 5.3).
     pidfd: Option<OwnedFd>,
@@ -59,14 +64,11 @@ pub(super) struct Running {
 impl Running {
     /// Starts watching `child`, which must not have been reaped yet (so its
     /// pid cannot have been reused).
-    pub(super) fn watch(child: Child) -> Self {
-        let pidfd = i32::try_from(child.id())
-            .ok()
-            .and_then(Pid::from_raw)
-            // Without a pidfd (ENOSYS on kernels before 5.3, or no fd to
-            // spare) the keeper falls back on checking every
-            // CHECK_INTERVAL: slower to notice the exit, but as correct.
-            .and_then(|pid| rustix::process::pidfd_open(pid, PidfdFlags::empty()).ok());
+    pub(super) fn watch(child: Spawned) -> Self {
+        // Without a pidfd (ENOSYS on kernels before 5.3, or no fd to
+        // spare) the keeper falls back on checking every CHECK_INTERVAL:
+        // slower to notice the exit, but as correct.
+        let pidfd = rustix::process::pidfd_open(child.pid, PidfdFlags::empty()).ok();
         Self { child, pidfd }
     }
 
@@ -87,9 +89,9 @@ impl Running {
     /// Reaps the child if it has exited (`waitpid` with `WNOHANG`); `None`
     /// while it runs.
     pub(super) fn try_reap(&mut self) -> Option<ExitReport> {
-        match self.child.try_wait() {
+        match rustix::process::waitpid(Some(self.child.pid), WaitOptions::NOHANG) {
             Ok(None) => None,
-            Ok(Some(status)) => Some(ExitReport::from_status(status)),
+            Ok(Some((_, status))) => Some(ExitReport::from_wait(status)),
             // Only ECHILD is possible, and only if someone else reaped it.
             Err(_) => Some(ExitReport::unknown()),
         }
@@ -103,17 +105,9 @@ impl Running {
 
 /// Kills the child's process group and reaps the child; for a pane that
 /// fails to start after spawning it.
-pub(super) fn kill_and_reap(mut child: Child) {
-    kill_group(child.id());
-    let _ = child.wait();
-}
-
-/// Sends SIGKILL to the process group the child leads. Only for a child not
-/// yet reaped, whose group id cannot have been reused.
-fn kill_group(child_pid: u32) {
-    if let Some(pid) = i32::try_from(child_pid).ok().and_then(Pid::from_raw) {
-        let _ = rustix::process::kill_process_group(pid, Signal::KILL);
-    }
+pub(super) fn kill_and_reap(child: Spawned) {
+    let _ = rustix::process::kill_process_group(child.pid, Signal::KILL);
+    let _ = rustix::process::waitpid(Some(child.pid), WaitOptions::empty());
 }
 
 #[cfg(test)]
@@ -122,8 +116,10 @@ mod tests {
     use rustix::event::{PollFd, PollFlags};
     use std::time::{Duration, Instant};
 
-    fn spawn_sh(script: &str) -> Child {
-        Command::new("sh").args(["-c", script]).spawn().unwrap()
+    fn spawn_sh(script: &str) -> Spawned {
+        let child = std::process::Command::new("sh").args(["-c", script]).spawn().unwrap();
+        let pid = Pid::from_raw(child.id() as i32).unwrap();
+        Spawned { pid, _handle: Box::new(child) }
     }
 
     #[test]

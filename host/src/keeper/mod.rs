@@ -12,8 +12,9 @@
 //!
 //! **Start-up.** It names its process `panehost-keeper` (whatever path
 //! it was executed by), closes every fd above 2 it inherited (so neither it nor
-//! its children hold its launcher's pipes), ignores SIGHUP, SIGINT and
-//! SIGPIPE (SIGTERM and SIGKILL kill it as usual), then calls `setsid()` to
+//! its children hold its launcher's pipes), sets every signal to its default
+//! action and then ignores SIGHUP, SIGINT and SIGPIPE (SIGTERM and SIGKILL
+//! kill it as usual), then calls `setsid()` to
 //! lead its own session. When it is already a process group leader
 //! (started with a process group of its own), `setsid()` cannot succeed; it
 //! then stays the leader of that group, which signals sent to the host's
@@ -27,13 +28,14 @@
 //! times, in any order, before `--`; `C` and `R` from 2 to 1000; the
 //! `--env` values, in order, are the child's whole environment, and
 //! PROGRAM is looked up on their `PATH`). For each, in order, the keeper:
-//! 1. opens a PTY (master and slave both `O_NOCTTY`, close-on-exec) and
-//!    sets its window size to C x R;
-//! 2. spawns PROGRAM with stdin, stdout and stderr on the PTY slave, in
-//!    DIR. The child calls `setsid()` and makes the PTY its controlling
-//!    terminal (`TIOCSCTTY`), so it leads a new session and its pid is its
-//!    process group id; every signal starts at its default action and the
-//!    signal mask is empty. The keeper then closes its slave fd;
+//! 1. opens a PTY of C x R with portable-pty (`openpty`: the slave
+//!    `O_NOCTTY`, both sides close-on-exec);
+//! 2. spawns PROGRAM with portable-pty, with stdin, stdout and stderr on
+//!    the PTY slave, in DIR. The child calls `setsid()` and makes the PTY
+//!    its controlling terminal (`TIOCSCTTY`), so it leads a new session and
+//!    its pid is its process group id; it closes every descriptor above 2
+//!    before it executes PROGRAM; every signal starts at its default action
+//!    and the signal mask is empty. The keeper then closes its slave fd;
 //! 3. binds a unix stream listener at PATH (a stale file there is removed
 //!    first; the socket file is mode 0600);
 //! 4. answers exactly `ready <child-pid>\n` on stdout.

@@ -100,7 +100,7 @@ impl Pane {
     pub(super) fn start(request: PaneRequest) -> Result<Self, String> {
         let pty::Pty { master, slave } =
             pty::open(request.cols, request.rows).map_err(|error| format!("opening a PTY: {error}"))?;
-        let child = child::spawn(&request, &slave).map_err(|error| {
+        let child = child::spawn(&request, slave.as_ref()).map_err(|error| {
             format!("starting {} in {}: {error}", request.program.to_string_lossy(), request.cwd.display())
         })?;
         drop(slave);

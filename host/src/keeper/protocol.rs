@@ -30,6 +30,15 @@ impl ExitReport {
         }
     }
 
+    /// The report for a status `waitpid` (rustix's) returned.
+    pub fn from_wait(status: rustix::process::WaitStatus) -> Self {
+        match (status.exit_status(), status.terminating_signal()) {
+            (Some(code), _) => Self { code, signal: None },
+            (None, Some(signal)) => Self { code: 128 + signal, signal: Some(signal_name(signal)) },
+            (None, None) => Self::unknown(),
+        }
+    }
+
     /// The report when the status could not be obtained.
     pub fn unknown() -> Self {
         Self { code: 255, signal: None }

@@ -1,5 +1,5 @@
-//! Signal dispositions: what the keeper ignores, and the clean slate its
-//! child starts from.
+//! Signal dispositions: the clean slate the keeper and its children start
+//! from, and what the keeper ignores.
 //!
 //! rustix deliberately offers no `sigaction` outside its libc-replacement
 //! runtime, and std none at all, so this module calls the C library's
@@ -21,25 +21,22 @@ const SIG_DFL: usize = 0;
 const SIG_IGN: usize = 1;
 const SIG_ERR: usize = usize::MAX;
 
-/// The keeper must outlive its host's terminal and process group, and write
-/// to sockets whose reader has gone.
+/// The keeper starts from a clean slate (every standard signal at its
+/// default action, whatever it inherited as ignored), then ignores what it
+/// must: it outlives its host's terminal and process group (HUP, INT), and
+/// writes to sockets whose reader has gone (PIPE). Its children inherit the
+/// clean slate; those three are set back to default in each child between
+/// fork and exec (by portable-pty for HUP and INT, by std for PIPE), so a
+/// pane's program starts with every signal at its default action.
 pub(super) fn ignore_in_keeper() -> io::Result<()> {
-    for sig in [Signal::HUP, Signal::INT, Signal::PIPE] {
-        set_disposition(sig.as_raw(), SIG_IGN)?;
-    }
-    Ok(())
-}
-
-/// Resets every standard signal to its default action, so dispositions the
-/// keeper ignores (or inherited as ignored) do not leak into the child
-/// through exec. Called in the forked child before exec: it makes system
-/// calls only and allocates nothing.
-pub(super) fn reset_in_child() -> io::Result<()> {
     for signum in 1..=31 {
         if signum == Signal::KILL.as_raw() || signum == Signal::STOP.as_raw() {
             continue;
         }
         set_disposition(signum, SIG_DFL)?;
+    }
+    for sig in [Signal::HUP, Signal::INT, Signal::PIPE] {
+        set_disposition(sig.as_raw(), SIG_IGN)?;
     }
     Ok(())
 }
