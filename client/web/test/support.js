@@ -155,12 +155,14 @@ export class Rig {
 
   /**
    * Starts `panehost web --listen 127.0.0.1:0` (with `extra` arguments and
-   * debug logging), and reads the URL it prints.
+   * debug logging; another `bin`, more `env` and a `cwd` when given), and
+   * reads the URL it prints.
    */
-  async startGateway(extra) {
+  async startGateway(extra, { bin = this.bin, env = {}, cwd } = {}) {
     const log = path.join(this.root, `web-${Date.now()}-${Math.random().toString(16).slice(2)}.log`);
-    const child = spawn(this.bin, [...this.globals(), 'web', '--listen', '127.0.0.1:0', ...extra], {
-      env: { ...this.env, PANEHOST_LOG: 'debug' },
+    const child = spawn(bin, [...this.globals(), 'web', '--listen', '127.0.0.1:0', ...extra], {
+      env: { ...this.env, PANEHOST_LOG: 'debug', ...env },
+      cwd,
       stdio: ['ignore', 'pipe', fs.openSync(log, 'w')],
     });
     let stdout = '';

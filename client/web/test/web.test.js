@@ -424,6 +424,50 @@ describe('panehost web', () => {
     assert.equal(log.includes(rig.token), false, 'the token is not in the log');
   });
 
+  test('an installed panehost serves its page from anywhere, once its packages are installed', async () => {
+    // The executable alone, outside the source tree, run from elsewhere.
+    const installed = fs.mkdtempSync(path.join(os.tmpdir(), 'panehost-web-installed-'));
+    const bin = path.join(installed, 'panehost');
+    fs.copyFileSync(rig.bin, bin);
+    fs.chmodSync(bin, 0o755);
+    const env = { XDG_DATA_HOME: path.join(installed, 'data'), PATH: process.env.PATH };
+    try {
+      // The one install step (npm, from the registry).
+      const { execFile } = await import('node:child_process');
+      await new Promise((resolve, reject) =>
+        // npm needs the machine's own settings (registry, certificates).
+        execFile(bin, ['web', '--install-assets'], { env: { ...process.env, ...env }, cwd: '/', timeout: 300000 }, (error, stdout) =>
+          error ? reject(error) : resolve(stdout),
+        ),
+      );
+      const gateway = await rig.startGateway([], { bin, env, cwd: '/' });
+      try {
+        // The packages come from the data directory the step filled, and
+        // the page's own files from the executable.
+        const said = fs.readFileSync(gateway.log, 'utf8');
+        assert.ok(said.includes(`packages are served from ${path.join(env.XDG_DATA_HOME, 'panehost', 'web')}`), said);
+        const other = await browser.context.newPage();
+        try {
+          await other.goto(gateway.url);
+          await other.locator(`tr[data-pane="${shellPane}"] a`).click({ timeout: 15000 });
+          await waitFor(
+            async () => {
+              const state = await pageState(other);
+              return state && state.rows.some(isPrompt);
+            },
+            { what: 'the prompt in the installed page', describe: async () => JSON.stringify(await pageState(other)) },
+          );
+        } finally {
+          await other.close();
+        }
+      } finally {
+        await rig.stopGateway(gateway);
+      }
+    } finally {
+      fs.rmSync(installed, { recursive: true, force: true });
+    }
+  });
+
   test('answers a clear 500 page when the npm packages are missing', async () => {
     const assets = fs.mkdtempSync(path.join(os.tmpdir(), 'panehost-web-assets-'));
     fs.copyFileSync(new URL('../index.html', import.meta.url), path.join(assets, 'index.html'));
@@ -431,7 +475,7 @@ describe('panehost web', () => {
     try {
       const response = await fetch(new URL('/', gateway.url));
       assert.equal(response.status, 500);
-      assert.match(await response.text(), /npm ci/);
+      assert.match(await response.text(), /--install-assets/);
     } finally {
       await rig.stopGateway(gateway);
       fs.rmSync(assets, { recursive: true, force: true });

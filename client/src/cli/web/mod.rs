@@ -1,5 +1,6 @@
-//! `panehost web [--listen ADDR] [--allow-remote] [--assets DIR]`: a web
-//! terminal for the host's panes.
+//! `panehost web [--listen ADDR] [--allow-remote] [--host-name NAME]...
+//! [--assets DIR]`: a web terminal for the host's panes; `panehost web
+//! --install-assets` installs the page's xterm.js packages once.
 //!
 //! The server prints one URL with a fresh access token on standard output,
 //! serves the page (a pane list and an xterm.js terminal view), answers
@@ -44,18 +45,32 @@ pub(crate) struct WebArgs {
     /// refused. May be given several times.
     #[arg(long = "host-name", value_name = "NAME", requires = "allow_remote")]
     host_names: Vec<String>,
-    /// The page's directory: index.html, app.js, and node_modules/ from
-    /// `npm ci` [default: client/web, found from this executable]
+    /// A directory with the page (index.html, app.js, ...) and its
+    /// node_modules, read from disk: for working on the page [default:
+    /// the page built into panehost, and the packages --install-assets
+    /// installed]
     #[arg(long, value_name = "DIR")]
     assets: Option<PathBuf>,
+    /// Install the page's xterm.js packages (with npm, into
+    /// $XDG_DATA_HOME/panehost/web or ~/.local/share/panehost/web), then
+    /// exit. Needed once, before the first `panehost web`.
+    #[arg(long, conflicts_with_all = ["assets", "listen", "allow_remote", "host_names"])]
+    install_assets: bool,
 }
 
 /// Serves until interrupted (SIGINT or SIGTERM).
 pub(crate) async fn run(context: &Context, args: WebArgs) -> anyhow::Result<()> {
+    if args.install_assets {
+        let dir = tokio::task::spawn_blocking(assets::install_packages).await??;
+        println!("installed the web terminal's packages in {}", dir.display());
+        return Ok(());
+    }
     check_listen_address(args.listen, args.allow_remote)?;
     let assets = assets::Assets::locate(args.assets.as_deref());
-    if let Some(problem) = assets.problem() {
-        eprintln!("warning: {problem}; the page will answer 500 until that is fixed");
+    match (assets.problem(), assets.packages_dir()) {
+        (Some(problem), _) => eprintln!("warning: {problem}; the page will answer 500 until that is fixed"),
+        (None, Some(dir)) => eprintln!("panehost web: the page's packages are served from {}", dir.display()),
+        (None, None) => {}
     }
     let host = server::HostLink::new(context.connector()?);
     // Fail early, and start the host now when none answers.
