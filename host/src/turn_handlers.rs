@@ -412,8 +412,10 @@ async fn confirm(pane: &Pane, first_seq: u64, turn_running: bool) -> Confirmatio
 /// Accepted only from a process of the pane itself: the caller (the kernel
 /// names it when it connects) must be in the pane's session (its process
 /// leads a session of its own, and whatever it starts stays in it unless
-/// it leaves), and must know the pane's token. A process of another pane
-/// cannot join this pane's session, so it cannot report this pane's turns.
+/// it leaves) or descend from the pane's process, and must know the pane's
+/// token. A process of another pane can neither join this pane's session
+/// nor become a descendant of its process, so it cannot report this pane's
+/// turns.
 pub fn handle_notify(
     host: &HostState,
     caller: Option<u32>,
@@ -423,11 +425,11 @@ pub fn handle_notify(
     payload: &str,
 ) -> Result<Response, ErrorBody> {
     let pane = find(host, id)?;
-    if !pane.is_in_session(caller) {
+    if !pane.is_own_process(caller) {
         let who = caller.map_or("a process the kernel did not name".to_owned(), |pid| format!("process {pid}"));
         return Err(ErrorBody::new(
             ErrorCode::NotifyRefused,
-            format!("{who} is not in pane {id}'s session; only the pane's own processes report its turns"),
+            format!("{who} is not one of pane {id}'s processes; only the pane's own processes report its turns"),
         ));
     }
     if !pane.report(token, event, payload) {

@@ -39,7 +39,7 @@ fn a_pane_cannot_report_the_turns_of_another_pane_even_with_its_token() {
     let (_, attack) = conn.follow_from_start_until(&attacker, "forged-done");
     assert!(attack.text().contains("token-read"), "the test reads the token: {}", attack.text());
     assert!(attack.text().contains("NOTIFY_REFUSED"), "{}", attack.text());
-    assert!(attack.text().contains(&format!("is not in pane {}'s session", victim.id)), "{}", attack.text());
+    assert!(attack.text().contains(&format!("is not one of pane {}'s processes", victim.id)), "{}", attack.text());
     assert_eq!(activity(&mut conn, &victim.id), "busy", "the forged end of turn was not recorded");
     assert!(!seen.events.iter().any(|event| matches!(event, Event::TurnCompleted { .. })));
     for pane in [victim.id, attacker] {

@@ -205,7 +205,7 @@ describe("turns of the fixture agent", () => {
     // hook, run by the CLI in the pane): this test's process is not one.
     await assert.rejects(client!.notify(id, { token, event: "turn_completed", payload: "{}" }), (error: unknown) => {
       assert.ok(error instanceof PanehostError && error.code === "NOTIFY_REFUSED", String(error));
-      assert.match((error as Error).message, /is not in pane \w+'s session/);
+      assert.match((error as Error).message, /is not one of pane \w+'s processes/);
       return true;
     });
     await assert.rejects(client!.notify(id, { token: `${token}x`, event: "turn_completed" }), hostError("NOTIFY_REFUSED"));

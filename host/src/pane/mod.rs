@@ -453,13 +453,19 @@ impl Pane {
         &self.info
     }
 
-    /// True when process `pid` is in the pane's session (the pane's process
-    /// leads its own session, so the session id is its pid).
-    pub fn is_in_session(&self, pid: Option<u32>) -> bool {
-        let Some(pid) = pid.and_then(|pid| i32::try_from(pid).ok()).and_then(rustix::process::Pid::from_raw) else {
-            return false;
-        };
-        rustix::process::getsid(Some(pid)).is_ok_and(|session| session.as_raw_nonzero().get() as u32 == self.info.pid)
+    /// True when process `pid` is one of the pane's: in the pane's session
+    /// (the pane's process leads its own session, so the session id is its
+    /// pid), or a descendant of the pane's process (a CLI may start its
+    /// hooks in a session of their own; a process can leave its session,
+    /// but never choose its parent).
+    pub fn is_own_process(&self, pid: Option<u32>) -> bool {
+        let Some(pid) = pid else { return false };
+        let in_session = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+            .and_then(|pid| rustix::process::getsid(Some(pid)).ok())
+            .is_some_and(|session| session.as_raw_nonzero().get() as u32 == self.info.pid);
+        in_session || descends_from(pid, self.info.pid)
     }
 
     /// The bytes that interrupt this pane's runtime.
@@ -862,6 +868,32 @@ impl Behaviour {
             process_started: None,
         }
     }
+}
+
+/// True when `ancestor` is `pid` or one of its ancestors (its parent, the
+/// parent's parent, ...), as `/proc` tells it, looking 64 generations up at
+/// most.
+fn descends_from(pid: u32, ancestor: u32) -> bool {
+    let mut current = pid;
+    for _ in 0..64 {
+        if current == ancestor {
+            return true;
+        }
+        let Some(parent) = parent_of(current) else { return false };
+        if parent <= 1 {
+            return false;
+        }
+        current = parent;
+    }
+    false
+}
+
+/// The parent of `pid`, from `/proc/<pid>/stat`.
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold spaces or ')'.
+    let (_, rest) = stat.rsplit_once(") ")?;
+    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// The exact end the pane's end marker holds, when the record agrees with
