@@ -67,7 +67,7 @@ impl SubscriptionTask {
                         size = current.size;
                         Event::Resized { size }
                     } else if let Some(status) = current.exit {
-                        let reason = if current.closed { "closed" } else { "exited" };
+                        let reason = if current.closed || current.closing { "closed" } else { "exited" };
                         if self.emit(Event::Exited { status, offset: self.cursor }).await {
                             self.emit(Event::Ended { reason: reason.to_owned() }).await;
                         }

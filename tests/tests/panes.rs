@@ -208,3 +208,27 @@ fn the_host_raises_its_open_file_limit_and_panes_keep_the_one_it_was_given() {
     assert_eq!(soft_open_file_limit(pane.pid), "1024", "the pane's soft limit");
     host.stop();
 }
+
+#[test]
+fn every_subscriber_of_a_closed_pane_is_told_closed_every_time() {
+    let host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    // The race lay between the exit being seen and the close being marked:
+    // many closes, not one lucky run.
+    for round in 0..15 {
+        let pane = conn.start(start_params("shell", &["sh", "-c", "echo up; exec sleep 1000"])).id;
+        let (subscription, mut transcript) = conn.follow_from_start_until(&pane, "up");
+        conn.ok(Request::Close { pane: pane.clone() });
+        conn.follow_to_end(subscription, &mut transcript);
+        let reasons: Vec<&str> = transcript
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                panehost_ipc::Event::Ended { reason } => Some(reason.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(reasons, ["closed"], "round {round}: {:?}", transcript.events.last());
+    }
+    host.stop();
+}

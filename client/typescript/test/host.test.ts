@@ -232,9 +232,8 @@ describe("operations", () => {
     assert.equal(exited.offset, collector.length);
     const last = events[events.length - 1]!;
     assert.equal(last.kind, "ended");
-    // PROTOCOL.md says `closed`; a host that sees the SIGHUP'd process exit
-    // before it marks the pane closed says `exited`. Either ends the stream.
-    assert.ok(last.kind === "ended" && ["closed", "exited"].includes(last.reason), `reason ${JSON.stringify(last)}`);
+    // After a close, every subscriber is told `closed` (PROTOCOL.md).
+    assert.ok(last.kind === "ended" && last.reason === "closed", `reason ${JSON.stringify(last)}`);
     assert.equal(collector.stream.isDone, true);
 
     await assert.rejects(client.inspect(id), (error: unknown) => {

@@ -75,6 +75,9 @@ pub struct Progress {
     pub exit: Option<ExitStatus>,
     /// Set when the pane has been closed and forgotten.
     pub closed: bool,
+    /// Set when a close (a `close` request, the wall-time limit, the host's
+    /// shutdown) has begun: the exit that follows is the close's.
+    pub closing: bool,
     /// How many turn signals have been recorded (the next one's sequence
     /// number).
     pub signals: u64,
@@ -335,7 +338,14 @@ impl Pane {
             output: Mutex::new(OutputState { ring, pending_resizes: VecDeque::new(), reader_done: false }),
             screen: Mutex::new(screen),
             asleep_from: AtomicU64::new(MODEL_AWAKE),
-            progress: watch::Sender::new(Progress { end: base, size, exit: None, closed: false, signals: 0 }),
+            progress: watch::Sender::new(Progress {
+                end: base,
+                size,
+                exit: None,
+                closed: false,
+                closing: false,
+                signals: 0,
+            }),
             parsed: watch::Sender::new(base),
             follower_stopped: std::sync::atomic::AtomicBool::new(false),
             // Safety: the OwnedFd is moved into the AsyncFd, which keeps it
@@ -742,6 +752,13 @@ impl Pane {
     /// bounded waits), waits for the exit to be recorded, and marks the
     /// pane closed so its tasks and subscribers finish.
     pub async fn close(&self) -> ExitStatus {
+        // Before any signal: a subscriber that sees the exit must know it
+        // is the close's.
+        self.progress.send_if_modified(|progress| {
+            let was = progress.closing;
+            progress.closing = true;
+            !was
+        });
         let status = signals::end_process_group(self).await;
         self.progress.send_modify(|progress| progress.closed = true);
         status
