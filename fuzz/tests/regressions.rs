@@ -30,3 +30,24 @@ fn every_target_has_a_folder_of_regression_inputs() {
         assert!(root.join(target).is_dir(), "fuzz/regressions/{target} is missing");
     }
 }
+
+#[test]
+fn the_vt100_panics_the_host_contains_are_real() {
+    // Each input of `vt100_at_pane_sizes` makes the vt100 model itself
+    // panic (when a vt100 release fixes one, this says so, and the input
+    // can go); the test above shows the host's model survives it.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions").join("vt100_at_pane_sizes");
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut found = 0;
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let input = std::fs::read(entry.path()).unwrap();
+        if std::panic::catch_unwind(|| panehost_fuzz::vt100_at_pane_sizes(&input)).is_err() {
+            found += 1;
+        } else {
+            eprintln!("{} no longer makes vt100 panic", entry.path().display());
+        }
+    }
+    std::panic::set_hook(previous);
+    assert!(found > 0, "no input of {} makes vt100 panic", dir.display());
+}
