@@ -186,3 +186,57 @@ fn a_record_with_a_huge_size_is_repaired_and_bad_records_are_moved_aside_on_rest
     witness.assert_serving();
     witness.host.stop();
 }
+
+#[test]
+fn output_the_terminal_model_panics_on_is_contained_and_the_pane_goes_on() {
+    // An input the fuzzer found that makes vt100 itself panic at pane
+    // sizes: output, a resize that narrows the screen to 2x2, more output.
+    let input = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fuzz/regressions/vt100_at_pane_sizes/narrowing-over-a-wide-character"
+    ))
+    .unwrap();
+    let chunks: Vec<&[u8]> = input[2..].chunks(64).collect();
+    let witness = Witness::new(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    for (index, chunk) in chunks.iter().enumerate() {
+        std::fs::write(dir.path().join(format!("chunk{index}")), chunk).unwrap();
+    }
+    let script = format!(
+        "stty raw -echo; read x; cat {dir}/chunk0; read x; cat {dir}/chunk1; printf 'still-here'; read x",
+        dir = dir.path().display()
+    );
+    let mut conn = witness.host.connect(Encoding::Json);
+    let mut start = start_params("shell", &["sh", "-c", &script]);
+    start.size = Some(Size { cols: 99, rows: 52 });
+    let pane = conn.start(start).id;
+    let subscription = conn.subscribe(&pane, Some(0)).subscription;
+    let mut seen = Transcript::from(0);
+    let step = |conn: &mut Connection| conn.type_raw(&pane, "\n");
+    conn.ok(Request::Resize { pane: pane.clone(), size: Size { cols: 15, rows: 39 } });
+    step(&mut conn);
+    conn.follow_until(subscription, &mut seen, |seen| seen.bytes.len() >= chunks[0].len());
+    conn.ok(Request::Resize { pane: pane.clone(), size: Size::MIN });
+    step(&mut conn);
+    conn.follow_until_text(subscription, &mut seen, "still-here");
+    // The model failed on it and a blank one went on: the screen and the
+    // pane answer, and the host lives.
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+        if detail.screen.offset == seen.end() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the model stopped at {} of {}",
+            detail.screen.offset,
+            seen.end()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    step(&mut conn);
+    witness.assert_serving();
+    let log = witness.host.stop();
+    assert!(log.contains("the terminal model failed; contained"), "the model did not fail on it:\n{log}");
+}
