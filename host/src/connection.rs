@@ -2,9 +2,9 @@
 //! out.
 
 use crate::config::MAX_SUBSCRIPTIONS_ENV;
-use crate::dispatch::{self, ConnectionContext};
+use crate::dispatch::{self, ConnectionContext, Handling};
 use crate::host_state::HostState;
-use crate::limits::HANDSHAKE_TIMEOUT;
+use crate::limits::{HANDSHAKE_TIMEOUT, MAX_REQUESTS_IN_FLIGHT};
 use crate::outbox::Outbox;
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
@@ -16,9 +16,11 @@ use panehost_ipc::{
     Welcome, MAX_CLIENT_FRAME_LEN, MAX_HANDSHAKE_FRAME_LEN, MAX_SERVER_FRAME_LEN, PROTOCOL_REVISION, PROTOCOL_VERSION,
 };
 use std::collections::HashMap;
+use std::future::Future;
 use std::io;
 use std::sync::Arc;
-use tokio::task::JoinHandle;
+use std::task::Poll;
+use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::codec::length_delimited::LengthDelimitedCodecError;
 use tokio_util::codec::{FramedRead, FramedWrite};
 
@@ -105,8 +107,18 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
     let outbox = Outbox::new(hello.encoding, Box::pin(writer));
     let mut context = ConnectionContext { outbox: outbox.clone(), next_subscription: 1, peer_pid };
     let mut subscriptions: HashMap<u64, JoinHandle<()>> = HashMap::new();
+    let mut in_flight: JoinSet<()> = JoinSet::new();
+    // Panes come back before any request is handled.
+    host.wait_restored().await;
 
     loop {
+        while in_flight.try_join_next().is_some() {}
+        if in_flight.len() >= MAX_REQUESTS_IN_FLIGHT {
+            // The client reads its answers slower than it sends requests:
+            // read the next one once one of these is answered.
+            in_flight.join_next().await;
+            continue;
+        }
         let frame = reader.next().await;
         let payload = match frame {
             None => break,
@@ -167,18 +179,34 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
             }
             continue;
         }
-        let reply = dispatch::handle(&host, &mut context, request.request).await;
-        let answered = match reply.result {
-            Ok(body) => outbox.response(request.id, body).await,
-            Err(error) => outbox.error(Some(request.id), error).await,
-        };
-        if !answered {
-            break;
-        }
-        if let Some(task) = reply.then {
-            subscriptions.insert(task.id, tokio::spawn(task.run()));
+        match dispatch::handle(&host, &mut context, request.request) {
+            Handling::Now(reply) => {
+                if !answer(&outbox, request.id, reply.result).await {
+                    break;
+                }
+                if let Some(task) = reply.then {
+                    subscriptions.insert(task.id, tokio::spawn(task.run()));
+                }
+            }
+            Handling::Later(work) => {
+                let outbox = outbox.clone();
+                let mut answering = Box::pin(async move {
+                    let result = work.await;
+                    answer(&outbox, request.id, result).await;
+                });
+                // Most work is done at its first step (a keystroke written
+                // to a pane that takes it): done here, it costs no task.
+                let first_step = std::future::poll_fn(|cx| Poll::Ready(answering.as_mut().poll(cx))).await;
+                if first_step.is_pending() {
+                    in_flight.spawn(answering);
+                }
+            }
         }
     }
+    // Requests still running are answered for a client that still reads
+    // (one that only closed its sending side); each ends within its own
+    // limits.
+    while in_flight.join_next().await.is_some() {}
     for task in subscriptions.values() {
         task.abort();
     }
@@ -187,6 +215,14 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
     // the end of the stream.
     outbox.close(std::time::Duration::from_secs(1)).await;
     tracing::debug!("connection closed");
+}
+
+/// Writes a request's answer; false when the connection is gone.
+async fn answer(outbox: &Outbox, id: u64, result: Result<Response, ErrorBody>) -> bool {
+    match result {
+        Ok(body) => outbox.response(id, body).await,
+        Err(error) => outbox.error(Some(id), error).await,
+    }
 }
 
 fn is_too_large(err: &io::Error) -> bool {

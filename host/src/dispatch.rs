@@ -1,11 +1,12 @@
 //! One handler per request. Handlers see panes, never sockets: they return
 //! the answer, and (for `events` and `reconnect`) the subscription to start
-//! once the answer is on its way.
+//! once the answer is on its way; or, for a request that may wait, the work
+//! that will answer it, to run beside the connection's other requests.
 
 use crate::host_state::HostState;
 use crate::limits;
 use crate::outbox::Outbox;
-use crate::pane::{history, Pane};
+use crate::pane::{history, InputPlace, Pane};
 use crate::receipt_handler;
 use crate::subscription::SubscriptionTask;
 use crate::turn_handlers;
@@ -14,8 +15,11 @@ use panehost_ipc::{
     ErrorBody, ErrorCode, PaneDetail, PaneHistory, PaneId, Request, Response, Size, StartParams, StreamStart,
     Subscription,
 };
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
+use tracing::Instrument;
 
 /// What a handler produced.
 #[derive(Debug)]
@@ -32,6 +36,40 @@ impl From<Result<Response, ErrorBody>> for Reply {
     }
 }
 
+/// Work that answers a request once it is done: it may wait (for a
+/// program to start, for its input to be taken, for a turn to end).
+pub type Work = Pin<Box<dyn Future<Output = Result<Response, ErrorBody>> + Send>>;
+
+/// How a request is answered.
+pub enum Handling {
+    /// Answered already: the request only looked or changed something at
+    /// once.
+    Now(Reply),
+    /// Answered when the work is done; other requests of the connection
+    /// go on meanwhile. Whatever must happen in the order the requests
+    /// were read (a place in a pane's input line) has been taken already.
+    Later(Work),
+}
+
+impl std::fmt::Debug for Handling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Handling::Now(reply) => f.debug_tuple("Now").field(reply).finish(),
+            Handling::Later(_) => f.write_str("Later(..)"),
+        }
+    }
+}
+
+impl From<Result<Response, ErrorBody>> for Handling {
+    fn from(result: Result<Response, ErrorBody>) -> Self {
+        Handling::Now(result.into())
+    }
+}
+
+fn later(work: impl Future<Output = Result<Response, ErrorBody>> + Send + 'static) -> Handling {
+    Handling::Later(Box::pin(work))
+}
+
 /// Per-connection facts a handler needs.
 #[derive(Debug)]
 pub struct ConnectionContext {
@@ -44,42 +82,69 @@ pub struct ConnectionContext {
     pub peer_pid: Option<u32>,
 }
 
-/// Handles one request.
-#[tracing::instrument(skip_all, fields(op = request_name(&request)))]
-pub async fn handle(host: &HostState, context: &mut ConnectionContext, request: Request) -> Reply {
-    host.wait_restored().await;
+/// Handles one request, at the moment it is read: answers it, or returns
+/// the work that will. The host has restored its panes by then.
+pub fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: Request) -> Handling {
+    let span = tracing::info_span!("request", op = request_name(&request));
+    let _entered = span.enter();
+    let host = Arc::clone(host);
     match request {
-        Request::Start(params) => handle_start(host, params).await.into(),
-        Request::Send(params) => turn_handlers::handle_send(host, params).await.into(),
-        Request::Interrupt { pane, terminate } => turn_handlers::handle_interrupt(host, &pane, terminate).await.into(),
-        Request::Ask { pane, text, timeout_ms } => {
-            turn_handlers::handle_ask(host, &pane, text, timeout_ms).await.into()
-        }
+        Request::Start(params) => later(async move { handle_start(&host, params).await }.in_current_span()),
+        Request::Send(params) => match input_place(&host, &params.pane) {
+            Ok((pane, place)) => later(turn_handlers::handle_send(pane, place, params).in_current_span()),
+            Err(err) => Err(err).into(),
+        },
+        Request::Interrupt { pane, terminate } => match input_place(&host, &pane) {
+            Ok((pane, place)) => later(turn_handlers::handle_interrupt(pane, place, terminate).in_current_span()),
+            Err(err) => Err(err).into(),
+        },
+        Request::Ask { pane, text, timeout_ms } => match input_place(&host, &pane) {
+            Ok((pane, place)) => later(turn_handlers::handle_ask(pane, place, text, timeout_ms).in_current_span()),
+            Err(err) => Err(err).into(),
+        },
         Request::Notify { pane, token, event, payload } => {
-            turn_handlers::handle_notify(host, context.peer_pid, &pane, &token, &event, &payload).into()
+            turn_handlers::handle_notify(&host, context.peer_pid, &pane, &token, &event, &payload).into()
         }
-        Request::Inspect { pane } => handle_inspect(host, &pane).into(),
-        Request::History { pane, lines } => handle_history(host, &pane, lines).await.into(),
-        Request::Events { pane, from } => handle_events(host, context, &pane, from),
-        Request::Reconnect { pane, generation, offset } => handle_reconnect(host, context, &pane, generation, offset),
+        Request::Inspect { pane } => handle_inspect(&host, &pane).into(),
+        Request::History { pane, lines } => later(async move { handle_history(&host, &pane, lines).await }.in_current_span()),
+        Request::Events { pane, from } => Handling::Now(handle_events(&host, context, &pane, from)),
+        Request::Reconnect { pane, generation, offset } => {
+            Handling::Now(handle_reconnect(&host, context, &pane, generation, offset))
+        }
         Request::Unsubscribe { subscription } => {
             // Connection-level: the connection handles it before dispatch.
             Err(ErrorBody::new(ErrorCode::UnknownSubscription, format!("no subscription {subscription}"))).into()
         }
-        Request::Resize { pane, size } => handle_resize(host, &pane, size).into(),
+        Request::Resize { pane, size } => handle_resize(&host, &pane, size).into(),
         Request::List {} => {
             Ok(Response::Panes { panes: host.registry.all().iter().map(|pane| pane.summary()).collect() }).into()
         }
-        Request::Close { pane } => handle_close(host, &pane).await.into(),
-        Request::Runtimes {} => {
-            Ok(Response::Runtimes { runtimes: host.runtime_gate.runtime_infos(&host.catalog, &host.receipts).await })
-                .into()
+        Request::Close { pane } => later(async move { handle_close(&host, &pane).await }.in_current_span()),
+        Request::Runtimes {} => later(
+            async move {
+                let runtimes = host.runtime_gate.runtime_infos(&host.catalog, &host.receipts).await;
+                Ok(Response::Runtimes { runtimes })
+            }
+            .in_current_span(),
+        ),
+        Request::Login { runtime, cwd, size } => {
+            later(async move { handle_login(&host, &runtime, cwd.as_deref(), size).await }.in_current_span())
         }
-        Request::Login { runtime, cwd, size } => handle_login(host, &runtime, cwd.as_deref(), size).await.into(),
-        Request::ProbeRuntime { runtime, model, accept_weaker_boundary } => {
-            receipt_handler::handle_probe_runtime(host, &runtime, model.as_deref(), accept_weaker_boundary).await.into()
-        }
+        Request::ProbeRuntime { runtime, model, accept_weaker_boundary } => later(
+            async move {
+                receipt_handler::handle_probe_runtime(&host, &runtime, model.as_deref(), accept_weaker_boundary).await
+            }
+            .in_current_span(),
+        ),
     }
+}
+
+/// The pane a request writes to, and its place in the pane's input line,
+/// taken now.
+fn input_place(host: &HostState, id: &PaneId) -> Result<(Arc<Pane>, InputPlace), ErrorBody> {
+    let pane = find(host, id)?;
+    let place = pane.join_input_line();
+    Ok((pane, place))
 }
 
 /// The request's operation name, for logs.

@@ -24,6 +24,12 @@ pub const MAX_PANES: usize = 1000;
 /// [`OUTPUT_EVENT_BYTES`].
 pub const MAX_SUBSCRIPTIONS_PER_CONNECTION: usize = 1024;
 
+/// How many requests of one connection run at once, at most. A request
+/// that may wait (an `ask`, an `interrupt`, a `close`, a `start`) runs
+/// beside the connection's others; beyond this many, the host reads the
+/// connection's next request once one of them is answered.
+pub const MAX_REQUESTS_IN_FLIGHT: usize = 256;
+
 /// How many panes that left (closed, or ended at a restore) the host
 /// remembers, to tell a client what became of one.
 pub const ENDED_PANES_REMEMBERED: usize = 1000;

@@ -4,7 +4,7 @@
 use crate::host_state::HostState;
 use crate::limits::{DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, READY_QUIET, READY_TIMEOUT};
 use crate::pane::turn::TurnSignal;
-use crate::pane::Pane;
+use crate::pane::{InputPlace, InputTurn, Pane};
 use panehost_adapters::CompletionSignal;
 use panehost_ipc::{
     limitation, ErrorBody, ErrorCode, Event, InterruptReport, InterruptStep, PaneId, Response, SendParams, TurnReport,
@@ -32,37 +32,35 @@ const SUBMIT_SETTLE_LIMIT: Duration = Duration::from_millis(1000);
 const PASTE_START: &[u8] = b"\x1b[200~";
 const PASTE_END: &[u8] = b"\x1b[201~";
 
-fn find(host: &HostState, id: &PaneId) -> Result<Arc<Pane>, ErrorBody> {
-    host.registry.find(id)
-}
-
 fn write_error(id: &PaneId, err: std::io::Error) -> ErrorBody {
     ErrorBody::new(ErrorCode::Internal, format!("writing to pane {id}: {err}"))
 }
 
 /// `send`: raw input, or, with `enter`, input that submits: the text as a
 /// bracketed paste when the program enabled it, then Enter as its own
-/// write, and a turn starts.
-pub async fn handle_send(host: &HostState, params: SendParams) -> Result<Response, ErrorBody> {
-    let pane = find(host, &params.pane)?;
+/// write, and a turn starts. Written when `place` comes up in the pane's
+/// input line.
+pub async fn handle_send(pane: Arc<Pane>, place: InputPlace, params: SendParams) -> Result<Response, ErrorBody> {
+    if params.enter && pane.drops_early_input() {
+        wait_until_ready(&pane).await;
+    }
+    let turn = place.wait().await;
     if pane.current_progress().exit.is_some() {
         return Err(ErrorBody::new(ErrorCode::PaneExited, format!("pane {} has exited", params.pane)));
     }
     let written = if params.enter {
-        submit(&pane, &params).await?
+        submit(&pane, &turn, &params).await?
     } else {
         let input = params.input_bytes();
-        pane.write_input(&input, INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
+        pane.write_input(&turn, &input, INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
         input.len()
     };
     Ok(Response::Sent { pane: params.pane, bytes: written as u64 })
 }
 
-/// Writes input that submits; returns the bytes written.
-async fn submit(pane: &Pane, params: &SendParams) -> Result<usize, ErrorBody> {
-    if pane.drops_early_input() {
-        wait_until_ready(pane).await;
-    }
+/// Writes input that submits; returns the bytes written. The caller has
+/// waited for the program's prompt where the runtime loses early input.
+async fn submit(pane: &Pane, turn: &InputTurn, params: &SendParams) -> Result<usize, ErrorBody> {
     let mut body = Vec::new();
     // Text is text: markers inside it could end the paste early and turn
     // the rest into keys (`echo A\e[201~\x15...`); they are removed.
@@ -79,7 +77,7 @@ async fn submit(pane: &Pane, params: &SendParams) -> Result<usize, ErrorBody> {
     body.extend_from_slice(params.bytes.as_slice());
     let mut echo = pane.progress();
     echo.borrow_and_update();
-    pane.write_input(&body, INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
+    pane.write_input(turn, &body, INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
     if !body.is_empty() {
         // Several TUIs read text and an Enter that arrive together as one
         // paste, and keep the Enter as text: let the echo of the input
@@ -89,7 +87,7 @@ async fn submit(pane: &Pane, params: &SendParams) -> Result<usize, ErrorBody> {
         let _ = tokio::time::timeout(SUBMIT_ECHO_WAIT, echo.changed()).await;
         pane.wait_output_quiet(SUBMIT_SETTLE, SUBMIT_SETTLE_LIMIT).await;
     }
-    pane.write_input(b"\r", INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
+    pane.write_input(turn, b"\r", INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
     pane.input_submitted(&params.text);
     Ok(body.len() + 1)
 }
@@ -118,20 +116,26 @@ async fn wait_until_ready(pane: &Pane) {
     }
 }
 
-/// `ask`: submit, then wait for the end of the turn.
+/// `ask`: submit, then wait for the end of the turn. The text is written
+/// when `place` comes up in the pane's input line; a turn open by then
+/// (another `ask` ahead in line started it) refuses this one.
 pub async fn handle_ask(
-    host: &HostState,
-    id: &PaneId,
+    pane: Arc<Pane>,
+    place: InputPlace,
     text: String,
     timeout_ms: Option<u64>,
 ) -> Result<Response, ErrorBody> {
-    let pane = find(host, id)?;
+    let id = &pane.info().id;
     if pane.completion() == CompletionSignal::Unobserved {
         return Err(ErrorBody::unsupported(
             limitation::COMPLETION_UNOBSERVED,
             format!("runtime {} gives no signal when a turn ends; use send and events instead", pane.info().runtime),
         ));
     }
+    if pane.drops_early_input() {
+        wait_until_ready(&pane).await;
+    }
+    let turn = place.wait().await;
     if pane.current_progress().exit.is_some() {
         return Err(ErrorBody::new(ErrorCode::PaneExited, format!("pane {id} has exited")));
     }
@@ -146,7 +150,8 @@ pub async fn handle_ask(
     let first_seq = pane.current_progress().signals;
     let started_offset = pane.current_progress().end;
     let started = Instant::now();
-    submit(&pane, &SendParams { pane: id.clone(), text, ..SendParams::default() }).await?;
+    submit(&pane, &turn, &SendParams { pane: id.clone(), text, ..SendParams::default() }).await?;
+    drop(turn);
 
     let mut progress = pane.progress();
     // (`wait_for` answers with a read guard; keep only whether it timed out.)
@@ -227,8 +232,11 @@ fn added_lines(before: &str, after: &str) -> String {
 /// `terminate`, only the end of the program confirms: the foreground
 /// process group found at the start gets SIGINT, SIGTERM and SIGKILL in
 /// turn until it has ended.
-pub async fn handle_interrupt(host: &HostState, id: &PaneId, terminate: bool) -> Result<Response, ErrorBody> {
-    let pane = find(host, id)?;
+///
+/// The keys are written when `place` comes up in the pane's input line.
+pub async fn handle_interrupt(pane: Arc<Pane>, place: InputPlace, terminate: bool) -> Result<Response, ErrorBody> {
+    let id = &pane.info().id;
+    let turn = place.wait().await;
     let began = Instant::now();
     let mut steps = Vec::new();
     let step = |action: &str, detail: String, steps: &mut Vec<InterruptStep>| {
@@ -249,8 +257,9 @@ pub async fn handle_interrupt(host: &HostState, id: &PaneId, terminate: bool) ->
         if press > 0 {
             tokio::time::sleep(KEY_PRESS_GAP).await;
         }
-        pane.write_input(&keys, INPUT_TIMEOUT).await.map_err(|err| write_error(id, err))?;
+        pane.write_input(&turn, &keys, INPUT_TIMEOUT).await.map_err(|err| write_error(id, err))?;
     }
+    drop(turn);
     let presses = if pane.interrupt_presses() > 1 { format!(" x{}", pane.interrupt_presses()) } else { String::new() };
     step("keys", format!("{}{presses}", keys.escape_ascii()), &mut steps);
 
@@ -424,7 +433,7 @@ pub fn handle_notify(
     event: &str,
     payload: &str,
 ) -> Result<Response, ErrorBody> {
-    let pane = find(host, id)?;
+    let pane = host.registry.find(id)?;
     if !pane.is_own_process(caller) {
         let who = caller.map_or("a process the kernel did not name".to_owned(), |pid| format!("process {pid}"));
         return Err(ErrorBody::new(

@@ -11,6 +11,7 @@ mod conversation;
 mod end_marker;
 mod exit;
 pub mod history;
+mod input_line;
 pub mod keeper;
 mod launch_files;
 mod quiet_watch;
@@ -28,6 +29,8 @@ pub mod turn;
 use crate::limits;
 use crate::records::{PaneRecord, RecordStore, RecordedScreen, RecordedTurn, RECORD_VERSION, RESERVE_STEP};
 use end_marker::EndMarker;
+pub use input_line::{InputPlace, InputTurn};
+use input_line::InputLine;
 pub use keeper::Keepers;
 use panehost_adapters::completion::HookInjection;
 use panehost_adapters::descriptor::ReferenceCapture;
@@ -139,7 +142,7 @@ pub struct Pane {
     /// waits for the model.
     follower_stopped: std::sync::atomic::AtomicBool,
     io: AsyncFd<OwnedFd>,
-    input: tokio::sync::Mutex<()>,
+    input: InputLine,
     /// Whether the pane's record was removed for good (on release); saves
     /// hold this lock, so none lands after the removal.
     record_released: tokio::sync::Mutex<bool>,
@@ -351,7 +354,7 @@ impl Pane {
             // Safety: the OwnedFd is moved into the AsyncFd, which keeps it
             // open and unchanged for as long as it is registered.
             io: unsafe { AsyncFd::register(io_fd) }.map_err(io::Error::from)?,
-            input: tokio::sync::Mutex::new(()),
+            input: InputLine::default(),
             keeper_control: tokio::sync::Mutex::new(Some(control_write)),
             record_released: tokio::sync::Mutex::new(false),
             record: Mutex::new(record),
@@ -694,14 +697,20 @@ impl Pane {
         }
     }
 
-    /// Writes input to the terminal, all of it or failing. Concurrent
-    /// writers are serialised so their input never interleaves.
+    /// A place in the pane's line of input writers, taken now: input is
+    /// written in the order places were taken.
+    pub fn join_input_line(&self) -> InputPlace {
+        self.input.join()
+    }
+
+    /// Writes input to the terminal, all of it or failing. Only the holder
+    /// of the pane's input turn writes (see [`Pane::join_input_line`]), so
+    /// input never interleaves.
     ///
     /// # Errors
     /// Fails when the PTY refuses the write, or (with `TimedOut`) when the
     /// process has not taken the input within `timeout`.
-    pub async fn write_input(&self, data: &[u8], timeout: Duration) -> io::Result<()> {
-        let _writer = self.input.lock().await;
+    pub async fn write_input(&self, _turn: &InputTurn, data: &[u8], timeout: Duration) -> io::Result<()> {
         let write_all = async {
             let mut written = 0;
             while written < data.len() {

@@ -285,6 +285,19 @@ impl Connection {
         }
     }
 
+    /// The next answer to any request, queueing events that arrive
+    /// meanwhile: the request's id and its answer.
+    pub fn next_answer(&mut self) -> (u64, Result<Response, ErrorBody>) {
+        loop {
+            match self.read() {
+                ServerMessage::Response { id, body } => return (id, Ok(body)),
+                ServerMessage::Error { id: Some(id), error } => return (id, Err(error)),
+                ServerMessage::Event { subscription, event } => self.pending_events.push_back((subscription, event)),
+                other => panic!("unexpected message while waiting for an answer: {other:?}"),
+            }
+        }
+    }
+
     /// Like [`call`](Self::call), failing the test on an error answer.
     pub fn ok(&mut self, request: Request) -> Response {
         self.call(request).unwrap_or_else(|err| panic!("request failed: {err}"))

@@ -106,7 +106,7 @@ impl Auth {
     /// True when `host` (a `Host` header) is one this server serves.
     fn serves(&self, host: &str) -> bool {
         let host = host.to_ascii_lowercase();
-        self.hosts.iter().any(|served| *served == host)
+        self.hosts.contains(&host)
     }
 
     /// Compares in time independent of where the first difference is.

@@ -169,10 +169,9 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
                     }
                 }
                 Ok(PageMessage::Interrupt) => {
-                    // One interrupt in flight per page: each takes a host
-                    // connection of its own for seconds, and a page that
-                    // sends them in a loop must not open connections
-                    // without bound.
+                    // One interrupt in flight per page: each runs for
+                    // seconds while it confirms, and a page that sends
+                    // them in a loop must not pile them up.
                     if interrupting.swap(true, std::sync::atomic::Ordering::SeqCst) {
                         let body = serde_json::json!({
                             "code": wire::code::INTERRUPT_IN_PROGRESS,
@@ -180,10 +179,10 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
                         });
                         let _ = outbox.send(wire::error(body, false)).await;
                     } else {
-                        let connector = state.host.connector().clone();
+                        let state = Arc::clone(&state);
                         let (pane, outbox, interrupting) = (pane.clone(), outbox.clone(), Arc::clone(&interrupting));
                         tokio::spawn(async move {
-                            interrupt(connector, pane, outbox).await;
+                            interrupt(&state, pane, outbox).await;
                             interrupting.store(false, std::sync::atomic::Ordering::SeqCst);
                         });
                     }
@@ -214,9 +213,12 @@ async fn resize(state: &AppState, pane: &PaneId, size: Size) -> Result<Size, Cli
         .await
 }
 
-/// Interrupts on a connection of its own and reports what happened.
-async fn interrupt(connector: Connector, pane: PaneId, outbox: mpsc::Sender<Value>) {
-    let result = async { connector.connect().await?.interrupt(&pane).await }.await;
+/// Interrupts on the shared connection (the host runs it beside the
+/// connection's other requests) and reports what happened. Not retried on
+/// a lost connection: its keys may have been pressed already, and a second
+/// Ctrl-C ends many CLIs.
+async fn interrupt(state: &AppState, pane: PaneId, outbox: mpsc::Sender<Value>) {
+    let result = async { state.host.client().await?.interrupt(&pane).await }.await;
     let message = match result {
         Ok(report) => wire::interrupted(&report),
         Err(error) => wire::error(wire::error_body(&error), false),
