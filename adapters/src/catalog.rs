@@ -81,6 +81,31 @@ impl Catalog {
         let (descriptor, program) = self.admit_runtime(&params.runtime)?;
         let cwd = self.working_directory(params.cwd.as_deref())?;
         let permission_profile = permission_profile(params.permission_profile.as_deref())?;
+        if !params.env.is_empty() && !descriptor.takes_client_environment() {
+            return Err(AdmissionError::InvalidArgument(format!(
+                "runtime {} builds its environment from scratch and takes none from a client; `env` is for \
+                 `shell` and runtimes from the configuration file",
+                descriptor.id
+            )));
+        }
+        let mut plan = self.plan_admitted(descriptor, program, cwd, permission_profile, params)?;
+        // Over what the host sets; the host's own PANEHOST_ variables are
+        // added at spawn, and a client may not name them (`check_client_env`).
+        for (name, value) in &params.env {
+            plan.env.retain(|(existing, _)| existing != name);
+            plan.env.push((name.clone(), value.clone()));
+        }
+        Ok(plan)
+    }
+
+    fn plan_admitted(
+        &self,
+        descriptor: &Descriptor,
+        program: PathBuf,
+        cwd: PathBuf,
+        permission_profile: Option<PermissionProfile>,
+        params: &StartParams,
+    ) -> Result<LaunchPlan, AdmissionError> {
         match (descriptor.command_policy, params.command.split_first()) {
             (CommandPolicy::ClientMayGiveCommand, Some((command, command_args))) => {
                 if params.resume.is_some() || params.model.is_some() {

@@ -377,6 +377,15 @@ pub enum ContextOwner {
 }
 
 impl Descriptor {
+    /// Whether a start may add environment variables (`shell`, and
+    /// runtimes an operator declared in the configuration file). Agent
+    /// runtimes get only what their descriptor declares: a variable a
+    /// client sets could change where the CLI sends its requests or which
+    /// credentials it uses, under an adapter's declared limitations.
+    pub fn takes_client_environment(&self) -> bool {
+        self.command_policy == CommandPolicy::ClientMayGiveCommand || self.evidence == Evidence::Operator
+    }
+
     /// The resume form for a mode, if the runtime has one.
     pub fn resume_form(&self, mode: ResumeMode) -> Option<&ResumeForm> {
         self.resume_forms.iter().find(|form| form.mode == mode)

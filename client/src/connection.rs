@@ -8,8 +8,8 @@ use crate::transport;
 use crate::writer::FrameWriter;
 use futures_util::StreamExt;
 use panehost_ipc::{
-    Encoding, ExitStatus, InterruptReport, PaneDetail, PaneHistory, PaneId, PaneSummary, Receipt, Request, Response,
-    RuntimeInfo, SendParams, Size, StartParams, TurnReport, Welcome, RECEIPT_TIMEOUT_MS,
+    Encoding, ExitStatus, InterruptReport, Labels, PaneDetail, PaneHistory, PaneId, PaneSummary, Receipt, Request,
+    Response, RuntimeInfo, SendParams, Size, StartParams, TurnReport, Welcome, RECEIPT_TIMEOUT_MS,
 };
 use std::fmt;
 use std::path::Path;
@@ -287,7 +287,16 @@ impl Client {
     /// # Errors
     /// As [`Client::request`].
     pub async fn list(&self) -> Result<Vec<PaneSummary>, ClientError> {
-        match self.request(Request::List {}).await? {
+        self.list_labelled(&Labels::new()).await
+    }
+
+    /// Lists the panes carrying every one of `labels` (with the same
+    /// values), oldest first; every pane when `labels` is empty.
+    ///
+    /// # Errors
+    /// As [`Client::request`].
+    pub async fn list_labelled(&self, labels: &Labels) -> Result<Vec<PaneSummary>, ClientError> {
+        match self.request(Request::List { labels: labels.clone() }).await? {
             Response::Panes { panes } => Ok(panes),
             other => Err(unexpected("panes", &other)),
         }

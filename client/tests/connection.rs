@@ -25,6 +25,7 @@ fn summary(id: &str) -> PaneSummary {
         activity: "idle".into(),
         completion: "screen_heuristic".into(),
         restored_by: "started".into(),
+        labels: Default::default(),
     }
 }
 
@@ -40,7 +41,7 @@ async fn typed_requests_in_both_encodings() {
 
         let serve = async {
             let first = conn.request().await;
-            expect_request(&first, &Request::List {});
+            expect_request(&first, &Request::List { labels: Default::default() });
             conn.respond(first.id, Response::Panes { panes: vec![summary("p1")] }).await;
             let second = conn.request().await;
             assert!(second.id > first.id, "ids grow");

@@ -12,8 +12,8 @@ use crate::subscription::SubscriptionTask;
 use crate::turn_handlers;
 use panehost_adapters::LaunchPlan;
 use panehost_ipc::{
-    ErrorBody, ErrorCode, PaneDetail, PaneHistory, PaneId, Request, Response, Size, StartParams, StreamStart,
-    Subscription,
+    check_client_env, check_labels, labels_match, ErrorBody, ErrorCode, PaneDetail, PaneHistory, PaneId, Request,
+    Response, Size, StartParams, StreamStart, Subscription,
 };
 use std::future::Future;
 use std::pin::Pin;
@@ -106,7 +106,9 @@ pub fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: R
             turn_handlers::handle_notify(&host, context.peer_pid, &pane, &token, &event, &payload).into()
         }
         Request::Inspect { pane } => handle_inspect(&host, &pane).into(),
-        Request::History { pane, lines } => later(async move { handle_history(&host, &pane, lines).await }.in_current_span()),
+        Request::History { pane, lines } => {
+            later(async move { handle_history(&host, &pane, lines).await }.in_current_span())
+        }
         Request::Events { pane, from } => Handling::Now(handle_events(&host, context, &pane, from)),
         Request::Reconnect { pane, generation, offset } => {
             Handling::Now(handle_reconnect(&host, context, &pane, generation, offset))
@@ -116,8 +118,10 @@ pub fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: R
             Err(ErrorBody::new(ErrorCode::UnknownSubscription, format!("no subscription {subscription}"))).into()
         }
         Request::Resize { pane, size } => handle_resize(&host, &pane, size).into(),
-        Request::List {} => {
-            Ok(Response::Panes { panes: host.registry.all().iter().map(|pane| pane.summary()).collect() }).into()
+        Request::List { labels } => {
+            let panes = host.registry.all();
+            let matching = panes.iter().filter(|pane| labels_match(&pane.info().labels, &labels));
+            Ok(Response::Panes { panes: matching.map(|pane| pane.summary()).collect() }).into()
         }
         Request::Close { pane } => later(async move { handle_close(&host, &pane).await }.in_current_span()),
         Request::Runtimes {} => later(
@@ -158,7 +162,7 @@ pub fn request_name(request: &Request) -> &'static str {
         Request::Reconnect { .. } => "reconnect",
         Request::Unsubscribe { .. } => "unsubscribe",
         Request::Resize { .. } => "resize",
-        Request::List {} => "list",
+        Request::List { .. } => "list",
         Request::Close { .. } => "close",
         Request::Runtimes {} => "runtimes",
         Request::Login { .. } => "login",
@@ -179,6 +183,8 @@ fn check_size(size: Size) -> Result<Size, ErrorBody> {
 
 async fn handle_start(host: &HostState, params: StartParams) -> Result<Response, ErrorBody> {
     let size = check_size(params.size.unwrap_or(Size::DEFAULT))?;
+    check_labels(&params.labels).map_err(|err| ErrorBody::new(ErrorCode::InvalidArgument, err.to_string()))?;
+    check_client_env(&params.env).map_err(|err| ErrorBody::new(ErrorCode::InvalidArgument, err.to_string()))?;
     let plan = host.catalog.admit(&params).map_err(|err| err.to_error_body())?;
     receipt_handler::require_ready(host, &params).await?;
     let unenforced = plan.unenforced_profile;

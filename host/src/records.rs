@@ -11,7 +11,7 @@
 //! told of the bytes in between as a gap.
 
 use crate::atomic_file::write_atomically;
-use panehost_ipc::{ExitStatus, PaneId, Size, StartParams};
+use panehost_ipc::{check_client_env, check_labels, ExitStatus, PaneId, Size, StartParams};
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -263,6 +263,8 @@ impl PaneRecord {
                 keepers_dir.display()
             ));
         }
+        check_labels(&self.start.labels).map_err(|err| err.to_string())?;
+        check_client_env(&self.start.env).map_err(|err| err.to_string())?;
         let token = &self.notify_token;
         if token.is_empty() || token.len() > MAX_TOKEN_LEN || !token.bytes().all(|byte| byte.is_ascii_alphanumeric()) {
             return Err("the notify token is empty, too long or not alphanumeric".into());

@@ -21,8 +21,10 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// fields out by position, must speak the host's revision exactly.
 ///
 /// Revision 1: the protocol as first published. Revision 2: `StartParams`
-/// gains `rerun_after_host_loss`.
-pub const PROTOCOL_REVISION: u32 = 2;
+/// gains `rerun_after_host_loss`. Revision 3: pane labels (`StartParams`,
+/// `PaneSummary`, `list`'s filter) and a client's environment for `shell`
+/// panes (`StartParams.env`).
+pub const PROTOCOL_REVISION: u32 = 3;
 
 /// The revision a `Hello` or `Welcome` without one speaks.
 fn first_revision() -> u32 {

@@ -24,11 +24,13 @@
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 pub mod byte_buf;
+pub mod client_env;
 pub mod encoding;
 pub mod error;
 pub mod event;
 pub mod frame;
 pub mod handshake;
+pub mod labels;
 pub mod limitation;
 pub mod pane;
 pub mod request;
@@ -39,11 +41,13 @@ pub mod socket_path;
 pub mod turn;
 
 pub use byte_buf::ByteBuf;
+pub use client_env::{check_client_env, ClientEnv, ClientEnvError};
 pub use encoding::{decode, decode_request, encode, Encoding, RequestDecodeError, WireError};
 pub use error::{ErrorBody, ErrorCode};
 pub use event::{Event, StreamStart};
 pub use frame::{FrameCodecs, MAX_CLIENT_FRAME_LEN, MAX_HANDSHAKE_FRAME_LEN, MAX_SERVER_FRAME_LEN};
 pub use handshake::{HandshakeReply, Hello, Welcome, PROTOCOL_REVISION, PROTOCOL_VERSION};
+pub use labels::{check_labels, labels_match, Labels, LabelsError};
 pub use pane::{ExitStatus, PaneId, PaneState, PaneSummary, Size, SizeOutOfRange};
 pub use request::{Request, RequestFrame, ResumeRequest, SendParams, StartParams};
 pub use response::{InterruptReport, InterruptStep, PaneDetail, PaneHistory, Response, ServerMessage, Subscription};

@@ -177,6 +177,9 @@ pub struct PaneSummary {
     /// `unobserved`.
     #[serde(default)]
     pub completion: String,
+    /// The labels the client started it with (revision 3).
+    #[serde(default)]
+    pub labels: crate::labels::Labels,
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@
 //! marked `default` may be left out in JSON.
 
 use crate::byte_buf::ByteBuf;
+use crate::client_env::ClientEnv;
+use crate::labels::Labels;
 use crate::pane::{PaneId, Size};
 use serde::{Deserialize, Serialize};
 
@@ -77,8 +79,13 @@ pub enum Request {
         /// The new size; both dimensions at least 1.
         size: Size,
     },
-    /// List every pane. Answered by `panes`.
-    List {},
+    /// List every pane, oldest first. Answered by `panes`.
+    List {
+        /// Only the panes carrying every one of these labels with the same
+        /// value (revision 3); every pane when empty.
+        #[serde(default)]
+        labels: Labels,
+    },
     /// End a pane's process group, reap it and forget the pane. Answered by
     /// `closed`.
     Close {
@@ -206,6 +213,17 @@ pub struct StartParams {
     /// their session natively and ignore it.
     #[serde(default)]
     pub rerun_after_host_loss: bool,
+    /// Client labels (revision 3): names and values the client chooses
+    /// (an owner, a task id), returned wherever the pane is described and
+    /// matched by `list`. Bounded as [`crate::labels`] says.
+    #[serde(default)]
+    pub labels: Labels,
+    /// Environment variables for the pane's process (revision 3), over
+    /// what the host sets: for `shell` and runtimes from the configuration
+    /// file only; agent runtimes refuse them (their environment is built
+    /// from scratch). Bounded as [`crate::client_env`] says.
+    #[serde(default)]
+    pub env: ClientEnv,
 }
 
 /// Which earlier session a start should resume.

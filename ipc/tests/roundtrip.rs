@@ -31,6 +31,7 @@ fn summary() -> PaneSummary {
         activity: "idle".into(),
         completion: "terminal_notification".into(),
         restored_by: "started".into(),
+        labels: Default::default(),
     }
 }
 
@@ -63,6 +64,8 @@ fn every_request() -> Vec<Request> {
             accept_weaker_boundary: true,
             require_ready: true,
             rerun_after_host_loss: true,
+            labels: [("owner".to_owned(), "ada".to_owned())].into(),
+            env: [("TASK".to_owned(), "42".to_owned())].into(),
         }),
         Request::Start(StartParams { resume: Some(ResumeRequest::Latest), ..StartParams::default() }),
         Request::Send(SendParams {
@@ -81,7 +84,7 @@ fn every_request() -> Vec<Request> {
         Request::Reconnect { pane: pane.clone(), generation: 2, offset: 1 << 40 },
         Request::Unsubscribe { subscription: 3 },
         Request::Resize { pane: pane.clone(), size: Size { cols: 1, rows: 1 } },
-        Request::List {},
+        Request::List { labels: Default::default() },
         Request::Close { pane },
         Request::Runtimes {},
         Request::Login { runtime: "claude".into(), cwd: None, size: Some(Size::DEFAULT) },
@@ -247,7 +250,9 @@ fn unknown_operation_keeps_its_id_in_bincode() {
 
 #[test]
 fn bincode_trailing_bytes_are_refused() {
-    let mut bytes = encode(Encoding::Bincode, &RequestFrame { id: 1, request: Request::List {} }).unwrap();
+    let mut bytes =
+        encode(Encoding::Bincode, &RequestFrame { id: 1, request: Request::List { labels: Default::default() } })
+            .unwrap();
     bytes.push(0);
     assert!(matches!(decode_request(Encoding::Bincode, &bytes).unwrap_err().error, WireError::TrailingBytes(1)));
 }

@@ -207,7 +207,7 @@ fn inspect(conn: &mut Connection, pane: &PaneId) -> PaneDetail {
 }
 
 fn list(conn: &mut Connection) -> Vec<PaneSummary> {
-    match conn.ok(Request::List {}) {
+    match conn.ok(Request::List { labels: Default::default() }) {
         Response::Panes { panes } => panes,
         other => panic!("unexpected {other:?}"),
     }

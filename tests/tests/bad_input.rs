@@ -24,7 +24,9 @@ impl Witness {
     /// The host still answers, and the pane still runs.
     fn assert_serving(&self) {
         let mut conn = self.host.connect(Encoding::Json);
-        let panehost_ipc::Response::Panes { panes } = conn.ok(Request::List {}) else { panic!() };
+        let panehost_ipc::Response::Panes { panes } = conn.ok(Request::List { labels: Default::default() }) else {
+            panic!()
+        };
         assert!(panes.iter().any(|pane| pane.id == self.pane && pane.state == panehost_ipc::PaneState::Running));
     }
 
@@ -92,7 +94,7 @@ fn malformed_frames_are_answered_and_the_connection_goes_on() {
         write_frame(&mut conn.stream, b"\xff\xfe not anything");
         assert!(matches!(conn.read(), ServerMessage::Error { id: None, error } if error.code == "MALFORMED_REQUEST"));
         // The same connection still works.
-        conn.ok(Request::List {});
+        conn.ok(Request::List { labels: Default::default() });
     }
     witness.assert_serving();
     witness.host.stop();
@@ -118,8 +120,11 @@ fn an_oversized_frame_is_refused_without_reading_it() {
 fn requests_before_the_handshake_and_wrong_versions_are_refused() {
     let witness = Witness::new();
     let mut raw = witness.raw();
-    let request =
-        panehost_ipc::encode(Encoding::Json, &panehost_ipc::RequestFrame { id: 1, request: Request::List {} }).unwrap();
+    let request = panehost_ipc::encode(
+        Encoding::Json,
+        &panehost_ipc::RequestFrame { id: 1, request: Request::List { labels: Default::default() } },
+    )
+    .unwrap();
     write_frame(&mut raw, &request);
     assert_eq!(refused_code(handshake_reply(&mut raw)), "HANDSHAKE_REQUIRED");
     assert!(read_frame(&mut raw).is_none());

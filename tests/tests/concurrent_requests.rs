@@ -24,7 +24,10 @@ fn submit(pane: &PaneId, text: &str) -> Request {
 
 /// Reads answers until every one of `ids` has one: the answers, and the
 /// ids in the order they were answered.
-fn answers_to(conn: &mut Connection, ids: &[u64]) -> (HashMap<u64, Result<Response, panehost_ipc::ErrorBody>>, Vec<u64>) {
+fn answers_to(
+    conn: &mut Connection,
+    ids: &[u64],
+) -> (HashMap<u64, Result<Response, panehost_ipc::ErrorBody>>, Vec<u64>) {
     let mut answers = HashMap::new();
     let mut order = Vec::new();
     while !ids.iter().all(|id| answers.contains_key(id)) {

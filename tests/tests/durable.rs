@@ -8,7 +8,7 @@ use panehost_ipc::{Encoding, PaneId, PaneState, Request, Response, StreamStart};
 use support::*;
 
 fn panes(conn: &mut Connection) -> Vec<panehost_ipc::PaneSummary> {
-    match conn.ok(Request::List {}) {
+    match conn.ok(Request::List { labels: Default::default() }) {
         Response::Panes { panes } => panes,
         other => panic!("{other:?}"),
     }

@@ -8,7 +8,10 @@ use support::command::Cli;
 use support::*;
 
 fn listed(host: &TestHost) -> Vec<panehost_ipc::PaneSummary> {
-    let Response::Panes { panes } = host.connect(Encoding::Json).ok(Request::List {}) else { panic!() };
+    let Response::Panes { panes } = host.connect(Encoding::Json).ok(Request::List { labels: Default::default() })
+    else {
+        panic!()
+    };
     panes
 }
 

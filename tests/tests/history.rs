@@ -19,7 +19,9 @@ fn history(conn: &mut Connection, pane: &panehost_ipc::PaneId, lines: Option<u32
 fn finished_seq(conn: &mut Connection, count: u32) -> panehost_ipc::PaneId {
     let pane = conn.start(start_params("shell", &["seq", "1", &count.to_string()])).id;
     wait_for("the pane to exit", || {
-        let Response::Panes { panes } = conn.ok(Request::List {}) else { panic!("list answered otherwise") };
+        let Response::Panes { panes } = conn.ok(Request::List { labels: Default::default() }) else {
+            panic!("list answered otherwise")
+        };
         match panes.iter().find(|summary| summary.id == pane) {
             Some(summary) if matches!(summary.state, PaneState::Exited(_)) => Ok(()),
             other => Err(format!("{other:?}")),

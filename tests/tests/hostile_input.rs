@@ -23,7 +23,7 @@ impl Witness {
 
     fn assert_serving(&self) {
         let mut conn = self.host.connect(Encoding::Json);
-        let Response::Panes { panes } = conn.ok(Request::List {}) else { panic!() };
+        let Response::Panes { panes } = conn.ok(Request::List { labels: Default::default() }) else { panic!() };
         assert!(panes.iter().any(|pane| pane.id == self.pane && pane.state == PaneState::Running), "{panes:?}");
     }
 }
@@ -47,7 +47,7 @@ fn a_bincode_frame_claiming_a_huge_string_is_malformed_and_the_host_lives() {
             other => panic!("{other:?}"),
         }
     }
-    conn.ok(Request::List {});
+    conn.ok(Request::List { labels: Default::default() });
     witness.assert_serving();
     witness.host.stop();
 }
@@ -165,7 +165,7 @@ fn a_record_with_a_huge_size_is_repaired_and_bad_records_are_moved_aside_on_rest
 
     witness.host.restart();
     let mut conn = witness.host.connect(Encoding::Json);
-    let Response::Panes { panes: listed } = conn.ok(Request::List {}) else { panic!() };
+    let Response::Panes { panes: listed } = conn.ok(Request::List { labels: Default::default() }) else { panic!() };
     let restored = listed.iter().find(|pane| pane.id == sized).expect("the pane with the huge size is back");
     assert_eq!(restored.size, Size { cols: 1000, rows: 250 });
     assert_eq!(restored.restored_by, "keeper");

@@ -43,7 +43,7 @@ fn a_shell_pane_runs_commands_and_shows_them_on_screen() {
     assert_eq!(status.code, 7);
     assert_eq!(offset, transcript.end(), "exited comes after every output byte");
 
-    let Response::Panes { panes } = conn.ok(Request::List {}) else { panic!() };
+    let Response::Panes { panes } = conn.ok(Request::List { labels: Default::default() }) else { panic!() };
     assert!(matches!(&panes[0].state, PaneState::Exited(status) if status.code == 7));
     let err = conn
         .call(Request::Send(panehost_ipc::SendParams { pane: pane.clone(), text: "x".into(), ..Default::default() }))

@@ -17,7 +17,7 @@ fn runtime(conn: &mut Connection, id: &str) -> RuntimeInfo {
 }
 
 fn pane_count(conn: &mut Connection) -> usize {
-    match conn.ok(Request::List {}) {
+    match conn.ok(Request::List { labels: Default::default() }) {
         Response::Panes { panes } => panes.len(),
         other => panic!("{other:?}"),
     }

@@ -8,7 +8,7 @@ use panehost_ipc::{Encoding, Event, PaneState, Request, Response, StartParams, S
 use support::*;
 
 fn panes(conn: &mut Connection) -> Vec<panehost_ipc::PaneSummary> {
-    match conn.ok(Request::List {}) {
+    match conn.ok(Request::List { labels: Default::default() }) {
         Response::Panes { panes } => panes,
         other => panic!("{other:?}"),
     }
@@ -197,7 +197,10 @@ fn a_quiet_pane_keeps_its_offsets_across_restarts() {
     for _ in 0..3 {
         host.kill_hard();
         host.restart();
-        let Response::Panes { panes } = host.connect(Encoding::Json).ok(Request::List {}) else { panic!() };
+        let Response::Panes { panes } = host.connect(Encoding::Json).ok(Request::List { labels: Default::default() })
+        else {
+            panic!()
+        };
         let summary = panes.iter().find(|summary| summary.id == pane).unwrap();
         assert_eq!(summary.offset, end, "no offset is skipped for a pane that printed nothing");
         assert_eq!(wait_until_settled(&host, &pane), end);
@@ -235,7 +238,7 @@ fn a_turn_open_at_a_crash_is_open_again_and_ends_by_the_runtimes_own_signal() {
     host.restart();
 
     let mut conn = host.connect(Encoding::Json);
-    let Response::Panes { panes } = conn.ok(Request::List {}) else { panic!() };
+    let Response::Panes { panes } = conn.ok(Request::List { labels: Default::default() }) else { panic!() };
     let summary = panes.iter().find(|summary| summary.id == pane).unwrap();
     let subscription = conn.subscribe(&pane, Some(summary.offset.min(seen.end()))).subscription;
     // Subscribed from where the new host begins (or a snapshot there): the
@@ -279,7 +282,10 @@ fn a_start_the_last_host_did_not_finish_is_undone() {
     std::fs::remove_file(host.state_dir.join("panes").join(format!("{}.json", pane.id))).unwrap();
     host.restart();
 
-    let Response::Panes { panes } = host.connect(Encoding::Json).ok(Request::List {}) else { panic!() };
+    let Response::Panes { panes } = host.connect(Encoding::Json).ok(Request::List { labels: Default::default() })
+    else {
+        panic!()
+    };
     assert!(panes.is_empty(), "{panes:?}");
     let deadline = std::time::Instant::now() + WAIT;
     while process_exists(pane.pid) {

@@ -59,6 +59,6 @@ fn a_bincode_client_of_another_revision_is_refused_by_name() {
         assert!(message.contains(&format!("revision {theirs}, this host revision {PROTOCOL_REVISION}")), "{message}");
     }
     // The same revision is served.
-    host.connect(Encoding::Bincode).ok(panehost_ipc::Request::List {});
+    host.connect(Encoding::Bincode).ok(panehost_ipc::Request::List { labels: Default::default() });
     host.stop();
 }

@@ -15,7 +15,7 @@ fn runtimes(conn: &mut Connection) -> Vec<RuntimeInfo> {
 }
 
 fn pane_count(conn: &mut Connection) -> usize {
-    match conn.ok(Request::List {}) {
+    match conn.ok(Request::List { labels: Default::default() }) {
         Response::Panes { panes } => panes.len(),
         other => panic!("{other:?}"),
     }

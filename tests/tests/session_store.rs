@@ -22,7 +22,7 @@ fn stand_in(writes_session: bool) -> String {
 }
 
 fn panes(conn: &mut Connection) -> Vec<PaneSummary> {
-    match conn.ok(Request::List {}) {
+    match conn.ok(Request::List { labels: Default::default() }) {
         Response::Panes { panes } => panes,
         other => panic!("{other:?}"),
     }

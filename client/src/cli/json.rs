@@ -70,6 +70,7 @@ pub(crate) fn pane(summary: &PaneSummary) -> Value {
     object.insert("activity".into(), json!(summary.activity));
     object.insert("completion".into(), json!(summary.completion));
     object.insert("restored_by".into(), json!(summary.restored_by));
+    object.insert("labels".into(), json!(summary.labels));
     Value::Object(object)
 }
 
@@ -190,6 +191,7 @@ mod tests {
             activity: "idle".into(),
             completion: "screen_heuristic".into(),
             restored_by: "started".into(),
+            labels: Default::default(),
         }
     }
 

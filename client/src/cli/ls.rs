@@ -1,13 +1,16 @@
-//! `panehost ls [--json]`
+//! `panehost ls [--label NAME=VALUE]... [--json]`
 
 use super::context::Context;
 use super::output::{print_line, write_stdout};
-use super::{json, table};
-use panehost_ipc::{PaneState, PaneSummary};
+use super::{json, pair_arg, table};
+use panehost_ipc::{Labels, PaneState, PaneSummary};
 
 /// Arguments of `ls`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct LsArgs {
+    /// Only the panes carrying this label; repeat to require several.
+    #[arg(long = "label", value_name = "NAME=VALUE", value_parser = pair_arg::parse_pair)]
+    labels: Vec<(String, String)>,
     /// Print a JSON array of panes.
     #[arg(long)]
     json: bool,
@@ -16,19 +19,26 @@ pub(crate) struct LsArgs {
 /// Lists the panes as a table or a JSON array.
 pub(crate) async fn run(context: &Context, args: LsArgs) -> anyhow::Result<()> {
     let client = context.connect().await?;
-    let panes = client.list().await?;
+    let wanted: Labels = args.labels.into_iter().collect();
+    let panes = client.list_labelled(&wanted).await?;
     if args.json {
         let array: Vec<_> = panes.iter().map(json::pane).collect();
         print_line(&serde_json::Value::Array(array).to_string())?;
     } else {
-        let rows: Vec<Vec<String>> = panes.iter().map(row).collect();
-        write_stdout(table::render(&["ID", "RUNTIME", "STATE", "PID", "SIZE", "OFFSET", "TITLE"], &rows).as_bytes())?;
+        // Labels get a column when a pane has any.
+        let labelled = panes.iter().any(|pane| !pane.labels.is_empty());
+        let mut header = vec!["ID", "RUNTIME", "STATE", "PID", "SIZE", "OFFSET", "TITLE"];
+        if labelled {
+            header.push("LABELS");
+        }
+        let rows: Vec<Vec<String>> = panes.iter().map(|pane| row(pane, labelled)).collect();
+        write_stdout(table::render(&header, &rows).as_bytes())?;
     }
     Ok(())
 }
 
-fn row(pane: &PaneSummary) -> Vec<String> {
-    vec![
+fn row(pane: &PaneSummary, labelled: bool) -> Vec<String> {
+    let mut row = vec![
         pane.id.to_string(),
         pane.runtime.clone(),
         state(&pane.state),
@@ -36,7 +46,11 @@ fn row(pane: &PaneSummary) -> Vec<String> {
         pane.size.to_string(),
         pane.offset.to_string(),
         pane.title.clone(),
-    ]
+    ];
+    if labelled {
+        row.push(pane.labels.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join(","));
+    }
+    row
 }
 
 /// `running`, or `exited(CODE)`.

@@ -28,6 +28,7 @@ mod ls;
 mod new;
 mod notify;
 mod output;
+mod pair_arg;
 mod resize;
 mod runtimes;
 mod send;

@@ -1,8 +1,8 @@
-//! `panehost start RUNTIME [--cwd DIR] [--size COLSxROWS] [--model M] [--profile NAME [--accept-weaker-boundary]] [--rerun-after-host-loss] [-- ARGS...]`
+//! `panehost start RUNTIME [--cwd DIR] [--size COLSxROWS] [--model M] [--profile NAME [--accept-weaker-boundary]] [--label NAME=VALUE]... [--env NAME=VALUE]... [--rerun-after-host-loss] [-- ARGS...]`
 
 use super::context::Context;
 use super::output::print_line;
-use super::{json, size_arg};
+use super::{json, pair_arg, size_arg};
 use anyhow::Context as _;
 use panehost_ipc::{ResumeRequest, Size, StartParams};
 use std::path::PathBuf;
@@ -46,6 +46,14 @@ pub(crate) struct StartArgs {
     /// instead: a one-shot command is not run twice unasked.
     #[arg(long, requires = "command")]
     rerun_after_host_loss: bool,
+    /// A label for the pane, such as `owner=ada`; repeat for more. `ls
+    /// --label` finds panes by their labels.
+    #[arg(long = "label", value_name = "NAME=VALUE", value_parser = pair_arg::parse_pair)]
+    labels: Vec<(String, String)>,
+    /// For `shell` and runtimes from the configuration file: an
+    /// environment variable for the pane's process; repeat for more.
+    #[arg(long = "env", value_name = "NAME=VALUE", value_parser = pair_arg::parse_pair)]
+    env: Vec<(String, String)>,
     /// Print the pane as JSON.
     #[arg(long)]
     json: bool,
@@ -83,6 +91,8 @@ pub(crate) async fn run(context: &Context, args: StartArgs) -> anyhow::Result<()
         accept_weaker_boundary: args.accept_weaker_boundary,
         require_ready: args.require_ready,
         rerun_after_host_loss: args.rerun_after_host_loss,
+        labels: args.labels.into_iter().collect(),
+        env: args.env.into_iter().collect(),
     };
     let client = context.connect().await?;
     let pane = client.start(params).await?;

@@ -29,14 +29,16 @@ pub mod turn;
 use crate::limits;
 use crate::records::{PaneRecord, RecordStore, RecordedScreen, RecordedTurn, RECORD_VERSION, RESERVE_STEP};
 use end_marker::EndMarker;
-pub use input_line::{InputPlace, InputTurn};
 use input_line::InputLine;
+pub use input_line::{InputPlace, InputTurn};
 pub use keeper::Keepers;
 use panehost_adapters::completion::HookInjection;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::{CompletionSignal, LaunchPlan};
-use panehost_ipc::{ExitStatus, PaneId, PaneState, PaneSummary, ResumeRequest, ScreenSnapshot, Size, StartParams};
+use panehost_ipc::{
+    ExitStatus, Labels, PaneId, PaneState, PaneSummary, ResumeRequest, ScreenSnapshot, Size, StartParams,
+};
 use ring::{OutputRing, RingRead};
 use screen::TerminalScreen;
 use screen_sleep::MODEL_AWAKE;
@@ -110,6 +112,8 @@ pub struct PaneInfo {
     pub cwd: String,
     /// Creation time, ms since the epoch.
     pub created_at_ms: u64,
+    /// The client's labels.
+    pub labels: Labels,
 }
 
 /// One pane. Shared as `Arc<Pane>` by the registry and its tasks.
@@ -310,6 +314,7 @@ impl Pane {
             pid: handover.pid,
             cwd: record.cwd.clone(),
             created_at_ms: record.created_at_ms,
+            labels: record.start.labels.clone(),
         };
         let notify_token = record.notify_token.clone();
         let mut ring = OutputRing::new(pane_limits.ring_bytes);
@@ -555,6 +560,7 @@ impl Pane {
             activity,
             completion,
             restored_by: self.restored_by.to_owned(),
+            labels: self.info.labels.clone(),
         }
     }
 

@@ -506,7 +506,11 @@ pub fn wait_until_settled(host: &TestHost, pane: &panehost_ipc::PaneId) -> u64 {
             _ => None,
         });
         if let Some(exact) = exact {
-            let Response::Panes { panes } = host.connect(Encoding::Json).ok(Request::List {}) else { panic!() };
+            let Response::Panes { panes } =
+                host.connect(Encoding::Json).ok(Request::List { labels: Default::default() })
+            else {
+                panic!()
+            };
             if panes.iter().any(|summary| &summary.id == pane && summary.offset == exact) {
                 return exact;
             }

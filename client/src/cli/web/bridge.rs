@@ -21,7 +21,7 @@
 
 use super::server::AppState;
 use super::wire::{self, PageMessage};
-use crate::{ClientError, Connector, FollowCursor, FollowItem, PaneFollower, ReconnectPolicy};
+use crate::{ClientError, FollowCursor, FollowItem, PaneFollower, ReconnectPolicy};
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};

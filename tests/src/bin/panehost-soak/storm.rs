@@ -160,7 +160,8 @@ async fn exchange(world: &World, action: Action, rng: &mut Rng) -> Result<(), St
             raw::write_frame(&mut stream, &garbage).await.map_err(io)?;
             // Garbage may decode as some request; any answer will do but
             // INTERNAL, as long as the connection then serves a `list`.
-            raw::send_request(&mut stream, Encoding::Bincode, PROOF_ID, Request::List {}).await?;
+            raw::send_request(&mut stream, Encoding::Bincode, PROOF_ID, Request::List { labels: Default::default() })
+                .await?;
             loop {
                 match raw::read_message(&mut stream, Encoding::Bincode).await? {
                     Some(ServerMessage::Response { id: PROOF_ID, body: Response::Panes { .. } }) => return Ok(()),
@@ -228,7 +229,7 @@ async fn exchange(world: &World, action: Action, rng: &mut Rng) -> Result<(), St
             for id in 1..=500u64 {
                 let payload = panehost_ipc::encode(
                     Encoding::Bincode,
-                    &panehost_ipc::RequestFrame { id, request: Request::List {} },
+                    &panehost_ipc::RequestFrame { id, request: Request::List { labels: Default::default() } },
                 )
                 .map_err(|e| e.to_string())?;
                 frames.extend_from_slice(&(payload.len() as u32).to_be_bytes());
@@ -256,7 +257,7 @@ async fn expect_malformed(stream: &mut UnixStream, encoding: Encoding, id: Optio
 
 /// Sends a `list` and expects its answer: the connection still serves.
 async fn prove_serving(stream: &mut UnixStream, encoding: Encoding) -> Result<(), String> {
-    raw::send_request(stream, encoding, PROOF_ID, Request::List {}).await?;
+    raw::send_request(stream, encoding, PROOF_ID, Request::List { labels: Default::default() }).await?;
     match raw::read_message(stream, encoding).await? {
         Some(ServerMessage::Response { id: PROOF_ID, body: Response::Panes { .. } }) => Ok(()),
         other => Err(format!("a list after a malformed frame was answered {other:?}")),
