@@ -1,5 +1,6 @@
 /**
- * {@link connect} and {@link Client}: typed operations on one connection.
+ * {@link connect} and {@link Client}: typed operations on one shared
+ * connection.
  *
  * @module
  */
@@ -7,16 +8,18 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import { Connection } from "./connection.js";
+import { ConnectionLostError, PanehostError } from "./errors.js";
 import { MAX_CLIENT_FRAME } from "./frame.js";
 import {
-  DEFAULT_MAX_BUFFERED_EVENTS,
+  type ConnectionState,
   DEFAULT_RECONNECT_POLICY,
-  type EventsOptions,
-  PaneStream,
   type ReconnectPolicy,
-} from "./stream.js";
+  SharedConnection,
+} from "./shared.js";
+import { DEFAULT_MAX_BUFFERED_EVENTS, type EventsOptions, PaneStream } from "./stream.js";
 import type {
   AskOptions,
+  CallOptions,
   CloseReport,
   HistoryOptions,
   InterruptOptions,
@@ -51,6 +54,9 @@ import {
 /** The version of this package, sent in the default client name. */
 export const CLIENT_VERSION = "0.1.0";
 
+/** Streams a client may have open at once by default: the host's default number of subscriptions per connection. */
+export const DEFAULT_MAX_SUBSCRIPTIONS = 1024;
+
 /** The default request timeout: 60 seconds. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -74,14 +80,28 @@ export interface ConnectOptions {
   /** A free-form name for the host's log. Default `@panehost/client/<version>`. */
   clientName?: string;
   /**
-   * How long to wait for the handshake and for each answer, in
-   * milliseconds; `0` waits forever. Default 60000.
+   * How long to wait for the handshake and, by default, for each answer,
+   * in milliseconds; `0` waits forever. Default 60000. A call's own
+   * `timeoutMs` overrides it for that call.
    */
   requestTimeoutMs?: number;
-  /** The reconnect policy of every stream of this client, unless overridden. Default {@link DEFAULT_RECONNECT_POLICY}. */
-  reconnect?: Partial<ReconnectPolicy>;
-  /** Events each stream buffers before pausing its socket. Default 256. */
+  /**
+   * How the client reconnects when its connection to the host is lost;
+   * fields left out take {@link DEFAULT_RECONNECT_POLICY} (50 ms doubling
+   * to 1 s, for 10 s). `false` never reconnects: a lost connection closes
+   * the client, as {@link Client.disconnect} does.
+   */
+  reconnect?: Partial<ReconnectPolicy> | false;
+  /** Output events each stream buffers before it lets go of its subscription. Default 256. */
   maxBufferedEvents?: number;
+  /**
+   * Streams this client may have open at once (they share its one
+   * connection, and the host allows a connection 1,024 subscriptions by
+   * default). One more is refused with a {@link PanehostError} whose code
+   * is `LIMIT_REACHED`. Default 1024; keep it at most the host's
+   * `PANEHOST_MAX_SUBSCRIPTIONS`.
+   */
+  maxSubscriptions?: number;
 }
 
 /**
@@ -121,11 +141,13 @@ export async function connect(options: ConnectOptions = {}): Promise<Client> {
     socketPath: options.socketPath ?? defaultSocketPath(),
     clientName: options.clientName ?? `@panehost/client/${CLIENT_VERSION}`,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    reconnect: { ...DEFAULT_RECONNECT_POLICY, ...stripUndefined(options.reconnect ?? {}) },
+    reconnect:
+      options.reconnect === false ? false : { ...DEFAULT_RECONNECT_POLICY, ...stripUndefined(options.reconnect ?? {}) },
     maxBufferedEvents: options.maxBufferedEvents ?? DEFAULT_MAX_BUFFERED_EVENTS,
+    maxSubscriptions: options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS,
   };
   const connection = await Connection.open(resolved);
-  return new Client(connection, resolved);
+  return new Client(new SharedConnection(resolved, resolved.reconnect, connection), resolved);
 }
 
 /** The options of a {@link Client} with every default filled in. */
@@ -136,59 +158,109 @@ export interface ResolvedOptions {
   clientName: string;
   /** The request timeout in milliseconds; `0` waits forever. */
   requestTimeoutMs: number;
-  /** The reconnect policy of streams. */
-  reconnect: ReconnectPolicy;
-  /** Events each stream buffers before pausing its socket. */
+  /** The reconnect policy; `false` never reconnects. */
+  reconnect: ReconnectPolicy | false;
+  /** Output events each stream buffers before it lets go of its subscription. */
   maxBufferedEvents: number;
+  /** Streams the client may have open at once. */
+  maxSubscriptions: number;
 }
 
 /**
- * A connection to the host with one method per operation.
+ * A client of the host, with one method per operation.
  *
- * Methods may be called concurrently: requests carry increasing ids and
- * answers are matched by id. Each resolves with the answer's body, typed;
- * an error answer rejects with a {@link PanehostError} carrying the host's
- * `code` (such as `UNKNOWN_PANE`), `message` and `limitation`. A request
- * that gets no answer within the request timeout rejects with a
- * {@link RequestTimeoutError}; one whose connection closes, with a
- * {@link ConnectionLostError}. The client does not reconnect by itself
- * (its streams do): after a loss, {@link connect} again.
+ * **One connection.** The client talks to the host over one connection,
+ * shared by every request and every stream ({@link Client.events}). The
+ * host runs the requests of a connection concurrently, so a request that
+ * waits (an `ask` until its turn ends, an `interrupt` while it confirms)
+ * holds up no other; answers are matched by id. Methods may be called
+ * concurrently.
+ *
+ * **Answers.** Each method resolves with the answer's body, typed; an
+ * error answer rejects with a {@link PanehostError} carrying the host's
+ * `code` (such as `UNKNOWN_PANE`), `message` and `limitation`.
+ *
+ * **Waiting.** Every method takes a last `options` argument with a
+ * `signal` ({@link AbortError} when aborted) and a `timeoutMs`
+ * ({@link RequestTimeoutError} when it expires; the client's
+ * `requestTimeoutMs` by default).
+ *
+ * **A lost connection.** The client connects again by itself, with the
+ * reconnect policy's backoff, and subscribes every open stream again from
+ * exactly where it was. A request made meanwhile waits for the new
+ * connection (within its timeout). A request that was in flight when the
+ * connection was lost may or may not have been carried out: `inspect`,
+ * `list`, `runtimes` and `history`, which change nothing, are sent again;
+ * every other rejects with a {@link ConnectionLostError} whose
+ * `requestSent` is `true`. When the policy gives up, waiting requests
+ * reject with a {@link ConnectionLostError}, and the next request tries
+ * again.
  *
  * Create one with {@link connect}.
  */
 export class Client {
-  /** The socket path this client connected to (its streams use it too). */
+  /** The socket path this client connects to. */
   readonly socketPath: string;
-  /** The host's welcome: its protocol version and `host` name. */
-  readonly welcome: Welcome;
-  private readonly connection: Connection;
+  private readonly shared: SharedConnection;
   private readonly options: ResolvedOptions;
   private readonly streams = new Set<PaneStream>();
-  /** Connections of the long requests (`ask`, `probeRuntime`) under way. */
-  private readonly dedicated = new Set<Connection>();
+  private readonly closeListeners: Array<(error: Error | undefined) => void> = [];
+  private closedWith: { error: Error | undefined } | undefined;
 
   /** @internal Use {@link connect}. */
-  constructor(connection: Connection, options: ResolvedOptions) {
-    this.connection = connection;
+  constructor(shared: SharedConnection, options: ResolvedOptions) {
+    this.shared = shared;
     this.options = options;
     this.socketPath = options.socketPath;
-    this.welcome = connection.welcome;
+    shared.onStateChange((state, error) => {
+      if (state !== "closed" || this.closedWith !== undefined) return;
+      this.closedWith = { error };
+      for (const listener of this.closeListeners.splice(0)) listener(error);
+    });
   }
 
-  /** True once the connection closed (by {@link Client.disconnect}, or lost). */
-  get isClosed(): boolean {
-    return this.connection.isClosed;
+  /** The welcome of the host's newest connection: its protocol version, revision and `host` name. */
+  get welcome(): Welcome {
+    return this.shared.welcome;
   }
 
   /**
-   * Calls `listener` once when the connection closes (at once if it is
-   * closed already). `error` is the reason when one is known: a socket
-   * error, a {@link FrameError}, or the host's connection-level
-   * {@link PanehostError}; `undefined` after {@link Client.disconnect} or a
-   * plain close by the host.
+   * Where the connection stands: `connected`, `reconnecting` (requests
+   * wait), `down` (the reconnect policy gave up; the next request tries
+   * again) or `closed` (for good).
+   */
+  get state(): ConnectionState {
+    return this.shared.state;
+  }
+
+  /** True once the client is closed for good: by {@link Client.disconnect}, or a loss with reconnecting off. */
+  get isClosed(): boolean {
+    return this.shared.state === "closed";
+  }
+
+  /** Streams open now (each holds one of the connection's subscriptions, or will again). */
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  /**
+   * Calls `listener` once when the client is closed for good (at once if
+   * it is already): `error` is `undefined` after {@link Client.disconnect},
+   * and the reason of the loss when the connection was lost with
+   * reconnecting off.
    */
   onClose(listener: (error: Error | undefined) => void): void {
-    this.connection.onClose(listener);
+    if (this.closedWith !== undefined) listener(this.closedWith.error);
+    else this.closeListeners.push(listener);
+  }
+
+  /**
+   * Calls `listener` on every change of {@link Client.state}, with the
+   * error that caused it when there is one (a lost connection, the last
+   * failed attempt). Returns a function that stops it.
+   */
+  onStateChange(listener: (state: ConnectionState, error: Error | undefined) => void): () => void {
+    return this.shared.onStateChange(listener);
   }
 
   /**
@@ -196,7 +268,8 @@ export class Client {
    *
    * With `permission_profile`, the runtime must enforce that profile for
    * this launch; with `require_ready`, the runtime must be ready as
-   * {@link Client.runtimes} reports it.
+   * {@link Client.runtimes} reports it. Not sent again after a lost
+   * connection.
    *
    * @example
    * ```ts
@@ -209,9 +282,9 @@ export class Client {
    *   it; the message names the gate), `BINARY_CHANGED`, `INVALID_ARGUMENT`
    *   (also a name that is no permission profile), `OPERATION_UNSUPPORTED`
    *   (with `limitation`, such as `PERMISSION_PROFILE_UNENFORCED`),
-   *   `SPAWN_FAILED`, `INTERNAL`.
+   *   `SPAWN_FAILED`, `LIMIT_REACHED`, `INTERNAL`.
    */
-  async start(params: StartParams): Promise<PaneSummary> {
+  async start(params: StartParams, options: CallOptions = {}): Promise<PaneSummary> {
     const body = {
       runtime: params.runtime,
       cwd: params.cwd ?? null,
@@ -225,34 +298,36 @@ export class Client {
       require_ready: params.require_ready ?? false,
       rerun_after_host_loss: params.rerun_after_host_loss ?? false,
     };
-    return paneSummary(await this.connection.request({ start: body }, "started"));
+    return paneSummary(await this.call({ start: body }, "started", options));
   }
 
   /**
    * Writes input to a pane: the UTF-8 bytes of `text`, then `bytes`, then
    * `\r` when `enter`. Input too large for one frame is sent as several
-   * `send` requests, queued back to back so that nothing else interleaves;
-   * `bytes` of the report is then their total.
+   * `send` requests, written back to back so that nothing else of this
+   * client comes between them; `bytes` of the report is then their total.
+   * Input to a pane is written in the order the host reads the requests.
+   * Not sent again after a lost connection.
    *
    * @throws {@link PanehostError}: `UNKNOWN_PANE`, `PANE_EXITED`, `INTERNAL`.
    */
-  async send(pane: string, input: SendInput): Promise<SendReport> {
+  async send(pane: string, input: SendInput, options: CallOptions = {}): Promise<SendReport> {
     const text = input.text ?? "";
     const bytes = input.bytes ?? new Uint8Array(0);
     const enter = input.enter ?? false;
     const single = { send: { pane, text, bytes: toBase64(bytes), enter } };
     if (Buffer.byteLength(JSON.stringify(single), "utf8") + 64 <= MAX_CLIENT_FRAME) {
-      const answer = await this.connection.request(single, "sent");
+      const answer = await this.call(single, "sent", options);
       return { pane: answer.pane, bytes: answer.bytes };
     }
     const all = Buffer.concat([Buffer.from(text, "utf8"), bytes]);
+    // Called one after the other without a pause, the requests are written
+    // (or wait for a connection, then are written) back to back.
     const requests: Array<Promise<{ pane: string; bytes: number }>> = [];
     for (let at = 0; at < all.length; at += INPUT_CHUNK_BYTES) {
       const chunk = all.subarray(at, at + INPUT_CHUNK_BYTES);
       const last = at + INPUT_CHUNK_BYTES >= all.length;
-      requests.push(
-        this.connection.request({ send: { pane, text: "", bytes: toBase64(chunk), enter: last && enter } }, "sent"),
-      );
+      requests.push(this.call({ send: { pane, text: "", bytes: toBase64(chunk), enter: last && enter } }, "sent", options));
     }
     const answers = await Promise.all(requests);
     return { pane, bytes: answers.reduce((sum, answer) => sum + answer.bytes, 0) };
@@ -260,19 +335,31 @@ export class Client {
 
   /**
    * Interrupts what the pane's process is doing, the way its runtime
-   * expects, and finds out whether it stopped: the runtime's keys (for a
-   * shell and most CLIs, Ctrl-C), up to 2 seconds for a confirmation (the
-   * process exits, the turn ends, or the output goes quiet), then, only
-   * when a turn was known to be running and the pane's completion is
-   * observed, `SIGINT`; with `terminate`, `SIGTERM` and `SIGKILL` after
-   * that. Answered within about 2, 4 or 8 seconds. An exited pane is not an
-   * error: the outcome is then `not_running`.
+   * expects, and finds out whether it stopped (PROTOCOL.md, `interrupt`).
+   *
+   * Without `terminate`: the runtime's keys (for a shell and most CLIs,
+   * Ctrl-C) at once. When no turn was known to be running, the answer
+   * comes right after them, with outcome `unconfirmed`: no signal is sent,
+   * as a second Ctrl-C at an idle prompt makes many CLIs exit. Otherwise up
+   * to 3.5 seconds for a confirmation (the process exits, the turn ends, or
+   * the output stays quiet for 1.5 seconds), then, when the pane's
+   * completion is observed, `SIGINT` to the terminal's foreground process
+   * group and as long again: answered within about 3.5 or 7 seconds.
+   *
+   * With `terminate`: the program in the foreground is ended, turn or no
+   * turn: the keys, then `SIGINT`, `SIGTERM` and `SIGKILL` in turn, 2
+   * seconds apart, until it has ended (outcome `process_ended`, or
+   * `foreground_ended` when a shell's job ended and the shell runs on):
+   * answered within about 8 seconds.
+   *
+   * An exited pane is not an error: the outcome is then `not_running`.
+   * Not sent again after a lost connection.
    *
    * @throws {@link PanehostError}: `UNKNOWN_PANE`, `INTERNAL`.
    */
   async interrupt(pane: string, options: InterruptOptions = {}): Promise<InterruptReport> {
     const body = { pane, terminate: options.terminate ?? false };
-    return interruptReport(await this.connection.request({ interrupt: body }, "interrupted"));
+    return interruptReport(await this.call({ interrupt: body }, "interrupted", options));
   }
 
   /**
@@ -281,10 +368,15 @@ export class Client {
    * turn's report: how its end was observed, its offsets, the lines it
    * added to the screen, its usage.
    *
-   * The request runs on a connection of its own, opened for it and closed
-   * after, so that the client's other requests do not wait behind it. The
-   * client waits for the answer for `timeout_ms` (default 10 minutes) plus
-   * its request timeout.
+   * Other requests and streams of this client go on while it waits. Two
+   * `ask`s of one pane at once: the one the host reads first opens the
+   * turn, the other is refused with `TURN_IN_PROGRESS`.
+   *
+   * The client waits for the answer `timeout_ms` (default 10 minutes)
+   * plus its request timeout, unless `timeoutMs` says otherwise. A
+   * timeout or an abort of the client's wait leaves the turn running in
+   * the host. Not sent again after a lost connection (the prompt may have
+   * been submitted).
    *
    * @example
    * ```ts
@@ -300,12 +392,11 @@ export class Client {
    *   before asking again); `INTERNAL`.
    */
   async ask(pane: string, text: string, options: AskOptions = {}): Promise<TurnReport> {
-    const timeoutMs = options.timeout_ms ?? null;
-    const answer = await this.dedicatedRequest(
-      { ask: { pane, text, timeout_ms: timeoutMs } },
-      "answered",
-      timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
-    );
+    const turnMs = options.timeout_ms ?? null;
+    const answer = await this.call({ ask: { pane, text, timeout_ms: turnMs } }, "answered", {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs ?? this.longWait(turnMs ?? DEFAULT_ASK_TIMEOUT_MS),
+    });
     return turnReport(answer);
   }
 
@@ -315,8 +406,9 @@ export class Client {
    * with a fresh value, and stores the receipt, passed or not, against the
    * executable. A passed receipt under 24 hours old makes the runtime's
    * `receipt` gate pass ({@link Client.runtimes} then reports
-   * `receipt_valid`). Runs on a connection of its own, like
-   * {@link Client.ask}; the host ends the run after 180 seconds.
+   * `receipt_valid`). The host ends the run after 180 seconds; the client
+   * waits that plus its request timeout, unless `timeoutMs` says
+   * otherwise. Not sent again after a lost connection.
    *
    * @returns The receipt; check `passed`.
    * @throws {@link PanehostError}: `UNKNOWN_RUNTIME`, `RUNTIME_NOT_AVAILABLE`,
@@ -333,62 +425,66 @@ export class Client {
       model: options.model ?? null,
       accept_weaker_boundary: options.accept_weaker_boundary ?? false,
     };
-    return receipt(await this.dedicatedRequest({ probe_runtime: body }, "receipt", PROBE_RUN_LIMIT_MS));
+    const answer = await this.call({ probe_runtime: body }, "receipt", {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs ?? this.longWait(PROBE_RUN_LIMIT_MS),
+    });
+    return receipt(answer);
   }
 
   /**
    * Describes a pane with its current screen. The screen may trail the
    * pane's end offset; `events(pane, {from: detail.screen.offset})` follows
-   * on from it without a gap.
+   * on from it without a gap. Sent again after a lost connection.
    *
    * @throws {@link PanehostError}: `UNKNOWN_PANE`.
    */
-  async inspect(pane: string): Promise<PaneDetail> {
-    return paneDetail(await this.connection.request({ inspect: { pane } }, "inspected"));
+  async inspect(pane: string, options: CallOptions = {}): Promise<PaneDetail> {
+    return paneDetail(await this.call({ inspect: { pane } }, "inspected", options, true));
   }
 
   /**
    * A pane's last lines of output as text: what scrolled off its screen,
    * oldest first, then the screen. The host re-parses the output its ring
    * still holds (its live model keeps no scrollback); `truncated` says
-   * when older lines may be missing.
+   * when older lines may be missing. Sent again after a lost connection.
    *
    * @throws {@link PanehostError}: `UNKNOWN_PANE`.
    */
   async history(pane: string, options: HistoryOptions = {}): Promise<PaneHistory> {
     const body = { pane, lines: options.lines ?? null };
-    return paneHistory(await this.connection.request({ history: body }, "history"));
+    return paneHistory(await this.call({ history: body }, "history", options, true));
   }
 
-  /** Lists every pane of the host, oldest first (the `panes` answer's list). */
-  async list(): Promise<PaneSummary[]> {
-    const answer = await this.connection.request({ list: {} }, "panes");
+  /** Lists every pane of the host, oldest first (the `panes` answer's list). Sent again after a lost connection. */
+  async list(options: CallOptions = {}): Promise<PaneSummary[]> {
+    const answer = await this.call({ list: {} }, "panes", options, true);
     return (answer.panes ?? []).map(paneSummary);
   }
 
   /**
-   * Changes a pane's terminal size; every subscriber gets a `resized` event.
+   * Changes a pane's terminal size; every subscriber gets a `resized`
+   * event. Not sent again after a lost connection.
    *
    * @throws {@link PanehostError}: `UNKNOWN_PANE`, `INVALID_ARGUMENT` (a
-   *   dimension is 0), `INTERNAL`.
+   *   size out of bounds: 2 to 1,000 columns and rows, at most 250,000
+   *   cells), `INTERNAL`.
    */
-  async resize(pane: string, size: Size): Promise<ResizeReport> {
-    const answer = await this.connection.request(
-      { resize: { pane, size: { cols: size.cols, rows: size.rows } } },
-      "resized",
-    );
+  async resize(pane: string, size: Size, options: CallOptions = {}): Promise<ResizeReport> {
+    const answer = await this.call({ resize: { pane, size: { cols: size.cols, rows: size.rows } } }, "resized", options);
     return { pane: answer.pane, size: { cols: answer.size.cols, rows: answer.size.rows } };
   }
 
   /**
    * Ends a pane's process group (SIGHUP, then SIGTERM, then SIGKILL, each
    * after a bounded wait), reaps it and forgets the pane. Subscribers get
-   * `exited` and `ended` (reason `closed`).
+   * `exited` and `ended` (reason `closed`). Not sent again after a lost
+   * connection.
    *
    * @throws {@link PanehostError}: `UNKNOWN_PANE`, `INTERNAL`.
    */
-  async close(pane: string): Promise<CloseReport> {
-    const answer = await this.connection.request({ close: { pane } }, "closed");
+  async close(pane: string, options: CallOptions = {}): Promise<CloseReport> {
+    const answer = await this.call({ close: { pane } }, "closed", options);
     return { pane: answer.pane, status: { code: answer.status.code, signal: answer.status.signal ?? null } };
   }
 
@@ -397,15 +493,16 @@ export class Client {
    * list): whether each is installed, its readiness (`ready`, `not_ready`
    * with the `readiness_gate` that stops it, or `reduced`), its sign-in,
    * its last receipt, how its turns' ends are observed and the permission
-   * profiles it enforces.
+   * profiles it enforces. Sent again after a lost connection.
    */
-  async runtimes(): Promise<RuntimeInfo[]> {
-    const answer = await this.connection.request({ runtimes: {} }, "runtimes");
+  async runtimes(options: CallOptions = {}): Promise<RuntimeInfo[]> {
+    const answer = await this.call({ runtimes: {} }, "runtimes", options, true);
     return (answer.runtimes ?? []).map(runtimeInfo);
   }
 
   /**
-   * Opens a pane running the runtime's own interactive sign-in.
+   * Opens a pane running the runtime's own interactive sign-in. Not sent
+   * again after a lost connection.
    *
    * @returns The new pane.
    * @throws {@link PanehostError}: as {@link Client.start}, plus
@@ -414,7 +511,7 @@ export class Client {
    */
   async login(runtime: string, options: LoginOptions = {}): Promise<PaneSummary> {
     const body = { runtime, cwd: options.cwd ?? null, size: options.size ?? null };
-    return paneSummary(await this.connection.request({ login: body }, "started"));
+    return paneSummary(await this.call({ login: body }, "started", options));
   }
 
   /**
@@ -425,22 +522,27 @@ export class Client {
    * `turn_started`, `turn_completed` (a JSON payload with `usage` or
    * `total_cost_usd` gives the turn's usage) or `notification` (becomes
    * `awaiting_input`, or `approval_requested` when it mentions permission
-   * or approval); another name is accepted and does nothing.
+   * or approval); another name is accepted and does nothing. Not sent
+   * again after a lost connection.
    *
    * @throws {@link PanehostError}: `UNKNOWN_PANE`, `NOTIFY_REFUSED` (the
-   *   token is not that pane's; nothing is recorded).
+   *   caller is not one of the pane's processes, or the token is not that
+   *   pane's; nothing is recorded).
    */
-  async notify(pane: string, report: NotifyReport): Promise<void> {
+  async notify(pane: string, report: NotifyReport, options: CallOptions = {}): Promise<void> {
     const body = { pane, token: report.token, event: report.event, payload: report.payload ?? "" };
-    await this.connection.request({ notify: body }, "notified");
+    await this.call({ notify: body }, "notified", options);
   }
 
   /**
    * Follows a pane's events: an async iterator of `start` and `event`
-   * items that reconnects by itself after a lost connection, exactly from
-   * the last offset it yielded. The subscription is made at once, on a
-   * connection of the stream's own; its errors (such as `UNKNOWN_PANE`)
-   * surface from the first `next()` (and from `stream.ready`).
+   * items, on the client's shared connection. The subscription is made at
+   * once (or as soon as the client is connected); its errors (such as
+   * `UNKNOWN_PANE`, or `LIMIT_REACHED` beyond `maxSubscriptions` streams)
+   * surface from the first `next()` and from `stream.ready`. After a lost
+   * connection the stream subscribes again exactly from the last offset
+   * it received; a slow consumer never holds up the connection (see
+   * {@link PaneStream}). An aborted `signal` closes the stream.
    *
    * @example
    * ```ts
@@ -450,56 +552,63 @@ export class Client {
    * ```
    */
   events(pane: string, options: EventsOptions = {}): PaneStream {
-    let policy: ReconnectPolicy | false;
-    if (options.reconnect === false) policy = false;
-    else policy = { ...this.options.reconnect, ...stripUndefined(options.reconnect ?? {}) };
-    const open = (timeoutMs?: number) => {
-      if (timeoutMs === undefined) return Connection.open(this.options);
-      const configured = this.options.requestTimeoutMs > 0 ? this.options.requestTimeoutMs : Infinity;
-      return Connection.open({ ...this.options, requestTimeoutMs: Math.min(configured, timeoutMs) });
-    };
-    const stream = new PaneStream(pane, open, {
-      from: options.from,
-      generation: options.generation,
-      maxBuffered: options.maxBuffered ?? this.options.maxBufferedEvents,
-      policy,
-    });
-    this.streams.add(stream);
-    stream.onDone(() => this.streams.delete(stream));
+    let refuse: Error | undefined;
+    if (this.shared.state === "closed") {
+      refuse = new ConnectionLostError("the client is closed");
+    } else if (this.streams.size >= this.options.maxSubscriptions) {
+      refuse = new PanehostError(
+        "LIMIT_REACHED",
+        `this client has ${this.streams.size} streams open, its limit (maxSubscriptions, after the host's default of ` +
+          `${DEFAULT_MAX_SUBSCRIPTIONS} subscriptions per connection); close a stream first, or use another client`,
+      );
+    }
+    const stream = new PaneStream(
+      pane,
+      { shared: this.shared, requestTimeoutMs: this.options.requestTimeoutMs },
+      {
+        from: options.from,
+        generation: options.generation,
+        maxBuffered: options.maxBuffered ?? this.options.maxBufferedEvents,
+        reconnect: options.reconnect ?? true,
+        signal: options.signal,
+        refuse,
+      },
+    );
+    if (!stream.isDone) {
+      this.streams.add(stream);
+      stream.onDone(() => this.streams.delete(stream));
+    }
     return stream;
   }
 
   /**
-   * Closes the connection and every stream opened through this client.
-   * Requests still waiting reject with a {@link ConnectionLostError}. Panes
-   * keep running in the host.
+   * Closes the connection and every stream opened through this client, for
+   * good. Requests still waiting reject with a {@link ConnectionLostError}.
+   * Panes keep running in the host.
    */
   async disconnect(): Promise<void> {
     const streams = [...this.streams];
     this.streams.clear();
-    for (const connection of this.dedicated) connection.close();
-    this.dedicated.clear();
-    await Promise.all(streams.map((stream) => stream.close()));
-    this.connection.close();
+    // Closing the connection ends its subscriptions; no need to wait for
+    // each stream's unsubscribe.
+    const closing = streams.map((stream) => stream.close());
+    this.shared.close();
+    await Promise.allSettled(closing);
   }
 
-  /**
-   * Sends one request on a connection opened for it, and closes that
-   * connection after the answer. The answer is waited for `hostWaitMs` (how
-   * long the host may take on purpose) plus the request timeout.
-   */
-  private async dedicatedRequest(request: object, expect: string, hostWaitMs: number): Promise<any> {
-    if (this.connection.isClosed) return this.connection.request(request, expect);
+  /** Sends one request on the shared connection. `retry`: may be sent again after a lost connection. */
+  private call(request: object, expect: string, options: CallOptions, retry = false): Promise<any> {
+    return this.shared.call(request, expect, {
+      timeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs,
+      signal: options.signal,
+      retry,
+    });
+  }
+
+  /** The default wait for an answer the host may take `hostWaitMs` to give on purpose. */
+  private longWait(hostWaitMs: number): number {
     const configured = this.options.requestTimeoutMs;
-    const timeoutMs = configured > 0 ? configured + hostWaitMs : 0;
-    const connection = await Connection.open(this.options);
-    this.dedicated.add(connection);
-    try {
-      return await connection.request(request, expect, { timeoutMs });
-    } finally {
-      this.dedicated.delete(connection);
-      connection.close();
-    }
+    return configured > 0 ? configured + hostWaitMs : 0;
   }
 }
 

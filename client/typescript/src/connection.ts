@@ -1,6 +1,8 @@
 /**
  * One connection to the host: the socket, the framing, the handshake,
  * requests matched to answers by id, and events routed to subscriptions.
+ * Timeouts, aborts and reconnecting are the business of the layer above
+ * (`shared.ts`).
  *
  * @module
  * @internal
@@ -11,8 +13,8 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { ConnectionLostError, FrameError, PanehostError, RequestTimeoutError, UntrustedHostError } from "./errors.js";
 import { encodeFrame, FrameDecoder, MAX_CLIENT_FRAME, MAX_HELLO_FRAME, MAX_HOST_FRAME } from "./frame.js";
-import type { PaneEvent, Subscription, Welcome } from "./types.js";
-import { paneEvent, subscription as parseSubscription, tagged } from "./wire.js";
+import type { PaneEvent, Welcome } from "./types.js";
+import { paneEvent, tagged } from "./wire.js";
 
 /**
  * Why the socket at `socketPath` is not one this user's host could have
@@ -60,7 +62,7 @@ export interface ConnectionOptions {
   socketPath: string;
   /** A free-form name for the host's log. */
   clientName: string;
-  /** How long to wait for the handshake and for each answer, in milliseconds. */
+  /** How long to wait for the handshake reply, in milliseconds; `0` waits forever. */
   requestTimeoutMs: number;
   /** The largest frame accepted from the host. */
   maxFrameBytes?: number;
@@ -77,36 +79,37 @@ export interface SubscriptionSink {
 // The JSON the host sends, before conversion.
 type Json = any;
 
-interface Pending {
+/** What becomes of a request's answer. Exactly one of the three is called, once. */
+export interface PendingRequest {
   /** The answer kind expected, such as `started`. */
   expect: string;
-  /** What the request was, for messages. */
-  what: string;
-  resolve(content: Json): void;
-  reject(error: Error): void;
-  /** Runs synchronously when the answer arrives, before any later frame is handled. */
-  onAnswer?: ((content: Json) => void) | undefined;
-  timer: NodeJS.Timeout | undefined;
+  /**
+   * The answer's content. Runs synchronously when the answer is handled,
+   * before any later frame (a subscription registers its sink here, so
+   * that no event of it is missed).
+   */
+  answer(content: Json): void;
+  /** The host answered with an error, or with an answer of another kind. */
+  error(error: Error): void;
+  /** The connection closed before the answer. */
+  lost(error: Error): void;
 }
 
 /**
  * A handshaken connection. Requests may be sent without waiting for earlier
  * answers; answers are matched by id. Events are handed to the sink of
- * their subscription. While any sink holds the connection
- * ({@link Connection.hold}), no further frame is handled and the socket is
- * paused, so the host's sending waits.
+ * their subscription. The socket is always read: nothing a caller does
+ * pauses it, so that one slow reader never holds up the others.
  */
 export class Connection {
   /** The host's welcome. */
   readonly welcome: Welcome;
   private readonly socket: net.Socket;
   private readonly decoder: FrameDecoder;
-  private readonly requestTimeoutMs: number;
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new Map<number, PendingRequest>();
   private readonly sinks = new Map<number, SubscriptionSink>();
   private readonly closeListeners: Array<(error: Error | undefined) => void> = [];
   private nextId = 1;
-  private holds = 0;
   private pumping = false;
   private closedWith: Error | undefined;
   private closed = false;
@@ -114,11 +117,10 @@ export class Connection {
   private connectionError: PanehostError | undefined;
   private socketError: Error | undefined;
 
-  private constructor(socket: net.Socket, decoder: FrameDecoder, welcome: Welcome, requestTimeoutMs: number) {
+  private constructor(socket: net.Socket, decoder: FrameDecoder, welcome: Welcome) {
     this.socket = socket;
     this.decoder = decoder;
     this.welcome = welcome;
-    this.requestTimeoutMs = requestTimeoutMs;
     socket.on("data", (chunk: Buffer) => {
       this.decoder.push(chunk);
       this.pump();
@@ -137,7 +139,8 @@ export class Connection {
    * @throws {@link ConnectionLostError} when the socket cannot be connected
    *   to or closes before the reply; {@link PanehostError} (`refused`) when
    *   the host refuses; {@link RequestTimeoutError} when no reply arrives in
-   *   time.
+   *   time; {@link UntrustedHostError} when the socket is not one this
+   *   user's host could have made.
    */
   static open(options: ConnectionOptions): Promise<Connection> {
     const decoder = new FrameDecoder(options.maxFrameBytes ?? MAX_HOST_FRAME);
@@ -198,7 +201,7 @@ export class Connection {
           settled = true;
           cleanup();
           const welcome = { revision: 1, ...(reply.welcome as Partial<Welcome>) } as Welcome;
-          resolve(new Connection(socket, decoder, welcome, options.requestTimeoutMs));
+          resolve(new Connection(socket, decoder, welcome));
         } else if (reply !== null && typeof reply === "object" && reply.refused) {
           const refused = reply.refused;
           fail(
@@ -234,10 +237,16 @@ export class Connection {
     return this.closed;
   }
 
+  /** Requests written and not answered yet. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
   /**
    * Calls `listener` once when the connection closes, with the reason when
    * one is known (a socket or frame error, or the host's connection-level
-   * error).
+   * error). Listeners run after every pending request and every sink has
+   * been told.
    */
   onClose(listener: (error: Error | undefined) => void): void {
     if (this.closed) listener(this.closedWith);
@@ -245,99 +254,43 @@ export class Connection {
   }
 
   /**
-   * Sends a request and resolves with the content of its answer, which must
-   * be of kind `expect`. `onAnswer` runs synchronously when the answer
-   * arrives, before any later frame is handled (a subscription registers
-   * its sink there, so that no event of it is missed).
+   * Writes a request and returns its id; `pending` learns what becomes of
+   * it. The connection must be open.
+   *
+   * @throws {@link FrameError} when the request does not fit into a frame
+   *   (nothing is written then).
    */
-  request(
-    request: object,
-    expect: string,
-    options: { timeoutMs?: number; onAnswer?: (content: Json) => void } = {},
-  ): Promise<Json> {
-    return new Promise<Json>((resolve, reject) => {
-      if (this.closed) {
-        reject(this.lostError());
-        return;
-      }
-      const id = this.nextId++;
-      const name = Object.keys(request)[0] ?? "request";
-      let payload: Buffer;
-      try {
-        payload = encodeFrame(Buffer.from(JSON.stringify({ id, request }), "utf8"), MAX_CLIENT_FRAME);
-      } catch (error) {
-        reject(error);
-        return;
-      }
-      const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
-      const entry: Pending = {
-        expect,
-        what: `the answer to \`${name}\``,
-        resolve,
-        reject,
-        onAnswer: options.onAnswer,
-        timer: undefined,
-      };
-      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-        entry.timer = setTimeout(() => {
-          this.pending.delete(id);
-          reject(new RequestTimeoutError(entry.what, timeoutMs));
-        }, timeoutMs);
-      }
-      this.pending.set(id, entry);
-      this.socket.write(payload);
-    });
+  send(request: object, pending: PendingRequest): number {
+    const id = this.nextId++;
+    const frame = encodeFrame(Buffer.from(JSON.stringify({ id, request }), "utf8"), MAX_CLIENT_FRAME);
+    this.pending.set(id, pending);
+    this.socket.write(frame);
+    return id;
   }
 
-  /**
-   * Subscribes with an `events` or `reconnect` request. `sink` receives the
-   * subscription's events from the first one on.
-   */
-  subscribe(request: object, sink: SubscriptionSink, onStart?: (subscription: Subscription) => void): Promise<Subscription> {
-    let parsed: Subscription | undefined;
-    return this.request(request, "subscribed", {
-      onAnswer: (content) => {
-        parsed = parseSubscription(content);
-        this.sinks.set(parsed.subscription, sink);
-        onStart?.(parsed);
-      },
-    }).then(() => parsed!);
+  /** Forgets request `id`: its answer, when it comes, is dropped. */
+  drop(id: number): void {
+    this.pending.delete(id);
   }
 
-  /** Stops routing events of `subscription`; later ones are dropped. */
-  forget(subscription: number): void {
-    this.sinks.delete(subscription);
+  /** Routes the events of `subscription` to `sink`, until its `ended` event. */
+  addSink(subscription: number, sink: SubscriptionSink): void {
+    this.sinks.set(subscription, sink);
   }
 
-  /** Stops handling frames and pauses the socket until every hold is released. */
-  hold(): void {
-    this.holds += 1;
-    if (this.holds === 1 && !this.closed) this.socket.pause();
-  }
-
-  /** Releases one {@link Connection.hold}. */
-  release(): void {
-    if (this.holds === 0) return;
-    this.holds -= 1;
-    if (this.holds === 0 && !this.closed) {
-      this.pump();
-      if (this.holds === 0 && !this.closed) this.socket.resume();
-    }
-  }
-
-  /** Closes the connection; pending requests reject with a lost connection. */
+  /** Closes the connection; pending requests and sinks are told it was lost. */
   close(): void {
     if (this.closed) return;
     this.socket.destroy();
     this.finish(undefined);
   }
 
-  /** Handles every complete frame, unless held. */
+  /** Handles every complete frame. */
   private pump(): void {
     if (this.pumping) return;
     this.pumping = true;
     try {
-      while (this.holds === 0 && !this.closed) {
+      while (!this.closed) {
         let payload: Uint8Array | undefined;
         try {
           payload = this.decoder.next();
@@ -370,36 +323,31 @@ export class Connection {
       return;
     }
     switch (kind) {
-      case "response":
-        this.answer(body.id, (entry) => {
-          let answerKind: string;
-          let content: Json;
-          try {
-            [answerKind, content] = tagged(body.body, "response body");
-          } catch (error) {
-            entry.reject(error as Error);
-            return;
-          }
-          if (answerKind !== entry.expect) {
-            entry.reject(new FrameError(`unexpected answer from the host: expected \`${entry.expect}\`, got \`${answerKind}\``));
-            return;
-          }
-          try {
-            entry.onAnswer?.(content);
-          } catch (error) {
-            entry.reject(error as Error);
-            return;
-          }
-          entry.resolve(content);
-        });
+      case "response": {
+        const entry = this.take(body.id);
+        if (entry === undefined) break; // Dropped: timed out or aborted.
+        let answerKind: string;
+        let content: Json;
+        try {
+          [answerKind, content] = tagged(body.body, "response body");
+        } catch (error) {
+          entry.error(error as Error);
+          break;
+        }
+        if (answerKind !== entry.expect) {
+          entry.error(new FrameError(`unexpected answer from the host: expected \`${entry.expect}\`, got \`${answerKind}\``));
+          break;
+        }
+        entry.answer(content);
         break;
+      }
       case "error": {
         const error = new PanehostError(String(body.error?.code), String(body.error?.message), {
           limitation: body.error?.limitation ?? null,
           requestId: typeof body.id === "number" ? body.id : null,
         });
-        if (typeof body.id === "number" && this.pending.has(body.id)) {
-          this.answer(body.id, (entry) => entry.reject(error));
+        if (typeof body.id === "number") {
+          this.take(body.id)?.error(error);
         } else if (body.id === null || body.id === undefined) {
           // About the connection, not a request; the host may close next.
           this.connectionError = error;
@@ -426,12 +374,11 @@ export class Connection {
     }
   }
 
-  private answer(id: number, settle: (entry: Pending) => void): void {
+  private take(id: unknown): PendingRequest | undefined {
+    if (typeof id !== "number") return undefined;
     const entry = this.pending.get(id);
-    if (entry === undefined) return; // Timed out already.
-    this.pending.delete(id);
-    if (entry.timer) clearTimeout(entry.timer);
-    settle(entry);
+    if (entry !== undefined) this.pending.delete(id);
+    return entry;
   }
 
   private fail(error: Error): void {
@@ -449,23 +396,19 @@ export class Connection {
 
   private finish(error: Error | undefined): void {
     if (this.closed) return;
-    // Frames received before the close are still handed on, hold or not:
-    // they are valid and nothing else could deliver them.
-    this.holds = 0;
+    // Frames received before the close are still handed on: they are
+    // valid and nothing else could deliver them.
     this.pump();
     if (this.closed) return; // A frame error closed it meanwhile.
     this.closed = true;
     this.closedWith = error ?? this.connectionError ?? this.socketError;
     const lost = this.lostError();
-    for (const [id, entry] of this.pending) {
-      this.pending.delete(id);
-      if (entry.timer) clearTimeout(entry.timer);
-      entry.reject(lost);
-    }
-    for (const [id, sink] of this.sinks) {
-      this.sinks.delete(id);
-      sink.lost(lost);
-    }
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const entry of pending) entry.lost(lost);
+    const sinks = [...this.sinks.values()];
+    this.sinks.clear();
+    for (const sink of sinks) sink.lost(lost);
     for (const listener of this.closeListeners.splice(0)) listener(this.closedWith);
   }
 }

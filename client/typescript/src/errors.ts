@@ -6,7 +6,8 @@
  *   Match on `code`.
  * - {@link ConnectionLostError}: the connection could not be made, or closed
  *   before the answer arrived. A new connection may succeed.
- * - {@link RequestTimeoutError}: no answer within the request timeout.
+ * - {@link RequestTimeoutError}: no answer within the call's timeout.
+ * - {@link AbortError}: the call's `AbortSignal` was aborted.
  * - {@link FrameError}: a frame broke the framing rules (a length prefix over
  *   the limit, a payload that is not a message); the connection is closed.
  *
@@ -55,12 +56,42 @@ export class PanehostError extends Error {
  * answer arrived. `cause` holds the underlying error when there was one
  * (a socket error, or a connection-level {@link PanehostError} such as
  * `FRAME_TOO_LARGE`). Trying again on a new connection may succeed.
+ *
+ * `requestSent` tells whether the request had been written to the host:
+ * when it had, the host may have carried it out (a `send` may have been
+ * typed, a `start` may have started a pane) and only its answer was lost;
+ * when it had not, nothing of it reached the host.
  */
 export class ConnectionLostError extends Error {
+  /** True when the request had been written to the host, which may have carried it out. */
+  readonly requestSent: boolean;
+
   /** Builds the error. */
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(message: string, options?: { cause?: unknown; requestSent?: boolean }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ConnectionLostError";
+    this.requestSent = options?.requestSent ?? false;
+  }
+}
+
+/**
+ * The call's `AbortSignal` was aborted before the answer arrived (or
+ * before the call began). The client stopped waiting; a request already
+ * written to the host may still be carried out there (a `send` typed, an
+ * `ask` submitted and its turn run to its end): the protocol has no way to
+ * call a request back. `cause` is the signal's `reason`.
+ *
+ * Like the errors of Node.js's own APIs, its `name` is `"AbortError"` and
+ * its `code` is `"ABORT_ERR"`.
+ */
+export class AbortError extends Error {
+  /** `"ABORT_ERR"`, as Node.js's own abort errors carry. */
+  readonly code = "ABORT_ERR";
+
+  /** Builds the error; `reason` is the signal's reason. */
+  constructor(reason?: unknown, message = "the operation was aborted") {
+    super(message, reason === undefined ? undefined : { cause: reason });
+    this.name = "AbortError";
   }
 }
 
@@ -83,7 +114,11 @@ export class UntrustedHostError extends Error {
   }
 }
 
-/** No answer arrived within the request timeout. */
+/**
+ * No answer arrived within the call's timeout (its `timeoutMs`, or the
+ * client's `requestTimeoutMs`). The client stopped waiting; a request
+ * already written to the host may still be carried out there.
+ */
 export class RequestTimeoutError extends Error {
   /** How long was waited, in milliseconds. */
   readonly timeoutMs: number;

@@ -172,8 +172,34 @@ export interface PaneHistory {
   truncated: boolean;
 }
 
+/**
+ * What every method of {@link Client} takes last: a way to stop waiting,
+ * and how long to wait.
+ */
+export interface CallOptions {
+  /**
+   * Stops waiting for the answer when aborted: the call rejects with an
+   * {@link AbortError} (whose `cause` is the signal's `reason`). A request
+   * already written to the host may still be carried out there (the
+   * protocol cannot call a request back); one still waiting for the
+   * client's connection is never sent. A signal aborted before the call
+   * rejects at once and sends nothing.
+   */
+  signal?: AbortSignal | undefined;
+  /**
+   * How long to wait for the answer, in milliseconds, a wait for the
+   * client's connection to come back included; `0` waits forever. On
+   * expiry the call rejects with a {@link RequestTimeoutError} (the host
+   * may still carry the request out). Default: the client's
+   * `requestTimeoutMs` (60 s), and for {@link Client.ask} and
+   * {@link Client.probeRuntime} that plus how long the host may take on
+   * purpose.
+   */
+  timeoutMs?: number | undefined;
+}
+
 /** Options of {@link Client.history}. */
-export interface HistoryOptions {
+export interface HistoryOptions extends CallOptions {
   /** Lines from above the screen, at most; the host's default (1,000) when absent. */
   lines?: number;
 }
@@ -243,8 +269,13 @@ export interface StartParams {
  */
 export type PermissionProfile = "read_only" | "workspace_write" | "full_access" | (string & {});
 
-/** The optional fields of an `ask` request. */
-export interface AskOptions {
+/**
+ * The optional fields of an `ask` request, and the call's own options.
+ * `timeout_ms` is the host's wait for the end of the turn; `timeoutMs`
+ * (from {@link CallOptions}) is the client's wait for the answer, by
+ * default `timeout_ms` (or its default) plus the client's request timeout.
+ */
+export interface AskOptions extends CallOptions {
   /**
    * How long the host waits for the end of the turn, in milliseconds.
    * Default (host side): 600000, ten minutes.
@@ -252,11 +283,14 @@ export interface AskOptions {
   timeout_ms?: number | null;
 }
 
-/** The optional fields of an `interrupt` request. */
-export interface InterruptOptions {
+/** The optional fields of an `interrupt` request, and the call's own options. */
+export interface InterruptOptions extends CallOptions {
   /**
-   * When `SIGINT` is not confirmed, go on to `SIGTERM` and then `SIGKILL`
-   * (each followed by up to 2 seconds of waiting). Default `false`.
+   * End the program in the terminal's foreground, turn or no turn: after
+   * the keys, `SIGINT`, `SIGTERM` and `SIGKILL` to its process group in
+   * turn, 2 seconds apart, until it has ended (outcome `process_ended`,
+   * or `foreground_ended` when a shell's job ended and the shell runs on).
+   * Answered within about 8 seconds. Default `false`.
    */
   terminate?: boolean;
 }
@@ -271,8 +305,8 @@ export interface NotifyReport {
   payload?: string;
 }
 
-/** The optional fields of a `probe_runtime` request. */
-export interface ProbeOptions {
+/** The optional fields of a `probe_runtime` request, and the call's own options. */
+export interface ProbeOptions extends CallOptions {
   /** The model to ask, for runtimes that take one. */
   model?: string | null;
   /**
@@ -283,8 +317,8 @@ export interface ProbeOptions {
   accept_weaker_boundary?: boolean;
 }
 
-/** The optional fields of a `login` request. */
-export interface LoginOptions {
+/** The optional fields of a `login` request, and the call's own options. */
+export interface LoginOptions extends CallOptions {
   /** The working directory; the host's home directory when absent. */
   cwd?: string | null;
   /** The terminal size; 80x24 when absent. */
@@ -339,11 +373,15 @@ export interface InterruptReport {
   pane: string;
   /**
    * What was confirmed: `turn_cancelled` (the keys did it: the turn ended
-   * or the output went quiet), `process_interrupted` (a signal did it and
-   * the process still runs), `process_ended` (the process exited),
-   * `unconfirmed` (nothing observed confirms the stop and the host did not
-   * escalate, as for a runtime whose completion is `unobserved`) or
-   * `not_running` (the process had already exited; nothing was done).
+   * or the output went quiet), `process_interrupted` (`SIGINT` did it and
+   * the process still runs), `process_ended` (the process exited, after
+   * the keys or a signal), `foreground_ended` (with `terminate`: the
+   * program in the foreground, a job of the pane's shell, ended; the
+   * pane's process runs on), `unconfirmed` (nothing observed confirms the
+   * stop and the host did not, or could no longer, escalate: no turn was
+   * known to be running, the runtime's completion is `unobserved`, or with
+   * `terminate` the program survived `SIGKILL`) or `not_running` (the
+   * process had already exited; nothing was done).
    * Treat an unknown value as "something was done, see `steps`".
    */
   outcome: string;

@@ -1,6 +1,10 @@
 // The client against a scripted host on a temp socket: corrupt frames,
-// timeouts, answers out of order, and resumes where the host replays more
-// than asked or the generation changed.
+// timeouts, answers out of order, resumes where the host replays more than
+// asked or the generation changed, requests across a lost connection,
+// aborts, streams that let go of their subscription when their consumer
+// falls behind, and the limit of streams. A client has one connection:
+// each script below plays one connection of the host, in the order the
+// client makes them.
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -152,7 +156,7 @@ async function subscribed(peer: Peer, start: Json, subscription: number, generat
   return request;
 }
 
-/** Welcomes a connection and does nothing more: the client's own, when only a stream is scripted. */
+/** Welcomes a connection and does nothing more. */
 async function welcomeOnly(peer: Peer): Promise<void> {
   await peer.welcome();
 }
@@ -186,7 +190,7 @@ describe("client against a scripted host", () => {
     await host.close();
   });
 
-  test("an oversized length prefix from the host fails the request and closes the connection", async () => {
+  test("an oversized length prefix from the host fails the request in flight and closes that connection", async () => {
     const host = await fake();
     host.script(async (peer) => {
       await peer.welcome();
@@ -195,10 +199,34 @@ describe("client against a scripted host", () => {
       header.writeUInt32BE(MAX_HOST_FRAME + 1, 0);
       peer.socket.write(header); // And no payload: the client must not wait for 16 MiB.
     });
-    const client = await connect({ socketPath: host.path });
-    await assert.rejects(client.list(), FrameError);
+    const client = await connect({ socketPath: host.path, reconnect: false });
+    await assert.rejects(client.send("p1", { text: "x" }), FrameError);
     assert.equal(client.isClosed, true);
-    await assert.rejects(client.list(), FrameError);
+    await assert.rejects(client.list(), ConnectionLostError);
+    await host.close();
+  });
+
+  test("after a corrupt frame the client connects again; the next request goes on the new connection", async () => {
+    const host = await fake();
+    host.script(
+      async (peer) => {
+        await peer.welcome();
+        await peer.next();
+        const header = Buffer.alloc(4);
+        header.writeUInt32BE(MAX_HOST_FRAME + 1, 0);
+        peer.socket.write(header);
+      },
+      async (peer) => {
+        await peer.welcome();
+        const list = await peer.next();
+        peer.send({ response: { id: list.id, body: { panes: { panes: [summary] } } } });
+      },
+    );
+    const client = await connect({ socketPath: host.path, reconnect: { initialBackoffMs: 5 } });
+    await assert.rejects(client.send("p1", { text: "x" }), FrameError);
+    assert.equal((await client.list()).length, 1);
+    assert.equal(client.state, "connected");
+    await client.disconnect();
     await host.close();
   });
 
@@ -254,11 +282,13 @@ describe("client against a scripted host", () => {
       peer.send({ error: { id: null, error: { code: "FRAME_TOO_LARGE", message: "too large", limitation: null } } });
       peer.socket.end();
     });
-    const client = await connect({ socketPath: host.path });
-    await assert.rejects(client.list(), (error: unknown) => {
+    const client = await connect({ socketPath: host.path, reconnect: false });
+    await assert.rejects(client.send("p1", { text: "x" }), (error: unknown) => {
       assert.ok(error instanceof ConnectionLostError);
-      assert.ok(error.cause instanceof PanehostError);
-      assert.equal((error.cause as PanehostError).code, "FRAME_TOO_LARGE");
+      assert.equal(error.requestSent, true);
+      assert.ok(error.cause instanceof ConnectionLostError);
+      assert.ok(error.cause.cause instanceof PanehostError);
+      assert.equal((error.cause.cause as PanehostError).code, "FRAME_TOO_LARGE");
       return true;
     });
     await host.close();
@@ -268,7 +298,6 @@ describe("client against a scripted host", () => {
     const host = await fake();
     let reconnectRequest: Json;
     host.script(
-      welcomeOnly, // The client's own connection.
       async (peer) => {
         await peer.welcome();
         const request = await peer.next();
@@ -291,8 +320,8 @@ describe("client against a scripted host", () => {
         peer.send({ event: { subscription: 1, event: { ended: { reason: "exited" } } } });
       },
     );
-    const client = await connect({ socketPath: host.path });
-    const stream = client.events("p1", { from: 0, reconnect: { initialBackoffMs: 5, maxTotalMs: 2_000 } });
+    const client = await connect({ socketPath: host.path, reconnect: { initialBackoffMs: 5, maxTotalMs: 2_000 } });
+    const stream = client.events("p1", { from: 0 });
     const items = await withTimeout(collect(stream), 10_000, "the stream");
     assert.deepEqual(reconnectRequest, { reconnect: { pane: "p1", generation: 1, offset: 6 } });
     assert.deepEqual(describeItems(items), [
@@ -314,7 +343,6 @@ describe("client against a scripted host", () => {
   test("a resume after the generation changed hands on the new generation's snapshot", async () => {
     const host = await fake();
     host.script(
-      welcomeOnly,
       async (peer) => {
         await peer.welcome();
         await subscribed(peer, { snapshot: { snapshot: screen(50), skipped_from: null } }, 1, 1);
@@ -330,8 +358,8 @@ describe("client against a scripted host", () => {
         peer.send({ event: { subscription: 1, event: { ended: { reason: "closed" } } } });
       },
     );
-    const client = await connect({ socketPath: host.path });
-    const stream = client.events("p1", { reconnect: { initialBackoffMs: 5 } });
+    const client = await connect({ socketPath: host.path, reconnect: { initialBackoffMs: 5 } });
+    const stream = client.events("p1");
     const items = await withTimeout(collect(stream), 10_000, "the stream");
     assert.deepEqual(describeItems(items), [
       "start:snapshot:1",
@@ -352,7 +380,6 @@ describe("client against a scripted host", () => {
     const host = await fake();
     let first: Json;
     host.script(
-      welcomeOnly,
       async (peer) => {
         await peer.welcome();
         const request = await peer.next();
@@ -372,13 +399,13 @@ describe("client against a scripted host", () => {
   test("with reconnect off, a lost connection ends the stream with an error", async () => {
     const host = await fake();
     host.script(
-      welcomeOnly,
       async (peer) => {
         await peer.welcome();
         await subscribed(peer, { replay: { from: 0 } }, 1, 1);
         peer.send(output(1, 0, "a"));
         peer.socket.destroy();
       },
+      welcomeOnly, // The client connects again, for its other streams and requests.
     );
     const client = await connect({ socketPath: host.path });
     const stream = client.events("p1", { from: 0, reconnect: false });
@@ -415,21 +442,15 @@ describe("client against a scripted host", () => {
         const minimal = { id: "fx", display_name: "Fx", supported: true, available: false, resume_modes: [], limitations: [] };
         const receipt = { runtime: "fx", passed: false, detail: "timeout", path: "/bin/fx", sha256: "ab", taken_at_ms: 5, elapsed_ms: 6, read_only_enforced: true };
         peer.send({ response: { id: runtimes.id, body: { runtimes: { runtimes: [minimal, { ...minimal, id: "fy", receipt, permission_profiles: ["read_only"] }] } } } });
-      },
-      // `ask` and `probe_runtime` each come on a connection of their own.
-      async (peer) => {
-        await peer.welcome();
+        // `ask` and `probe_runtime` come on the same connection.
         const ask = await peer.next();
         requests.push(ask.request);
         const usage = { kind: "measured", input_tokens: 12 };
         peer.send({ response: { id: ask.id, body: { answered: { source: "hook", started_offset: 1, completed_offset: 9, duration_ms: 40, added_text: "hi", usage } } } });
-      },
-      async (peer) => {
-        await peer.welcome();
         const probe = await peer.next();
         requests.push(probe.request);
-        const receipt = { runtime: "fx", passed: true, detail: "ok", path: "/bin/fx", version: null, sha256: "ab", taken_at_ms: 5, elapsed_ms: 6, read_only_enforced: false };
-        peer.send({ response: { id: probe.id, body: { receipt } } });
+        const taken = { runtime: "fx", passed: true, detail: "ok", path: "/bin/fx", version: null, sha256: "ab", taken_at_ms: 5, elapsed_ms: 6, read_only_enforced: false };
+        peer.send({ response: { id: probe.id, body: { receipt: taken } } });
       },
     );
     const client = await connect({ socketPath: host.path });
@@ -461,7 +482,6 @@ describe("client against a scripted host", () => {
     const host = await fake();
     const event = (body: Json) => ({ event: { subscription: 1, event: body } });
     host.script(
-      welcomeOnly,
       async (peer) => {
         await peer.welcome();
         await subscribed(peer, { replay: { from: 0 } }, 1, 1);
@@ -493,7 +513,6 @@ describe("client against a scripted host", () => {
     const host = await fake();
     const started = { event: { subscription: 1, event: { turn_started: { offset: 2, source: "input" } } } };
     host.script(
-      welcomeOnly,
       async (peer) => {
         await peer.welcome();
         await subscribed(peer, { replay: { from: 0 } }, 1, 1);
@@ -510,8 +529,8 @@ describe("client against a scripted host", () => {
         peer.send({ event: { subscription: 1, event: { ended: { reason: "closed" } } } });
       },
     );
-    const client = await connect({ socketPath: host.path });
-    const items = await withTimeout(collect(client.events("p1", { from: 0, reconnect: { initialBackoffMs: 5 } })), 10_000, "the stream");
+    const client = await connect({ socketPath: host.path, reconnect: { initialBackoffMs: 5 } });
+    const items = await withTimeout(collect(client.events("p1", { from: 0 })), 10_000, "the stream");
     assert.deepEqual(describeItems(items), [
       "start:replay:1",
       "output:0:ab",
