@@ -6,6 +6,7 @@ mod support;
 use panehost_ipc::Encoding;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc;
@@ -190,12 +191,15 @@ fn listening_pids(log: &Path) -> Vec<u32> {
 /// its log) if the test fails before it does so itself.
 struct AutostartedHost {
     log: PathBuf,
+    socket: PathBuf,
 }
 
 impl Drop for AutostartedHost {
     fn drop(&mut self) {
         for pid in listening_pids(&self.log) {
-            if !process_exists(pid) {
+            // A pid from the log may since belong to another process (of
+            // another test): only the host serving this socket is ended.
+            if !process_exists(pid) || !serves_socket(pid, &self.socket) {
                 continue;
             }
             let _ = Command::new("kill").arg("-TERM").arg(pid.to_string()).status();
@@ -208,6 +212,12 @@ impl Drop for AutostartedHost {
             }
         }
     }
+}
+
+/// True when process `pid` is a host started for `socket`.
+fn serves_socket(pid: u32, socket: &Path) -> bool {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    cmdline.split(|&b| b == 0).any(|arg| Path::new(std::ffi::OsStr::from_bytes(arg)) == socket)
 }
 
 /// Field `index` (0-based, counting from the state after the command name)
@@ -227,7 +237,7 @@ fn a_client_command_starts_a_host_in_the_background() {
     };
     std::fs::create_dir_all(&cli.home).unwrap();
     let log = cli.state_dir.join("host.log");
-    let _cleanup = AutostartedHost { log: log.clone() };
+    let _cleanup = AutostartedHost { log: log.clone(), socket: cli.socket.clone() };
     assert!(!cli.socket.exists());
 
     // No host answers: ls starts one, then lists its (no) panes.

@@ -210,6 +210,15 @@ fn terminate(child: &mut Child) {
 
 impl Drop for TestHost {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            // What the host was doing when the test failed.
+            let log = self.log();
+            let tail: Vec<&str> = log.lines().rev().take(80).collect();
+            eprintln!("--- the last {} lines of the host's log ---", tail.len());
+            for line in tail.iter().rev() {
+                eprintln!("{line}");
+            }
+        }
         if let Some(mut child) = self.child.take() {
             terminate(&mut child);
             let _ = child.wait();
@@ -267,7 +276,16 @@ impl Connection {
 
     /// Reads the next server message.
     pub fn read(&mut self) -> ServerMessage {
-        let frame = read_frame(&mut self.stream).expect("host closed the connection");
+        let Some(frame) = read_frame(&mut self.stream) else {
+            let mut probe = [0u8; 1];
+            let _ = self.stream.set_nonblocking(true);
+            let why = match std::io::Read::read(&mut self.stream, &mut probe) {
+                Ok(0) => "the host closed the connection",
+                _ => "no whole frame from the host within the wait",
+            };
+            let _ = self.stream.set_nonblocking(false);
+            panic!("{why} ({WAIT:?})");
+        };
         decode(self.encoding, &frame).unwrap()
     }
 
