@@ -5,6 +5,7 @@ use crate::options::ClientOptions;
 use crate::router::{self, PendingGuard, Reply, Shared};
 use crate::subscription::EventStream;
 use crate::transport;
+use crate::watch_stream::WatchStream;
 use crate::writer::FrameWriter;
 use futures_util::StreamExt;
 use panehost_ipc::{
@@ -141,8 +142,10 @@ impl Client {
     /// stays usable.
     pub async fn request(&self, request: Request) -> Result<Response, ClientError> {
         let reply = self.exchange(request).await?;
-        if let (Response::Subscribed(subscription), Some(_)) = (&reply.body, &reply.events) {
-            self.unsubscribe_soon(subscription.subscription);
+        match (&reply.body, &reply.events) {
+            (Response::Subscribed(subscription), Some(_)) => self.unsubscribe_soon(subscription.subscription),
+            (Response::Watching { subscription, .. }, Some(_)) => self.unsubscribe_soon(*subscription),
+            _ => {}
         }
         Ok(reply.body)
     }
@@ -431,6 +434,24 @@ impl Client {
         self.open_stream(Request::Reconnect { pane: pane.clone(), generation, offset }).await
     }
 
+    /// Follows every pane of the host: the panes now, and a stream of
+    /// their news (`pane_started`, `pane_activity`, `pane_exited`,
+    /// `pane_ended`, and `pane_list` after falling behind). Each event
+    /// states a pane's new state and may repeat what the list showed.
+    ///
+    /// # Errors
+    /// As [`Client::request`]; `LIMIT_REACHED` when the connection holds
+    /// as many subscriptions as it may.
+    pub async fn watch(&self) -> Result<(Vec<PaneSummary>, WatchStream), ClientError> {
+        let reply = self.exchange(Request::Watch {}).await?;
+        match (reply.body, reply.events) {
+            (Response::Watching { subscription, panes }, Some(events)) => {
+                Ok((panes, WatchStream::new(self.clone(), subscription, events)))
+            }
+            (other, _) => Err(unexpected("watching", &other)),
+        }
+    }
+
     /// Sends a request that opens a subscription (`events` or `reconnect`).
     pub(crate) async fn open_stream(&self, request: Request) -> Result<EventStream, ClientError> {
         let reply = self.exchange(request).await?;
@@ -477,5 +498,6 @@ pub(crate) fn response_kind(response: &Response) -> &'static str {
         Response::Notified {} => "notified",
         Response::Receipt(_) => "receipt",
         Response::History(_) => "history",
+        Response::Watching { .. } => "watching",
     }
 }

@@ -113,7 +113,12 @@ impl FollowCursor {
             | Event::TurnStarted { .. }
             | Event::TurnCompleted { .. }
             | Event::AwaitingInput { .. }
-            | Event::ApprovalRequested { .. }) => Some(other),
+            | Event::ApprovalRequested { .. }
+            | Event::PaneStarted { .. }
+            | Event::PaneActivity { .. }
+            | Event::PaneExited { .. }
+            | Event::PaneEnded { .. }
+            | Event::PaneList { .. }) => Some(other),
         }
     }
 }

@@ -46,6 +46,7 @@ mod retry;
 mod router;
 mod subscription;
 mod transport;
+mod watch_stream;
 mod writer;
 
 #[cfg(feature = "cli")]
@@ -61,6 +62,7 @@ pub use options::{ClientOptions, DEFAULT_EVENT_BUFFER, DEFAULT_HANDSHAKE_TIMEOUT
 pub use raw::RawConnection;
 pub use retry::ReconnectPolicy;
 pub use subscription::EventStream;
+pub use watch_stream::WatchStream;
 
 /// The wire contract this client speaks, re-exported for convenience.
 pub use panehost_ipc as ipc;

@@ -180,14 +180,16 @@ where
         last_error = None;
         match message {
             ServerMessage::Response { id, body } => {
-                let events = match &body {
-                    Response::Subscribed(subscription) => {
-                        let (sender, receiver) = mpsc::channel(event_buffer.max(1));
-                        subscriptions.insert(subscription.subscription, sender);
-                        Some((subscription.subscription, receiver))
-                    }
+                let opened = match &body {
+                    Response::Subscribed(subscription) => Some(subscription.subscription),
+                    Response::Watching { subscription, .. } => Some(*subscription),
                     _ => None,
                 };
+                let events = opened.map(|subscription| {
+                    let (sender, receiver) = mpsc::channel(event_buffer.max(1));
+                    subscriptions.insert(subscription, sender);
+                    (subscription, receiver)
+                });
                 let subscription = events.as_ref().map(|(subscription, _)| *subscription);
                 let reply = Reply { body, events: events.map(|(_, receiver)| receiver) };
                 if !deliver(&shared, id, Ok(reply)) {

@@ -8,8 +8,10 @@ use crate::limits;
 use crate::outbox::Outbox;
 use crate::pane::{history, InputPlace, Pane};
 use crate::receipt_handler;
+use crate::registry::Departure;
 use crate::subscription::SubscriptionTask;
 use crate::turn_handlers;
+use crate::watch::WatchTask;
 use panehost_adapters::LaunchPlan;
 use panehost_ipc::{
     check_client_env, check_labels, labels_match, ErrorBody, ErrorCode, PaneDetail, PaneHistory, PaneId, Request,
@@ -27,7 +29,34 @@ pub struct Reply {
     /// The answer to the request.
     pub result: Result<Response, ErrorBody>,
     /// A subscription to run after the answer has been queued.
-    pub then: Option<SubscriptionTask>,
+    pub then: Option<Follow>,
+}
+
+/// A subscription to run: one pane's events, or every pane's news.
+#[derive(Debug)]
+pub enum Follow {
+    /// `events` or `reconnect`.
+    Pane(SubscriptionTask),
+    /// `watch`.
+    Host(WatchTask),
+}
+
+impl Follow {
+    /// The subscription id.
+    pub fn id(&self) -> u64 {
+        match self {
+            Follow::Pane(task) => task.id,
+            Follow::Host(task) => task.id,
+        }
+    }
+
+    /// Delivers its events until it ends.
+    pub async fn run(self) {
+        match self {
+            Follow::Pane(task) => task.run().await,
+            Follow::Host(task) => task.run().await,
+        }
+    }
 }
 
 impl From<Result<Response, ErrorBody>> for Reply {
@@ -82,6 +111,15 @@ pub struct ConnectionContext {
     pub peer_pid: Option<u32>,
 }
 
+impl ConnectionContext {
+    /// A subscription id not used on this connection yet.
+    pub fn new_subscription_id(&mut self) -> u64 {
+        let id = self.next_subscription;
+        self.next_subscription += 1;
+        id
+    }
+}
+
 /// Handles one request, at the moment it is read: answers it, or returns
 /// the work that will. The host has restored its panes by then.
 pub fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: Request) -> Handling {
@@ -123,6 +161,7 @@ pub fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: R
             let matching = panes.iter().filter(|pane| labels_match(&pane.info().labels, &labels));
             Ok(Response::Panes { panes: matching.map(|pane| pane.summary()).collect() }).into()
         }
+        Request::Watch {} => Handling::Now(handle_watch(&host, context)),
         Request::Close { pane } => later(async move { handle_close(&host, &pane).await }.in_current_span()),
         Request::Runtimes {} => later(
             async move {
@@ -170,6 +209,7 @@ pub fn request_name(request: &Request) -> &'static str {
         Request::Notify { .. } => "notify",
         Request::ProbeRuntime { .. } => "probe_runtime",
         Request::History { .. } => "history",
+        Request::Watch {} => "watch",
     }
 }
 
@@ -280,7 +320,7 @@ fn handle_resize(host: &HostState, id: &PaneId, size: Size) -> Result<Response, 
 async fn handle_close(host: &HostState, id: &PaneId) -> Result<Response, ErrorBody> {
     let pane = find(host, id)?;
     let status = pane.close().await;
-    host.registry.forget(id, "was closed");
+    host.registry.forget(id, Departure::Closed);
     pane.release().await;
     tracing::info!(pane = %id, code = status.code, "pane closed");
     Ok(Response::Closed { pane: id.clone(), status })
@@ -351,12 +391,24 @@ fn subscribe(context: &mut ConnectionContext, pane: Arc<Pane>, start: StreamStar
         StreamStart::Replay { from } => *from,
         StreamStart::Snapshot { snapshot, .. } | StreamStart::GenerationChanged { snapshot, .. } => snapshot.offset,
     };
-    let id = context.next_subscription;
-    context.next_subscription += 1;
+    let id = context.new_subscription_id();
     let subscription =
         Subscription { subscription: id, pane: pane.info().id.clone(), generation: pane.info().generation, start };
     let size = pane.current_progress().size;
     let next_signal = pane.first_signal_at(cursor);
     let task = SubscriptionTask { id, pane, cursor, size, next_signal, outbox: context.outbox.clone() };
-    Reply { result: Ok(Response::Subscribed(subscription)), then: Some(task) }
+    Reply { result: Ok(Response::Subscribed(subscription)), then: Some(Follow::Pane(task)) }
+}
+
+/// `watch`: every pane now, then the news. The feed is followed before the
+/// list is taken, so nothing between the two is missed (an event may
+/// repeat what the list shows).
+fn handle_watch(host: &Arc<HostState>, context: &mut ConnectionContext) -> Reply {
+    let news = host.registry.follow_news();
+    let panes = host.registry.all().iter().map(|pane| pane.summary()).collect();
+    let id = context.new_subscription_id();
+    let lister = Arc::clone(host);
+    let list_panes = Box::new(move || lister.registry.all().iter().map(|pane| pane.summary()).collect());
+    let task = WatchTask { id, news, list_panes, outbox: context.outbox.clone() };
+    Reply { result: Ok(Response::Watching { subscription: id, panes }), then: Some(Follow::Host(task)) }
 }

@@ -4,8 +4,8 @@
 //! `panehost-ipc` on a local socket. The layers, from the socket inwards:
 //! [`daemon`] (listener), [`connection`] (peer check, handshake, frames),
 //! [`dispatch`] (one handler per request), [`subscription`] (a cursor into
-//! a pane's output), [`registry`] and [`pane`] (the model, which knows no
-//! sockets).
+//! a pane's output) and [`watch`] (every pane's news), [`registry`] and
+//! [`pane`] (the model, which knows no sockets).
 
 #![warn(missing_debug_implementations, unreachable_pub)]
 
@@ -32,5 +32,6 @@ pub mod runtime_gate;
 pub mod socket_dir;
 pub mod subscription;
 pub mod turn_handlers;
+pub mod watch;
 
 pub use daemon::{run, HostConfig};

@@ -1,4 +1,7 @@
-//! Every size, count and timeout the host uses, in one place.
+//! The host's own sizes, counts and timeouts, each with its reason. (The
+//! defaults the environment can change are read in `config.rs`; a few
+//! limits live beside the one piece of code they bound, and the wire's
+//! limits are in the ipc crate.)
 
 use std::time::Duration;
 
@@ -29,6 +32,11 @@ pub const MAX_SUBSCRIPTIONS_PER_CONNECTION: usize = 1024;
 /// beside the connection's others; beyond this many, the host reads the
 /// connection's next request once one of them is answered.
 pub const MAX_REQUESTS_IN_FLIGHT: usize = 256;
+
+/// How many pane news events (`watch`) the host keeps for a watcher that
+/// has not read them yet; one that falls further behind gets the list of
+/// every pane instead (`pane_list`).
+pub const NEWS_BACKLOG: usize = 4096;
 
 /// How many panes that left (closed, or ended at a restore) the host
 /// remembers, to tell a client what became of one.

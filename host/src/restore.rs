@@ -17,6 +17,7 @@ use crate::host_state::HostState;
 use crate::limits::RESTORE_PANE_TIMEOUT;
 use crate::pane::{Behaviour, Pane};
 use crate::records::PaneRecord;
+use crate::registry::Departure;
 use crate::turn_handlers;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::{CompletionSignal, ResumeMode};
@@ -60,7 +61,7 @@ pub async fn restore_panes(host: Arc<HostState>) {
             Err(reason) => {
                 tracing::warn!(pane = %id, %reason, "pane not restored; its record is removed");
                 host.records.remove(&id);
-                host.registry.forget(&id, format!("ended when the host restarted: {reason}"));
+                host.registry.forget(&id, Departure::EndedAtRestart(reason));
             }
         }
     }

@@ -1,7 +1,7 @@
 //! Events pushed on a subscription, and how a subscription's stream begins.
 
 use crate::byte_buf::ByteBuf;
-use crate::pane::{ExitStatus, Size};
+use crate::pane::{ExitStatus, PaneId, PaneSummary, Size};
 use crate::screen::ScreenSnapshot;
 use crate::turn::Usage;
 use serde::{Deserialize, Serialize};
@@ -109,5 +109,45 @@ pub enum Event {
         source: String,
         /// What the CLI said, when it said something.
         detail: String,
+    },
+    /// On a `watch` subscription (revision 3): a pane came to the host (a
+    /// `start` or `login`). Panes restored after a restart are in the
+    /// list `watching` answers with.
+    PaneStarted {
+        /// The pane, as `list` describes it.
+        pane: PaneSummary,
+    },
+    /// On a `watch` subscription: a pane's activity changed (see
+    /// [`crate::turn::activity`]).
+    PaneActivity {
+        /// The pane.
+        pane: PaneId,
+        /// Its activity now.
+        activity: String,
+    },
+    /// On a `watch` subscription: a pane's process exited; the pane stays,
+    /// with its output and screen, until it is closed.
+    PaneExited {
+        /// The pane.
+        pane: PaneId,
+        /// How the process ended.
+        status: ExitStatus,
+    },
+    /// On a `watch` subscription: a pane left the host (`closed`; or
+    /// `ended when the host restarted: ...`).
+    PaneEnded {
+        /// The pane.
+        pane: PaneId,
+        /// Why, as `UNKNOWN_PANE` would later say it.
+        reason: String,
+    },
+    /// On a `watch` subscription: the subscriber fell behind and events
+    /// were dropped for it; this is every pane now, and events follow on
+    /// from it.
+    PaneList {
+        /// Every pane, as `list` describes them.
+        panes: Vec<PaneSummary>,
+        /// How many events were dropped.
+        missed: u64,
     },
 }

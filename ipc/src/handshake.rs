@@ -22,8 +22,8 @@ pub const PROTOCOL_VERSION: u32 = 1;
 ///
 /// Revision 1: the protocol as first published. Revision 2: `StartParams`
 /// gains `rerun_after_host_loss`. Revision 3: pane labels (`StartParams`,
-/// `PaneSummary`, `list`'s filter) and a client's environment for `shell`
-/// panes (`StartParams.env`).
+/// `PaneSummary`, `list`'s filter), a client's environment for `shell`
+/// panes (`StartParams.env`), and `watch` with its `pane_*` events.
 pub const PROTOCOL_REVISION: u32 = 3;
 
 /// The revision a `Hello` or `Welcome` without one speaks.

@@ -93,6 +93,14 @@ pub enum Response {
     Receipt(crate::runtime::Receipt),
     /// Answers `history`.
     History(PaneHistory),
+    /// Answers `watch` (revision 3): every pane now; the subscription's
+    /// `pane_*` events follow on from this list.
+    Watching {
+        /// The subscription id the events carry.
+        subscription: u64,
+        /// Every pane, as `list` describes them.
+        panes: Vec<PaneSummary>,
+    },
 }
 
 /// A pane's last lines of output, re-parsed from the bytes its ring holds.

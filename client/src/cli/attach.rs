@@ -138,7 +138,12 @@ async fn relay(
                         | Event::TurnStarted { .. }
                         | Event::TurnCompleted { .. }
                         | Event::AwaitingInput { .. }
-                        | Event::ApprovalRequested { .. } => true,
+                        | Event::ApprovalRequested { .. }
+                        | Event::PaneStarted { .. }
+                        | Event::PaneActivity { .. }
+                        | Event::PaneExited { .. }
+                        | Event::PaneEnded { .. }
+                        | Event::PaneList { .. } => true,
                         Event::Exited { status, .. } => {
                             exit_status = Some(status);
                             true

@@ -147,6 +147,17 @@ pub(crate) fn event_line(event: &Event) -> Value {
         Event::ApprovalRequested { offset, source, detail } => {
             json!({"type": "approval_requested", "offset": offset, "source": source, "detail": detail})
         }
+        Event::PaneStarted { pane: summary } => json!({"type": "pane_started", "pane": pane(summary)}),
+        Event::PaneActivity { pane, activity } => {
+            json!({"type": "pane_activity", "pane": pane.as_str(), "activity": activity})
+        }
+        Event::PaneExited { pane, status } => {
+            json!({"type": "pane_exited", "pane": pane.as_str(), "exit_code": status.code, "signal": status.signal})
+        }
+        Event::PaneEnded { pane, reason } => json!({"type": "pane_ended", "pane": pane.as_str(), "reason": reason}),
+        Event::PaneList { panes, missed } => {
+            json!({"type": "pane_list", "panes": panes.iter().map(pane).collect::<Vec<_>>(), "missed": missed})
+        }
     }
 }
 

@@ -3,7 +3,8 @@
 //! A pane knows nothing of connections. Three tasks work for it: the
 //! reader moves bytes from the PTY into the ring and never waits for a
 //! client; the screen follower parses the ring into the terminal model off
-//! the read path; the exit watcher reaps the child. Anyone who wants the
+//! the read path; the exit watcher learns of the child's exit from its
+//! keeper (which reaps it) and records it. Anyone who wants the
 //! output (a connection's subscription) watches [`Pane::progress`] and
 //! reads the ring through a cursor of its own.
 
@@ -14,6 +15,7 @@ pub mod history;
 mod input_line;
 pub mod keeper;
 mod launch_files;
+mod news;
 mod quiet_watch;
 mod reader;
 mod recorder;
@@ -32,6 +34,7 @@ use end_marker::EndMarker;
 use input_line::InputLine;
 pub use input_line::{InputPlace, InputTurn};
 pub use keeper::Keepers;
+use news::NewsOutlet;
 use panehost_adapters::completion::HookInjection;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;
@@ -147,6 +150,7 @@ pub struct Pane {
     follower_stopped: std::sync::atomic::AtomicBool,
     io: AsyncFd<OwnedFd>,
     input: InputLine,
+    news: NewsOutlet,
     /// Whether the pane's record was removed for good (on release); saves
     /// hold this lock, so none lands after the removal.
     record_released: tokio::sync::Mutex<bool>,
@@ -360,6 +364,7 @@ impl Pane {
             // open and unchanged for as long as it is registered.
             io: unsafe { AsyncFd::register(io_fd) }.map_err(io::Error::from)?,
             input: InputLine::default(),
+            news: NewsOutlet::default(),
             keeper_control: tokio::sync::Mutex::new(Some(control_write)),
             record_released: tokio::sync::Mutex::new(false),
             record: Mutex::new(record),
@@ -701,6 +706,19 @@ impl Pane {
             tracing::debug!(pane = %self.info.id, seq = signal.seq, event = ?signal.event, "turn signal");
             self.progress.send_modify(|progress| progress.signals = signal.seq + 1);
         }
+        self.news.activity(&self.info.id, || self.activity());
+    }
+
+    /// Tells `feed` that the pane arrived, and from now on its activity
+    /// and its exit (the registry connects it when the pane joins).
+    pub fn connect_news(&self, feed: tokio::sync::broadcast::Sender<panehost_ipc::Event>) {
+        self.news.connect(feed, || self.summary());
+    }
+
+    /// Tells the feed that the pane left (`reason`), and nothing after
+    /// (the registry disconnects it when the pane leaves).
+    pub fn disconnect_news(&self, reason: String) {
+        self.news.disconnect(&self.info.id, reason);
     }
 
     /// A place in the pane's line of input writers, taken now: input is
@@ -852,7 +870,9 @@ impl Pane {
     fn record_exit(&self, status: ExitStatus) {
         lock(&self.turns).exited();
         lock(&self.record).exit = Some(status.clone());
-        self.progress.send_modify(|progress| progress.exit = Some(status));
+        self.progress.send_modify(|progress| progress.exit = Some(status.clone()));
+        self.news.exited(&self.info.id, status);
+        self.news.activity(&self.info.id, || self.activity());
     }
 }
 

@@ -149,6 +149,13 @@ pub(super) fn event(event: &Event) -> Value {
         Event::ApprovalRequested { offset, source, detail } => {
             json!({"type": "approval_requested", "offset": offset, "source": source, "detail": detail})
         }
+        // Host-wide news, which a pane's stream never carries: the
+        // protocol's own JSON.
+        other @ (Event::PaneStarted { .. }
+        | Event::PaneActivity { .. }
+        | Event::PaneExited { .. }
+        | Event::PaneEnded { .. }
+        | Event::PaneList { .. }) => serde_json::to_value(other).unwrap_or(Value::Null),
     }
 }
 

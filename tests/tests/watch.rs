@@ -1,0 +1,179 @@
+//! `watch`: one subscription that sees every pane of the host arrive,
+//! change activity, exit and leave, in the order it happened, in both
+//! encodings.
+
+mod support;
+
+use panehost_ipc::{Encoding, Event, ExitStatus, PaneId, PaneSummary, Request, Response, StartParams};
+use support::*;
+
+fn watch(conn: &mut Connection) -> (u64, Vec<PaneSummary>) {
+    match conn.ok(Request::Watch {}) {
+        Response::Watching { subscription, panes } => (subscription, panes),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The events of `subscription` about `pane`, read until `done` says the
+/// last one wanted has come.
+fn news_of(conn: &mut Connection, subscription: u64, pane: &PaneId, done: impl Fn(&Event) -> bool) -> Vec<Event> {
+    let mut seen = Vec::new();
+    loop {
+        let (id, event) = conn.next_event();
+        if id != subscription {
+            continue;
+        }
+        let about = match &event {
+            Event::PaneStarted { pane: summary } => &summary.id,
+            Event::PaneActivity { pane, .. } | Event::PaneExited { pane, .. } | Event::PaneEnded { pane, .. } => pane,
+            other => panic!("a watch subscription sent {other:?}"),
+        };
+        if about != pane {
+            continue;
+        }
+        let last = done(&event);
+        seen.push(event);
+        if last {
+            return seen;
+        }
+    }
+}
+
+/// What each event says, in a line.
+fn told(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .map(|event| match event {
+            Event::PaneStarted { pane } => format!("started {}", pane.runtime),
+            Event::PaneActivity { activity, .. } => format!("activity {activity}"),
+            Event::PaneExited { status, .. } => format!("exited {}", status.code),
+            Event::PaneEnded { reason, .. } => format!("ended {reason}"),
+            other => format!("{other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_watcher_sees_a_pane_start_work_exit_and_leave() {
+    let host = TestHost::start();
+    for encoding in [Encoding::Json, Encoding::Bincode] {
+        let mut watcher = host.connect(encoding);
+        let (subscription, panes) = watch(&mut watcher);
+        assert!(panes.is_empty(), "{panes:?}");
+
+        // Another client does the work.
+        let mut client = host.connect(Encoding::Json);
+        let pane = client.start(start_params("shell", &[])).id;
+        let started = news_of(&mut watcher, subscription, &pane, |e| matches!(e, Event::PaneStarted { .. }));
+        let Event::PaneStarted { pane: summary } = &started[0] else { unreachable!() };
+        assert_eq!((summary.id.clone(), summary.runtime.as_str()), (pane.clone(), "shell"));
+
+        // A turn: busy while the command runs, idle once it has ended.
+        match client.ok(Request::Ask { pane: pane.clone(), text: "echo watched-$((40+2))".into(), timeout_ms: None }) {
+            Response::Answered(report) => assert!(report.added_text.contains("watched-42"), "{report:?}"),
+            other => panic!("{other:?}"),
+        }
+        let turn = news_of(
+            &mut watcher,
+            subscription,
+            &pane,
+            |e| matches!(e, Event::PaneActivity { activity, .. } if activity == "idle"),
+        );
+        assert_eq!(told(&turn), ["activity busy", "activity idle"], "{encoding:?}");
+
+        // The shell exits with 3: the pane stays until it is closed.
+        client.type_line(&pane, "exit 3");
+        let exit = news_of(&mut watcher, subscription, &pane, |e| matches!(e, Event::PaneExited { .. }));
+        let Some(Event::PaneExited { status, .. }) = exit.last() else { unreachable!() };
+        assert_eq!(*status, ExitStatus { code: 3, signal: None });
+        assert!(exit.iter().all(|e| matches!(e, Event::PaneActivity { .. } | Event::PaneExited { .. })), "{exit:?}");
+
+        client.ok(Request::Close { pane: pane.clone() });
+        let ended = news_of(&mut watcher, subscription, &pane, |e| matches!(e, Event::PaneEnded { .. }));
+        assert_eq!(told(&ended).last().map(String::as_str), Some("ended closed"), "{ended:?}");
+
+        match watcher.ok(Request::Unsubscribe { subscription }) {
+            Response::Unsubscribed { subscription: ended } => assert_eq!(ended, subscription),
+            other => panic!("{other:?}"),
+        }
+        let (id, last) = watcher.next_event();
+        assert_eq!((id, last), (subscription, Event::Ended { reason: "unsubscribed".into() }));
+    }
+    host.stop();
+}
+
+#[test]
+fn a_watch_begins_with_every_pane_and_each_watcher_sees_the_same_news() {
+    let host = TestHost::start();
+    let mut client = host.connect(Encoding::Bincode);
+    let labelled = StartParams {
+        labels: [("team".to_owned(), "ops".to_owned())].into_iter().collect(),
+        ..start_params("shell", &[])
+    };
+    let first = client.start(labelled).id;
+    let second = client.start(start_params("shell", &["sleep", "100"])).id;
+
+    let mut one = host.connect(Encoding::Json);
+    let mut two = host.connect(Encoding::Bincode);
+    let (sub_one, listed) = watch(&mut one);
+    let (sub_two, _) = watch(&mut two);
+    let ids: Vec<PaneId> = listed.iter().map(|pane| pane.id.clone()).collect();
+    assert_eq!(ids, [first.clone(), second.clone()]);
+    assert_eq!(listed[0].labels.get("team").map(String::as_str), Some("ops"));
+
+    // Two subscriptions on one connection: each gets every event.
+    let (sub_three, _) = watch(&mut one);
+    assert_ne!(sub_one, sub_three);
+
+    client.ok(Request::Close { pane: second.clone() });
+    let news = news_of(&mut two, sub_two, &second, |e| matches!(e, Event::PaneEnded { .. }));
+    assert_eq!(told(&news).last().map(String::as_str), Some("ended closed"), "{news:?}");
+    // Both subscriptions of `one` are told, each once.
+    let mut ended_on = Vec::new();
+    while ended_on.len() < 2 {
+        let (id, event) = one.next_event();
+        if matches!(&event, Event::PaneEnded { pane, reason } if *pane == second && reason == "closed") {
+            ended_on.push(id);
+        }
+    }
+    ended_on.sort();
+    assert_eq!(ended_on, [sub_one, sub_three]);
+
+    // A pane that left is not in a later watch's list.
+    let mut three = host.connect(Encoding::Json);
+    let (_, listed) = watch(&mut three);
+    assert_eq!(listed.iter().map(|pane| pane.id.clone()).collect::<Vec<_>>(), [first.clone()]);
+    client.ok(Request::Close { pane: first });
+    host.stop();
+}
+
+/// The client library's `watch`: the list, then the news; dropping the
+/// stream unsubscribes, and the connection goes on serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_library_watches_and_unsubscribes_on_drop() {
+    use panehost_client::{Client, ClientOptions};
+    let host = TestHost::start();
+    let client = Client::connect(&host.socket, &ClientOptions::default()).await.unwrap();
+    let (panes, mut news) = client.watch().await.unwrap();
+    assert!(panes.is_empty(), "{panes:?}");
+    let pane = client.start(start_params("shell", &["sleep", "100"])).await.unwrap().id;
+    let first = tokio::time::timeout(WAIT, news.next()).await.expect("news within the wait").expect("an event");
+    assert!(matches!(&first, Event::PaneStarted { pane: summary } if summary.id == pane), "{first:?}");
+    client.close(&pane).await.unwrap();
+    loop {
+        let event = tokio::time::timeout(WAIT, news.next()).await.expect("news within the wait").expect("an event");
+        if let Event::PaneEnded { pane: ended, reason } = event {
+            assert_eq!((ended, reason.as_str()), (pane.clone(), "closed"));
+            break;
+        }
+    }
+    let subscription = news.id();
+    drop(news);
+    // The drop queued an unsubscribe ahead of this one, on the same
+    // connection: this one finds the subscription gone.
+    match client.request(Request::Unsubscribe { subscription }).await {
+        Err(panehost_client::ClientError::Host(error)) => assert_eq!(error.code, "UNKNOWN_SUBSCRIPTION"),
+        other => panic!("{other:?}"),
+    }
+    host.stop();
+}
