@@ -202,8 +202,10 @@ fn output_the_terminal_model_panics_on_is_contained_and_the_pane_goes_on() {
     for (index, chunk) in chunks.iter().enumerate() {
         std::fs::write(dir.path().join(format!("chunk{index}")), chunk).unwrap();
     }
+    // A title: it leaves the grid and the cursor as they are.
+    const READY: &str = "\\033]2;ready\\007";
     let script = format!(
-        "stty raw -echo; read x; cat {dir}/chunk0; read x; cat {dir}/chunk1; printf 'still-here'; read x",
+        "stty raw -echo; printf '{READY}'; read x; cat {dir}/chunk0; read x; cat {dir}/chunk1; printf 'still-here'; read x",
         dir = dir.path().display()
     );
     let mut conn = witness.host.connect(Encoding::Json);
@@ -212,31 +214,53 @@ fn output_the_terminal_model_panics_on_is_contained_and_the_pane_goes_on() {
     let pane = conn.start(start).id;
     let subscription = conn.subscribe(&pane, Some(0)).subscription;
     let mut seen = Transcript::from(0);
+    // Nothing is typed before the terminal is raw and silent: an echo
+    // would move the cursor, and the model would meet other input.
+    conn.follow_until_text(subscription, &mut seen, "ready");
+    let before_chunks = seen.bytes.len();
     let step = |conn: &mut Connection| conn.type_raw(&pane, "\n");
-    conn.ok(Request::Resize { pane: pane.clone(), size: Size { cols: 15, rows: 39 } });
+    // The model must meet the input in the fuzzer's order: each resize
+    // applied, and each chunk parsed, before the next step.
+    let narrow = Size { cols: 15, rows: 39 };
+    conn.ok(Request::Resize { pane: pane.clone(), size: narrow });
+    wait_for_screen(&mut conn, &pane, "the first resize", |screen| screen.size == narrow);
     step(&mut conn);
-    conn.follow_until(subscription, &mut seen, |seen| seen.bytes.len() >= chunks[0].len());
+    conn.follow_until(subscription, &mut seen, |seen| seen.bytes.len() >= before_chunks + chunks[0].len());
+    let parsed = seen.end();
+    wait_for_screen(&mut conn, &pane, "the first chunk", |screen| screen.offset == parsed);
     conn.ok(Request::Resize { pane: pane.clone(), size: Size::MIN });
+    wait_for_screen(&mut conn, &pane, "the second resize", |screen| screen.size == Size::MIN);
     step(&mut conn);
     conn.follow_until_text(subscription, &mut seen, "still-here");
     // The model failed on it and a blank one went on: the screen and the
     // pane answer, and the host lives.
-    let deadline = std::time::Instant::now() + WAIT;
-    loop {
-        let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
-        if detail.screen.offset == seen.end() {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the model stopped at {} of {}",
-            detail.screen.offset,
-            seen.end()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let end = seen.end();
+    wait_for_screen(&mut conn, &pane, "the model to reach the end", |screen| screen.offset == end);
     step(&mut conn);
     witness.assert_serving();
     let log = witness.host.stop();
     assert!(log.contains("the terminal model failed; contained"), "the model did not fail on it:\n{log}");
+}
+
+/// Inspects `pane` until its screen satisfies `done` (within [`WAIT`]).
+fn wait_for_screen(
+    conn: &mut Connection,
+    pane: &panehost_ipc::PaneId,
+    what: &str,
+    done: impl Fn(&panehost_ipc::ScreenSnapshot) -> bool,
+) {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+        if done(&detail.screen) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "waiting for {what}: the screen is at {} ({:?})",
+            detail.screen.offset,
+            detail.screen.size
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
