@@ -10,7 +10,8 @@ use crate::writer::FrameWriter;
 use futures_util::StreamExt;
 use panehost_ipc::{
     Encoding, ExitStatus, InterruptReport, Labels, PaneDetail, PaneHistory, PaneId, PaneSummary, Receipt, Request,
-    Response, RuntimeInfo, SendParams, Size, StartParams, TurnReport, Welcome, RECEIPT_TIMEOUT_MS,
+    Response, RuntimeInfo, SendParams, Size, StartParams, TurnReport, WaitForParams, WaitMatch, Welcome,
+    RECEIPT_TIMEOUT_MS,
 };
 use std::fmt;
 use std::path::Path;
@@ -391,6 +392,23 @@ impl Client {
         }
     }
 
+    /// Waits until the pane's screen, or its output, matches
+    /// `params.pattern` (a regular expression): where it was found.
+    ///
+    /// # Errors
+    /// As [`Client::request`]; `WAIT_TIMEOUT` when the pattern was not
+    /// seen in time, `PANE_EXITED` when the process ended first,
+    /// `INVALID_ARGUMENT` for a pattern the host does not take.
+    pub async fn wait_for(&self, params: WaitForParams) -> Result<WaitMatch, ClientError> {
+        let timeout_ms = params.timeout_ms.unwrap_or(panehost_ipc::wait::DEFAULT_WAIT_TIMEOUT_MS);
+        // The host answers by then; the margin covers a busy host.
+        let wait = std::time::Duration::from_millis(timeout_ms) + std::time::Duration::from_secs(30);
+        match self.request_with_timeout(Request::WaitFor(params), Some(wait)).await? {
+            Response::Waited(found) => Ok(found),
+            other => Err(unexpected("waited", &other)),
+        }
+    }
+
     /// Opens a pane running a runtime's own interactive sign-in.
     ///
     /// # Errors
@@ -499,5 +517,6 @@ pub(crate) fn response_kind(response: &Response) -> &'static str {
         Response::Receipt(_) => "receipt",
         Response::History(_) => "history",
         Response::Watching { .. } => "watching",
+        Response::Waited(_) => "waited",
     }
 }

@@ -166,7 +166,8 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
             }
             continue;
         }
-        let subscribes = matches!(request.request, Request::Events { .. } | Request::Reconnect { .. } | Request::Watch {});
+        let subscribes =
+            matches!(request.request, Request::Events { .. } | Request::Reconnect { .. } | Request::Watch {});
         if subscribes && subscriptions.len() >= host.count_limits.max_subscriptions {
             let message = format!(
                 "this connection holds {} subscriptions, its limit ({} by default, {MAX_SUBSCRIPTIONS_ENV} sets it); \

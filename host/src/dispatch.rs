@@ -11,6 +11,7 @@ use crate::receipt_handler;
 use crate::registry::Departure;
 use crate::subscription::SubscriptionTask;
 use crate::turn_handlers;
+use crate::wait_handler;
 use crate::watch::WatchTask;
 use panehost_adapters::LaunchPlan;
 use panehost_ipc::{
@@ -162,6 +163,10 @@ pub fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: R
             Ok(Response::Panes { panes: matching.map(|pane| pane.summary()).collect() }).into()
         }
         Request::Watch {} => Handling::Now(handle_watch(&host, context)),
+        Request::WaitFor(params) => match find(&host, &params.pane) {
+            Ok(pane) => later(wait_handler::handle_wait_for(pane, params).in_current_span()),
+            Err(err) => Err(err).into(),
+        },
         Request::Close { pane } => later(async move { handle_close(&host, &pane).await }.in_current_span()),
         Request::Runtimes {} => later(
             async move {
@@ -210,6 +215,7 @@ pub fn request_name(request: &Request) -> &'static str {
         Request::ProbeRuntime { .. } => "probe_runtime",
         Request::History { .. } => "history",
         Request::Watch {} => "watch",
+        Request::WaitFor(_) => "wait_for",
     }
 }
 

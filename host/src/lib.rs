@@ -32,6 +32,7 @@ pub mod runtime_gate;
 pub mod socket_dir;
 pub mod subscription;
 pub mod turn_handlers;
+pub mod wait_handler;
 pub mod watch;
 
 pub use daemon::{run, HostConfig};

@@ -106,3 +106,11 @@ pub const INTERRUPT_CONFIRM_WAIT: Duration = Duration::from_secs(2);
 /// the CLI and may probe its version first (some CLIs take 20 s to answer
 /// offline).
 pub const RESTORE_PANE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The largest compiled program a `wait_for` pattern may make (and the
+/// most its lazy DFA may cache): a short pattern such as `(\w{1000}){1000}`
+/// compiles to gigabytes without it.
+pub const WAIT_REGEX_SIZE_LIMIT: usize = 1 << 20;
+/// How often a `wait_for` on the screen looks at it, at most, while the
+/// terminal model keeps parsing: each look renders the screen as text.
+pub const WAIT_SCREEN_RECHECK: Duration = Duration::from_millis(25);

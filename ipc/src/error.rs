@@ -118,6 +118,9 @@ error_codes! {
     TurnTimeout = "TURN_TIMEOUT",
     /// `ask` on a pane whose turn has not ended yet.
     TurnInProgress = "TURN_IN_PROGRESS",
+    /// `wait_for` did not see its pattern within its timeout; the message
+    /// says what was looked at.
+    WaitTimeout = "WAIT_TIMEOUT",
     /// A notify request named the wrong pane token.
     NotifyRefused = "NOTIFY_REFUSED",
     /// The process could not be started.

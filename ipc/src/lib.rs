@@ -39,6 +39,7 @@ pub mod runtime;
 pub mod screen;
 pub mod socket_path;
 pub mod turn;
+pub mod wait;
 
 pub use byte_buf::ByteBuf;
 pub use client_env::{check_client_env, ClientEnv, ClientEnvError};
@@ -54,3 +55,4 @@ pub use response::{InterruptReport, InterruptStep, PaneDetail, PaneHistory, Resp
 pub use runtime::{Receipt, RuntimeInfo, RECEIPT_TIMEOUT_MS};
 pub use screen::{Cursor, InputModes, ScreenSnapshot};
 pub use turn::{TurnReport, Usage};
+pub use wait::{WaitForParams, WaitMatch, WaitTarget};

@@ -168,6 +168,10 @@ pub enum Request {
     /// subscription that `unsubscribe` ends. Each event states a pane's
     /// new state and may repeat what the list showed.
     Watch {},
+    /// Wait until a pane's screen, or its output, matches a pattern
+    /// (revision 3). Answered by `waited`, or `WAIT_TIMEOUT`, or
+    /// `PANE_EXITED` when the process ended first.
+    WaitFor(crate::wait::WaitForParams),
 }
 
 /// Parameters of `start`.

@@ -101,6 +101,8 @@ pub enum Response {
         /// Every pane, as `list` describes them.
         panes: Vec<PaneSummary>,
     },
+    /// Answers `wait_for` (revision 3): where the pattern was found.
+    Waited(crate::wait::WaitMatch),
 }
 
 /// A pane's last lines of output, re-parsed from the bytes its ring holds.

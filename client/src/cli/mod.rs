@@ -38,6 +38,7 @@ mod stdin_thread;
 mod stop;
 mod table;
 mod terminal;
+mod wait;
 mod web;
 
 use crate::error::ClientError;
@@ -147,6 +148,7 @@ fn run_client(context: Context, command: Command) -> anyhow::Result<()> {
             Command::Runtimes(args) => runtimes::run(&context, args).await,
             Command::Login(args) => login::run(&context, args).await,
             Command::Ask(args) => ask::run(&context, args).await,
+            Command::Wait(args) => wait::run(&context, args).await,
             Command::Notify(args) => notify::run(&context, args).await,
             Command::Control => control::run(&context).await,
             Command::Web(args) => web::run(&context, args).await,
@@ -215,6 +217,8 @@ enum Command {
     Login(login::LoginArgs),
     /// Submit a prompt and wait until the turn ends.
     Ask(ask::AskArgs),
+    /// Wait until a pane's screen (or output) matches a pattern.
+    Wait(wait::WaitArgs),
     /// Report a turn signal from a CLI's hook (run inside a pane).
     Notify(notify::NotifyArgs),
     /// Bridge JSON-lines requests on standard input to the host.

@@ -528,6 +528,11 @@ impl Pane {
         self.awake_screen().snapshot()
     }
 
+    /// The visible screen as text, and the offset it reflects.
+    pub fn screen_text(&self) -> (u64, String) {
+        self.awake_screen().text()
+    }
+
     /// The output the ring holds, its offset, and the pane's size: what
     /// [`history::render`] re-parses.
     pub fn held_output(&self) -> (u64, Vec<u8>, Size) {

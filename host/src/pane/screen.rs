@@ -320,6 +320,17 @@ impl TerminalScreen {
         }
     }
 
+    /// The visible screen as text (what a snapshot's `text` holds), and
+    /// the offset it reflects, [`parsed`](Self::parsed).
+    pub fn text(&mut self) -> (u64, String) {
+        let parsed = self.parsed;
+        if let Some(text) = self.guarded(|model| model.screen().contents()) {
+            return (parsed, text);
+        }
+        self.restart_origin();
+        (parsed, self.guarded(|model| model.screen().contents()).unwrap_or_default())
+    }
+
     /// The screen at [`parsed`](Self::parsed).
     pub fn snapshot(&mut self) -> ScreenSnapshot {
         let parsed = self.parsed;

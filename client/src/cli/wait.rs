@@ -1,0 +1,55 @@
+//! `panehost wait PANE PATTERN [--output [--from OFFSET]] [--timeout SECS]
+//! [--json]`: wait until a pane's screen (or its output) matches a regular
+//! expression; print what matched.
+
+use super::context::Context;
+use super::output::print_line;
+use panehost_ipc::{PaneId, WaitForParams, WaitTarget};
+
+/// Arguments of `wait`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct WaitArgs {
+    /// The pane.
+    pane: String,
+    /// A regular expression (Rust `regex` syntax), such as '\$ $' or 'claude> '.
+    pattern: String,
+    /// Match the output as the program wrote it, escape sequences included,
+    /// instead of the screen; only output from now on counts (or from --from).
+    #[arg(long)]
+    output: bool,
+    /// With --output: the output offset to search from.
+    #[arg(long, value_name = "OFFSET", requires = "output")]
+    from: Option<u64>,
+    /// How long to wait, in seconds [default: 30]
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<u64>,
+    /// Print `{"pane", "target", "offset", "matched"}` as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Waits and prints the matched text; fails (`WAIT_TIMEOUT`,
+/// `PANE_EXITED`) when the pattern was not seen.
+pub(crate) async fn run(context: &Context, args: WaitArgs) -> anyhow::Result<()> {
+    let client = context.connect().await?;
+    let params = WaitForParams {
+        pane: PaneId(args.pane),
+        pattern: args.pattern,
+        target: if args.output { WaitTarget::Output } else { WaitTarget::Screen },
+        from: args.from,
+        timeout_ms: args.timeout.map(|secs| secs.saturating_mul(1000)),
+    };
+    let found = client.wait_for(params).await?;
+    if args.json {
+        let line = serde_json::json!({
+            "pane": found.pane.as_str(),
+            "target": found.target.as_str(),
+            "offset": found.offset,
+            "matched": found.matched,
+        });
+        print_line(&line.to_string())?;
+    } else {
+        print_line(&found.matched)?;
+    }
+    Ok(())
+}
