@@ -12,7 +12,8 @@
 #   CANARY_ONLY="codex qwen"   optional: only these runtimes
 #
 # For each runtime it runs
-#   panehost canary --runtime ID --binary CACHE_DIR/ID/node_modules/.bin/ID --json
+#   panehost canary --runtime ID --binary CACHE_DIR/ID/node_modules/.bin/EXE --json
+# (EXE: the `executable` of adapters/evidence/ID.json, `qodercli` for qoder)
 # (the probes run in a private network namespace; nothing is installed or
 # promoted) with a state directory of its own, and writes
 # adapters/evidence/canary/<runtime>.json: the report with the cache written
@@ -25,7 +26,7 @@ set -euo pipefail
 EVIDENCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE_DIR="${1:-${PANEHOST_CLI_CACHE:-$HOME/.cache/panehost/clis}}"
 PANEHOST="${PANEHOST:-panehost}"
-RUNTIMES=(${CANARY_ONLY:-codex claude gemini opencode qwen copilot grok})
+RUNTIMES=(${CANARY_ONLY:-codex claude gemini opencode qwen copilot grok droid qoder amp})
 OUT_DIR="$EVIDENCE_DIR/canary"
 mkdir -p "$OUT_DIR"
 CACHE_DIR="$(cd "$CACHE_DIR" && pwd)"
@@ -33,7 +34,8 @@ STATE="$(mktemp -d)"
 trap 'rm -rf "$STATE"' EXIT
 
 for runtime in "${RUNTIMES[@]}"; do
-  bin="$CACHE_DIR/$runtime/node_modules/.bin/$runtime"
+  exe="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["executable"])' "$EVIDENCE_DIR/$runtime.json" 2>/dev/null || echo "$runtime")"
+  bin="$CACHE_DIR/$runtime/node_modules/.bin/$exe"
   if [[ ! -x "$bin" ]]; then
     echo "[canary] $runtime: not installed at $bin; skipped" >&2
     continue

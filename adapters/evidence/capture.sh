@@ -58,8 +58,8 @@ export CAPTURED_ON
 # runtime -> npm package, pinned version, bin name.
 # grok: the facts file names 1.0.1, but the registry publishes only 0.0.34
 # of @vibe-kit/grok-cli (`npm view @vibe-kit/grok-cli versions`).
-RUNTIMES=(codex claude gemini opencode qwen copilot grok)
-declare -A PKG VER BIN ENVS SUBS OPTS
+RUNTIMES=(codex claude gemini opencode qwen copilot grok droid qoder amp)
+declare -A PKG VER BIN ENVS SUBS OPTS EXTRA ALLOW
 PKG[codex]=@openai/codex;              VER[codex]=0.171.0;   BIN[codex]=codex
 PKG[claude]=@anthropic-ai/claude-code; VER[claude]=2.1.197;  BIN[claude]=claude
 PKG[gemini]=@google/gemini-cli;        VER[gemini]=0.61.0;   BIN[gemini]=gemini
@@ -67,6 +67,15 @@ PKG[opencode]=opencode-ai;             VER[opencode]=1.18.33; BIN[opencode]=open
 PKG[qwen]=@qwen-code/qwen-code;        VER[qwen]=0.15.10;    BIN[qwen]=qwen
 PKG[copilot]=@github/copilot;          VER[copilot]=1.0.102; BIN[copilot]=copilot
 PKG[grok]=@vibe-kit/grok-cli;          VER[grok]=0.0.34;     BIN[grok]=grok
+# droid: the registry has @factory/cli at 0.225.1 and its linux-x64 binary
+# package only at 0.225.2; amp: the newest @ampcode/cli whose linux-x64
+# package the registry also has at the same version.
+PKG[droid]=@factory/cli;               VER[droid]=0.225.1;   BIN[droid]=droid
+EXTRA[droid]=@factory/cli-linux-x64@0.225.2
+ALLOW[droid]=@factory/cli
+PKG[qoder]=@qoder-ai/qodercli;         VER[qoder]=1.1.52;    BIN[qoder]=qodercli
+PKG[amp]=@ampcode/cli;                 VER[amp]=0.0.1790142911-g7618fb; BIN[amp]=amp
+ALLOW[amp]=@ampcode/cli
 
 # Extra environment, space separated KEY=VALUE.
 ENVS[claude]="DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"
@@ -87,6 +96,11 @@ OPTS[opencode]="auth:auth --help|session:session --help|serve:serve --help|upgra
 OPTS[qwen]="auth:auth --help|login:login --help"
 OPTS[copilot]="login:login --help|update:update --help|sessions:sessions --help|help:help environment|help:help permissions"
 OPTS[grok]="auth:auth --help|login:login --help"
+SUBS[droid]="exec --help|resume --help"
+OPTS[droid]="update:update --help|login:login --help"
+OPTS[qoder]="login:login --help|update:update --help"
+SUBS[amp]="threads --help|threads continue --help|last --help"
+OPTS[amp]="login:login --help|update:update --help"
 
 export CALLER_HOME="$HOME"
 NODE_DIR="$(dirname "$(command -v node)")"
@@ -260,15 +274,36 @@ with open(out, "w") as f:
 PY
 
 meta_json() {  # runtime package pinned_version executable sha256 resolved [error]
-  python3 - "$@" <<'PY'
+  EXTRA_PKGS="${EXTRA[$1]:-}" ALLOW_PKGS="${ALLOW[$1]:-}" python3 - "$@" <<'PY'
 import json, os, sys
 rt, pkg, pinned, exe, sha, resolved = sys.argv[1:7]
 doc = {"runtime": rt, "package": pkg, "pinned_version": pinned,
        "version": None, "executable": exe, "resolved": resolved or None,
        "sha256": sha or None, "captured_on": os.environ["CAPTURED_ON"]}
+if os.environ.get("EXTRA_PKGS"):
+    doc["extra_packages"] = os.environ["EXTRA_PKGS"].split()
+if os.environ.get("ALLOW_PKGS"):
+    doc["allow_scripts"] = os.environ["ALLOW_PKGS"].split()
 if len(sys.argv) > 7:
     doc["error"] = sys.argv[7]
 print(json.dumps(doc))
+PY
+}
+
+extras_installed() {  # prefix "pkg@ver ..." -> 0 when every one is there
+  local spec
+  for spec in $2; do
+    [[ "$(installed_version "$1" "${spec%@*}")" == "${spec##*@}" ]] || return 1
+  done
+}
+
+allow_scripts() {  # prefix "pkg ..." -> allowScripts in the prefix's package.json
+  python3 - "$1/package.json" $2 <<'PY'
+import json, os, sys
+path, names = sys.argv[1], sys.argv[2:]
+doc = json.load(open(path)) if os.path.exists(path) else {}
+doc.setdefault("allowScripts", {}).update({n: True for n in names})
+json.dump(doc, open(path, "w"))
 PY
 }
 
@@ -295,11 +330,14 @@ for rt in "${RUNTIMES[@]}"; do
   out="$EVIDENCE_DIR/$rt.json"
   echo "== $rt ($pkg@$ver)" >&2
 
-  if [[ "$(installed_version "$prefix" "$pkg")" != "$ver" ]]; then
+  extra="${EXTRA[$rt]:-}"
+  if [[ "$(installed_version "$prefix" "$pkg")" != "$ver" ]] || ! extras_installed "$prefix" "$extra"; then
     mkdir -p "$prefix"
+    if [[ -n "${ALLOW[$rt]:-}" ]]; then allow_scripts "$prefix" "${ALLOW[$rt]}"; fi
+    # shellcheck disable=SC2086
     if ! DISABLE_AUTOUPDATER=1 npm install --prefix "$prefix" --no-fund --no-audit \
-          "$pkg@$ver" >"$WORK/install.log" 2>&1; then
-      err="npm install --prefix <cache>/$rt --no-fund --no-audit $pkg@$ver failed: $(tail -n 15 "$WORK/install.log")"
+          "$pkg@$ver" $extra >"$WORK/install.log" 2>&1; then
+      err="npm install --prefix <cache>/$rt --no-fund --no-audit $pkg@$ver${extra:+ $extra} failed: $(tail -n 15 "$WORK/install.log")"
       python3 "$WORK/write.py" "$out" "$(meta_json "$rt" "$pkg" "$ver" "$bin" "" "" "$err")" "" "$CACHE_DIR" ""
       echo "   install failed; recorded error" >&2
       continue

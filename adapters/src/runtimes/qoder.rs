@@ -1,24 +1,38 @@
-//! `qoder`: Qoder CLI (`qodercli`). Declared from its public docs (it does
-//! not install here): `-r <uuid>` resumes an exact session; signing in
-//! happens outside the terminal.
+//! `qoder`: Qoder CLI (`qodercli`, `@qoder-ai/qodercli`). Flags checked
+//! against `qodercli --help` of 1.1.52 (`adapters/evidence/qoder.json`):
+//! `-r, --resume [id]` resumes a session by identifier, `-c, --continue`
+//! the most recent one, `-m` names the model.
+//!
+//! Seen live offline (tests/live-records/qoder.json): it shows "Not Login
+//! Please Auth" and `qodercli -p` prints "Not logged in · Please run
+//! /login"; its documented custom models are added through a wizard that
+//! checks them against the signed-in account, so no prompt reached a model
+//! and the exact resume stays unproven. Signing in is `qodercli login` (or
+//! `/login`), in the terminal.
 
 use super::{agent_cli, resume, strings, UNOBSERVED};
-use crate::descriptor::{Descriptor, Evidence, ResumeMode};
+use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, ResumeMode, VersionProbe};
 use crate::reference_pattern::{ReferencePattern, UUID};
 use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
-        resume_forms: vec![resume(ResumeMode::Reference, &["-r", "{reference}"])],
+        version: VersionProbe { args: strings(&["--version"]), floor: Some("1.1.52".into()) },
+        model: ModelForm::Optional { flag: "-m".into() },
+        resume_forms: vec![
+            resume(ResumeMode::Reference, &["-r", "{reference}"]),
+            resume(ResumeMode::ProviderSelection, &["-c"]),
+        ],
         reference_pattern: Some(ReferencePattern::constant(UUID)),
+        login: LoginForm::InTerminal { args: strings(&["login"]) },
         limitations: strings(&[
             limitation::REFERENCE_PENDING_LIVE_PROOF,
-            limitation::PROVIDER_SELECTION_UNSUPPORTED,
             UNOBSERVED,
-            limitation::LOGIN_NOT_IN_TERMINAL,
             limitation::PERMISSION_PROFILE_UNENFORCED,
             limitation::RECEIPT_UNAVAILABLE,
         ]),
-        ..agent_cli("qoder", "Qoder", &["qodercli"], Evidence::Documentation)
+        // Published on the npm registry (`adapters/evidence/qoder.json` names the same package).
+        npm_package: Some("@qoder-ai/qodercli".into()),
+        ..agent_cli("qoder", "Qoder", &["qodercli"], Evidence::CapturedHelp { file: "qoder.json".into() })
     }
 }

@@ -4,7 +4,7 @@
 //! This file is also compiled into `tests/tests/compatibility_doc.rs`,
 //! which checks the page against the records.
 
-use crate::record::{Record, FAIL, NOT_APPLICABLE, PASS};
+use crate::record::{blocked_reason, Record, BLOCKED, FAIL, NOT_APPLICABLE, PASS};
 use panehost_adapters::descriptor::{CompletionSignal, Descriptor, ResumeMode};
 use panehost_ipc::limitation;
 
@@ -61,6 +61,8 @@ pub const CONTRACT_TEST: &str = "contract test";
 pub const END_TO_END: &str = "end-to-end test";
 /// The prefix of a cell item for a declared limitation.
 pub const DECLARED: &str = "declared:";
+/// The prefix of a cell item whose record step could not run offline.
+pub const BLOCKED_ITEM: &str = "blocked:";
 /// A cell with no evidence.
 pub const UNVERIFIED: &str = "unverified";
 
@@ -103,6 +105,12 @@ pub fn cell(descriptor: &Descriptor, record: Option<&Record>, column: &Column) -
         }
         if !failed.is_empty() {
             items.push(format!("{LIVE_FAIL} {version}{}", which(&failed)));
+        }
+        let mut reasons: Vec<&str> =
+            steps.iter().filter(|s| s.result == BLOCKED).map(|s| blocked_reason(&s.detail)).collect();
+        reasons.dedup();
+        for reason in reasons {
+            items.push(format!("{BLOCKED_ITEM} {reason}"));
         }
     }
     if let Some((_, _, file)) =
@@ -157,7 +165,7 @@ pub fn render(descriptors: &[Descriptor], records: &[Record]) -> String {
     let mut out = String::new();
     out.push_str(HEADER);
     out.push_str(&format!(
-        "\n## Regenerating it\n\n```sh\n{RUN_COMMAND}\n```\n\nruns every CLI that installs here (about eight minutes; `--runtime ID` runs one, and\nleaves the other records alone) and rewrites this page. To rewrite the page from\nthe records in `tests/live-records/` and the descriptors without running\nanything:\n\n```sh\n{DOC_COMMAND}\n```\n\nThe runner's own documentation is at the top of\n`tests/src/bin/panehost-live/main.rs`.\n"
+        "\n## Regenerating it\n\n```sh\n{RUN_COMMAND}\n```\n\nruns every CLI that installs here (about twelve minutes; `--runtime ID` runs one, and\nleaves the other records alone) and rewrites this page. To rewrite the page from\nthe records in `tests/live-records/` and the descriptors without running\nanything:\n\n```sh\n{DOC_COMMAND}\n```\n\nThe runner's own documentation is at the top of\n`tests/src/bin/panehost-live/main.rs`.\n"
     ));
     out.push_str(READING);
     out.push_str("\n## The table\n\n");
@@ -255,6 +263,7 @@ Each cell lists its evidence, strongest first (`<br>` separates items):
 | `end-to-end test (file)` | An end-to-end test of this repository drives this runtime for it (the fixture agent, or `/bin/sh`). |
 | `contract test` | `adapters/tests/contract.rs` checks what the launcher builds for it, without running the CLI: for start, the plan and its environment; for native resume, that a valid reference reaches argv as one argument and hostile ones never do; for completion, that the hooks or notify program are part of the plan. It says nothing about the CLI's behaviour. |
 | `declared: CODE` | The adapter declares this limitation (section 10 of [PROTOCOL.md](PROTOCOL.md)): the host refuses the operation naming it (for `REFERENCE_PENDING_LIVE_PROOF`: the exact resume is offered but awaits a live proof). `(refusal seen live V)`: the live run asked anyway, the host refused naming it, and the step is recorded as `not_applicable`. |
+| `blocked: REASON` | The CLI installs here, but this step could not run offline: REASON (its vendor's sign-in or servers) stands in the way. The record says what was run, what the CLI printed, and which steps therefore did not run; the steps that need no model (detect, start up to the sign-in screen, close, the refusals of declared limitations, leftovers) still ran. |
 | `unverified` | Nothing here shows it. |
 
 A `live proof` next to `declared: REFERENCE_PENDING_LIVE_PROOF` means the
@@ -282,7 +291,9 @@ are gone afterwards), `restore_reference` (a reboot for one pane: once the
 host recorded the pane's session reference, the host, the keepers and the
 CLI are killed with SIGKILL, and a new host brings the pane back as
 generation 2 by native resume of that session, with `PONG` redrawn) and
-`leftovers` (no process of the run outlives it) steps, shown under \"The live
-runs\". CI (`.ci/run`) runs codex, claude and qwen this way on every change,
+`leftovers` (no process of the run outlives it) steps, and, for a CLI whose
+profile names its one-shot mode, `one_shot` (that mode with `PING`, run
+beside the host: `PONG` from the fixture, or what the CLI printed and asked
+for instead), shown under \"The live runs\". CI (`.ci/run`) runs codex, claude and qwen this way on every change,
 and fails when a step that passes in these records does not.
 ";

@@ -162,6 +162,18 @@ impl Host {
         self.wait_listening()
     }
 
+    /// The environment the host runs with (PATH, HOME, LANG and the
+    /// fixture's variables), for a CLI run beside it.
+    pub fn environment(&self) -> Vec<(String, String)> {
+        let mut environment = vec![
+            ("PATH".to_owned(), self.launch.path.clone()),
+            ("HOME".to_owned(), self.launch.home.display().to_string()),
+            ("LANG".to_owned(), "C.UTF-8".to_owned()),
+        ];
+        environment.extend(self.launch.variables.iter().cloned());
+        environment
+    }
+
     /// The host's pid.
     pub fn pid(&self) -> u32 {
         self.child().as_ref().map(Child::id).unwrap_or(0)

@@ -1,11 +1,13 @@
 //! Step 1: the pinned CLIs, installed into the cache when missing.
 //!
 //! The pins are those of `adapters/evidence/<runtime>.json` (`package`,
-//! `pinned_version`, `executable`), which `adapters/evidence/capture.sh`
-//! writes. The install is the script's own: `npm install --prefix
-//! CACHE/<runtime> --no-fund --no-audit PACKAGE@VERSION`, never global,
-//! with `DISABLE_AUTOUPDATER=1`, skipped when the prefix already holds that
-//! version. (The script itself also rewrites the evidence records, which
+//! `pinned_version`, `executable`, and where present `extra_packages` and
+//! `allow_scripts`), which `adapters/evidence/capture.sh` writes. The
+//! install is the script's own: `npm install --prefix CACHE/<runtime>
+//! --no-fund --no-audit PACKAGE@VERSION [EXTRA@VERSION...]`, never global,
+//! with `DISABLE_AUTOUPDATER=1`, after writing `allowScripts` for the
+//! packages whose install script must run into the prefix's
+//! `package.json`; skipped when the prefix already holds those versions. (The script itself also rewrites the evidence records, which
 //! this runner must not touch, so the runner does the install step alone.)
 
 use crate::outcome::Outcome;
@@ -19,6 +21,10 @@ pub struct Pin {
     pub package: String,
     pub version: String,
     pub executable: String,
+    /// Packages pinned beside it, as `name@version`.
+    pub extra: Vec<String>,
+    /// Packages whose install script may run.
+    pub allow_scripts: Vec<String>,
 }
 
 /// Where an installed CLI is.
@@ -37,7 +43,19 @@ pub fn pin(repo: &Path, runtime: &str) -> Result<Pin, String> {
     let field = |name: &str| {
         doc[name].as_str().map(str::to_owned).ok_or(format!("adapters/evidence/{runtime}.json has no {name:?}"))
     };
-    Ok(Pin { package: field("package")?, version: field("pinned_version")?, executable: field("executable")? })
+    let list = |name: &str| -> Vec<String> {
+        doc[name]
+            .as_array()
+            .map(|items| items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default()
+    };
+    Ok(Pin {
+        package: field("package")?,
+        version: field("pinned_version")?,
+        executable: field("executable")?,
+        extra: list("extra_packages"),
+        allow_scripts: list("allow_scripts"),
+    })
 }
 
 /// The version installed under `prefix`, if any.
@@ -57,16 +75,29 @@ pub fn ensure(repo: &Path, cache: &Path, runtime: &str) -> (Option<Installed>, O
     let prefix = cache.join(runtime);
     let bin_dir = prefix.join("node_modules/.bin");
     let spec = format!("{}@{}", pin.package, pin.version);
-    let already = installed_version(&prefix, &pin.package).as_deref() == Some(pin.version.as_str());
+    let holds = |spec: &str| {
+        let (name, version) = spec.rsplit_once('@').unwrap_or((spec, ""));
+        installed_version(&prefix, name).as_deref() == Some(version)
+    };
+    let already = holds(&spec) && pin.extra.iter().all(|extra| holds(extra));
+    let mut specs = vec![spec.clone()];
+    specs.extend(pin.extra.iter().cloned());
+    let spec = specs.join(" ");
     if !already {
         eprintln!("[live] {runtime}: installing {spec} into {}", prefix.display());
         if let Err(error) = std::fs::create_dir_all(&prefix) {
             return (None, Outcome::fail(format!("cannot create <cache>/{runtime}: {error}")));
         }
+        if !pin.allow_scripts.is_empty() {
+            if let Err(error) = allow_scripts(&prefix, &pin.allow_scripts) {
+                return (None, Outcome::fail(format!("cannot write <cache>/{runtime}/package.json: {error}")));
+            }
+        }
         let output = Command::new("npm")
             .args(["install", "--prefix"])
             .arg(&prefix)
-            .args(["--no-fund", "--no-audit", &spec])
+            .args(["--no-fund", "--no-audit"])
+            .args(&specs)
             .env("DISABLE_AUTOUPDATER", "1")
             .stdin(Stdio::null())
             .output();
@@ -99,4 +130,23 @@ pub fn ensure(repo: &Path, cache: &Path, runtime: &str) -> (Option<Installed>, O
     }
     let how = if already { "already in the cache" } else { "installed with npm install --prefix <cache>/<runtime>" };
     (Some(Installed { bin_dir }), Outcome::pass(format!("{spec}: {how}")))
+}
+
+/// Lets the install scripts of `names` run: `allowScripts` in the prefix's
+/// `package.json` (npm runs no dependency's install script otherwise).
+fn allow_scripts(prefix: &Path, names: &[String]) -> std::io::Result<()> {
+    let path = prefix.join("package.json");
+    let mut doc: Value =
+        std::fs::read(&path).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok()).unwrap_or(Value::Null);
+    if !doc.is_object() {
+        doc = serde_json::json!({});
+    }
+    let allowed =
+        doc.as_object_mut().map(|object| object.entry("allowScripts").or_insert_with(|| serde_json::json!({})));
+    if let Some(Value::Object(allowed)) = allowed {
+        for name in names {
+            allowed.insert(name.clone(), Value::Bool(true));
+        }
+    }
+    std::fs::write(path, doc.to_string())
 }

@@ -16,8 +16,8 @@
 //! ```
 //!
 //! * `--runtime ID`: only this CLI (repeatable): `codex`, `claude`,
-//!   `gemini`, `qwen`, `copilot`, `opencode`, `grok`. Default: all seven,
-//!   in that order. The records of the others are left as they are.
+//!   `gemini`, `qwen`, `copilot`, `opencode`, `grok`, `droid`, `qoder`,
+//!   `amp`. Default: all ten, in that order. The records of the others are left as they are.
 //! * `--cache DIR`: where the pinned CLIs are (one npm prefix per CLI, as
 //!   `adapters/evidence/capture.sh` lays them out). Default:
 //!   `$PANEHOST_CLI_CACHE`, else `~/.cache/panehost/clis`.
@@ -37,7 +37,8 @@
 //!   now. `.ci/run` runs codex, claude and qwen this way.
 //!
 //! It needs node and npm (the CLIs are npm packages), and no network once
-//! the CLIs are in the cache. A run of all seven takes about eight minutes.
+//! the CLIs are in the cache. A run of all ten takes about twelve minutes
+//! (droid, qoder and amp stop at their vendor's sign-in and take seconds).
 //! Progress goes to stderr, a summary to stdout; the exit status is 0 when
 //! every record was written, whatever the CLIs did (unless `--expect`
 //! finds a regression).
@@ -75,6 +76,13 @@
 //!    process carrying the scratch HOME outlives the run). Each step is
 //!    `pass`, `fail` or `not_applicable` (a declared limitation, which the
 //!    host must refuse naming it), with a detail and its duration.
+//!    A CLI whose profile names a sign-in wall (`profiles.rs`) and whose
+//!    first pane stops at it is `blocked` from `start` on: the steps that
+//!    need a prompt or a session are recorded as `blocked` with the
+//!    reason and not run; `close`, the refusals of declared limitations,
+//!    `receipt` and `leftovers` still run. A profile may name the CLI's
+//!    one-shot mode: `one_shot` (`oneshot.rs`) runs it with `PING` beside
+//!    the host and records what it printed and what the fixture saw.
 //! 4. **Records** (`record.rs`): `RECORDS/<id>.json`, replacing the last;
 //!    paths appear as `<home>`, `<cache>`, `<scratch>`, `<repo>`.
 //! 5. **The page** (`compatibility.rs`): docs/COMPATIBILITY.md from every
@@ -93,6 +101,7 @@ mod endpoint;
 mod host;
 mod install;
 mod interrupt;
+mod oneshot;
 mod options;
 mod outcome;
 mod pane;

@@ -1,6 +1,6 @@
 //! What a step found, and running a step against the clock.
 
-use crate::record::{StepRecord, FAIL, NOT_APPLICABLE, PASS};
+use crate::record::{StepRecord, BLOCKED, FAIL, NOT_APPLICABLE, PASS};
 use std::future::Future;
 use std::time::{Duration, Instant};
 
@@ -23,6 +23,12 @@ impl Outcome {
     /// A declared limitation: `detail` names it.
     pub fn not_applicable(detail: impl Into<String>) -> Outcome {
         Outcome { result: NOT_APPLICABLE, detail: detail.into() }
+    }
+
+    /// The CLI cannot do it offline: `reason` (short, no `: ` in it) is
+    /// what stands in the way, `detail` the evidence.
+    pub fn blocked(reason: &str, detail: impl Into<String>) -> Outcome {
+        Outcome { result: BLOCKED, detail: format!("{reason}: {}", detail.into()) }
     }
 
     pub fn passed(&self) -> bool {
@@ -51,6 +57,12 @@ where
 pub fn skipped(name: &str, why: &str) -> StepRecord {
     eprintln!("[live]   {name}: fail (not run: {why})");
     StepRecord { name: name.to_owned(), result: FAIL.to_owned(), detail: format!("not run: {why}"), ms: 0 }
+}
+
+/// A step that was not run because the CLI is blocked offline.
+pub fn blocked_step(name: &str, reason: &str, why: &str) -> StepRecord {
+    eprintln!("[live]   {name}: blocked (not run: {why})");
+    StepRecord { name: name.to_owned(), result: BLOCKED.to_owned(), detail: format!("{reason}: not run: {why}"), ms: 0 }
 }
 
 /// Sleeps `ms` milliseconds.

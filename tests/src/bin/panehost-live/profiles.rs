@@ -17,23 +17,85 @@ pub struct Profile {
     pub model: Option<&'static str>,
     /// Variables the CLI needs from the host's environment.
     pub variables: &'static [&'static str],
+    /// What stops the CLI offline, when something does: its interactive
+    /// mode insists on the vendor's sign-in (docs/LIVE.md says what was
+    /// tried). The steps that need a model are then `blocked`.
+    pub wall: Option<Wall>,
+    /// The CLI's one-shot mode with the prompt `PING` (the `one_shot`
+    /// step), where it is part of the evidence: a CLI blocked in its
+    /// interactive mode may or may not reach the fixture here.
+    pub one_shot: &'static [&'static str],
+    /// Variables for the one-shot run only, besides the host's.
+    pub one_shot_variables: &'static [(&'static str, &'static str)],
 }
+
+/// The sign-in a CLI insists on before it reaches a prompt.
+#[derive(Debug, Clone, Copy)]
+pub struct Wall {
+    /// Short, for the table's `blocked:` cells (no `: ` in it).
+    pub reason: &'static str,
+    /// Phrases of its screen (or one-shot output) that show it.
+    pub phrases: &'static [&'static str],
+}
+
+/// What the seven CLIs that reach the fixture have: no wall, no one-shot step.
+const REACHES: Profile =
+    Profile { id: "", model: None, variables: &[], wall: None, one_shot: &[], one_shot_variables: &[] };
+
+/// Stands for the fixture's base URL (`http://127.0.0.1:PORT`) in
+/// `one_shot_variables`.
+pub const FIXTURE_URL: &str = "{fixture}";
 
 pub const PROFILES: &[Profile] = &[
     // ~/.codex/config.toml names the fixture as its model provider and the
     // key's variable (`env_key`).
-    Profile { id: "codex", model: None, variables: &["OPENAI_API_KEY"] },
-    Profile { id: "claude", model: Some("test-model"), variables: &["ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"] },
-    Profile { id: "gemini", model: Some("test-model"), variables: &["GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"] },
-    Profile { id: "qwen", model: Some("test-model"), variables: &["OPENAI_BASE_URL", "OPENAI_API_KEY"] },
+    Profile { id: "codex", variables: &["OPENAI_API_KEY"], ..REACHES },
     Profile {
-        id: "copilot",
-        model: None,
-        variables: &["COPILOT_OFFLINE", "COPILOT_PROVIDER_BASE_URL", "COPILOT_MODEL"],
+        id: "claude",
+        model: Some("test-model"),
+        variables: &["ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"],
+        ..REACHES
     },
+    Profile {
+        id: "gemini",
+        model: Some("test-model"),
+        variables: &["GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"],
+        ..REACHES
+    },
+    Profile { id: "qwen", model: Some("test-model"), variables: &["OPENAI_BASE_URL", "OPENAI_API_KEY"], ..REACHES },
+    Profile { id: "copilot", variables: &["COPILOT_OFFLINE", "COPILOT_PROVIDER_BASE_URL", "COPILOT_MODEL"], ..REACHES },
     // ~/.config/opencode/opencode.json declares the provider and model.
-    Profile { id: "opencode", model: None, variables: &[] },
-    Profile { id: "grok", model: Some("test-model"), variables: &["GROK_BASE_URL", "GROK_API_KEY"] },
+    Profile { id: "opencode", ..REACHES },
+    Profile { id: "grok", model: Some("test-model"), variables: &["GROK_BASE_URL", "GROK_API_KEY"], ..REACHES },
+    // ~/.factory/settings.json declares the fixture as a custom model
+    // (BYOK) and makes it the default. `droid exec` uses it with no
+    // account; the interactive CLI first asks for a Factory sign-in.
+    Profile {
+        id: "droid",
+        wall: Some(Wall { reason: "Factory account sign-in", phrases: &["Please login with your Factory account"] }),
+        one_shot: &["exec", "PING"],
+        ..REACHES
+    },
+    // Its documented custom models (BYOK) are added through a wizard that
+    // checks them against the signed-in account's catalog.
+    Profile {
+        id: "qoder",
+        wall: Some(Wall { reason: "Qoder account sign-in", phrases: &["Not Login Please Auth", "Not logged in"] }),
+        one_shot: &["-p", "PING"],
+        ..REACHES
+    },
+    // It talks to its vendor's server (`AMP_URL`), not to a model API: the
+    // one-shot run is pointed at the fixture to show which requests it makes.
+    Profile {
+        id: "amp",
+        wall: Some(Wall {
+            reason: "Amp account sign-in and servers",
+            phrases: &["Would you like to log in to Amp", "No API key found", "getUserInfo failed"],
+        }),
+        one_shot: &["-x", "PING"],
+        one_shot_variables: &[("AMP_URL", FIXTURE_URL), ("AMP_API_KEY", "x")],
+        ..REACHES
+    },
 ];
 
 /// The profile of `id`.
@@ -136,6 +198,22 @@ pub fn write_configs(home: &Path, work: &Path, port: u16) -> std::io::Result<()>
                 "models": {"test-model": {"name": "test-model"}},
             }},
             "model": "fixture/test-model",
+        })),
+    )?;
+    // droid: the fixture as a custom model (BYOK), the default of every
+    // session (droid exec takes it; the interactive CLI has no model flag).
+    write(
+        ".factory/settings.json",
+        json(serde_json::json!({
+            "customModels": [{
+                "model": "test-model",
+                "displayName": "Fixture",
+                "baseUrl": format!("http://127.0.0.1:{port}/v1"),
+                "apiKey": "x",
+                "provider": "generic-chat-completion-api",
+                "maxOutputTokens": 4096,
+            }],
+            "sessionDefaultSettings": {"model": "custom:test-model"},
         })),
     )?;
     std::fs::create_dir_all(&work)?;

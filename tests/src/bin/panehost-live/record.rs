@@ -7,8 +7,10 @@
 //!  "steps": [{"name": "start", "result": "pass", "detail": "…", "ms": 5210}]}
 //! ```
 //!
-//! `result` is `pass`, `fail` or `not_applicable` (a declared limitation,
-//! named in `detail`). Paths never appear as they were on the machine that
+//! `result` is `pass`, `fail`, `not_applicable` (a declared limitation,
+//! named in `detail`) or `blocked` (the CLI cannot do it offline: it
+//! insists on its vendor's sign-in or servers; `detail` starts with the
+//! short reason, up to the first `: `, then the evidence). Paths never appear as they were on the machine that
 //! ran: the scratch HOME is `<home>`, the CLI cache `<cache>`, the scratch
 //! directory `<scratch>`, the repository `<repo>`.
 //!
@@ -23,6 +25,14 @@ pub const PASS: &str = "pass";
 pub const FAIL: &str = "fail";
 /// `result` of a step the runtime declares it cannot do.
 pub const NOT_APPLICABLE: &str = "not_applicable";
+/// `result` of a step the CLI cannot do offline (its vendor's sign-in or
+/// servers stand in the way), with the reason first in `detail`.
+pub const BLOCKED: &str = "blocked";
+
+/// The short reason of a `blocked` step: its detail up to the first `: `.
+pub fn blocked_reason(detail: &str) -> &str {
+    detail.split_once(": ").map_or(detail, |(reason, _)| reason)
+}
 
 /// One runtime's run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,7 +59,7 @@ pub struct StepRecord {
     /// `interrupt`, `close`, `resume_reference`, `resume_latest`,
     /// `reconnect`, `leftovers`.
     pub name: String,
-    /// `pass`, `fail` or `not_applicable`.
+    /// `pass`, `fail`, `not_applicable` or `blocked`.
     pub result: String,
     /// What was seen, for people.
     pub detail: String,

@@ -3,12 +3,12 @@
 
 use crate::endpoint::Endpoint;
 use crate::host::Host;
-use crate::outcome::{skipped, timed, Outcome};
+use crate::outcome::{blocked_step, skipped, timed, Outcome};
 use crate::profiles::Profile;
 use crate::record::{Record, StepRecord, PASS};
 use crate::submit::How;
-use crate::{close, detect, interrupt, procs, receipt, reconnect, restore, resume, send, start};
-use panehost_adapters::descriptor::Descriptor;
+use crate::{close, detect, interrupt, oneshot, procs, receipt, reconnect, restore, resume, send, start};
+use panehost_adapters::descriptor::{Descriptor, ResumeMode};
 use panehost_client::Client;
 use panehost_ipc::{PaneSummary, RuntimeInfo, TurnReport};
 use std::path::PathBuf;
@@ -69,6 +69,9 @@ pub struct State {
     pub session: Option<Result<crate::sessions::Found, String>>,
     /// The interrupt failed with keys other than Esc: try Esc at the end.
     pub diagnose_interrupt: bool,
+    /// The first pane stopped at the vendor's sign-in (the profile's wall):
+    /// the steps that need a model are `blocked` for this reason.
+    pub blocked: Option<&'static str>,
 }
 
 /// Runs every step for `ctx`'s runtime after its `install` step.
@@ -108,37 +111,106 @@ pub async fn run(ctx: &Ctx<'_>, install: StepRecord) -> (Vec<StepRecord>, State)
         }
     } else {
         step!("start", STEP_LIMIT, start::run(ctx, &mut state));
-        if state.pane.is_some() {
-            step!("send", STEP_LIMIT, send::run(ctx, &mut state));
-            step!("completion", STEP_LIMIT, send::completion(ctx, &mut state));
-            step!("interrupt", STARTING_STEP_LIMIT, interrupt::run(ctx, &mut state));
-            step!("close", STEP_LIMIT, close::run(ctx, &mut state));
+        if !ctx.profile.one_shot.is_empty() {
+            step!("one_shot", STEP_LIMIT, oneshot::run(ctx, &state));
+        }
+        if let Some(reason) = state.blocked {
+            blocked(ctx, &mut state, reason, &mut steps, &limit, &out_of_time, &budget_spent).await;
         } else {
-            for name in ["send", "completion", "interrupt", "close"] {
-                steps.push(skipped(name, "no pane: the start step failed"));
+            if state.pane.is_some() {
+                step!("send", STEP_LIMIT, send::run(ctx, &mut state));
+                step!("completion", STEP_LIMIT, send::completion(ctx, &mut state));
+                step!("interrupt", STARTING_STEP_LIMIT, interrupt::run(ctx, &mut state));
+                step!("close", STEP_LIMIT, close::run(ctx, &mut state));
+            } else {
+                for name in ["send", "completion", "interrupt", "close"] {
+                    steps.push(skipped(name, "no pane: the start step failed"));
+                }
             }
-        }
-        step!("resume_reference", STARTING_STEP_LIMIT, resume::reference(ctx, &mut state));
-        step!("resume_latest", STARTING_STEP_LIMIT, resume::latest(ctx, &mut state));
-        step!("reconnect", STARTING_STEP_LIMIT, reconnect::run(ctx));
-        if state.diagnose_interrupt && !out_of_time() {
-            let diagnosis = match tokio::time::timeout(limit(STARTING_STEP_LIMIT), interrupt::try_escape(ctx)).await {
-                Ok(text) => text,
-                Err(_) => "Esc not tried to the end: out of time".to_owned(),
-            };
-            if let Some(step) = steps.iter_mut().find(|s| s.name == "interrupt") {
-                step.detail.push_str(&format!("; diagnosis, after the other steps: {diagnosis}"));
+            step!("resume_reference", STARTING_STEP_LIMIT, resume::reference(ctx, &mut state));
+            step!("resume_latest", STARTING_STEP_LIMIT, resume::latest(ctx, &mut state));
+            step!("reconnect", STARTING_STEP_LIMIT, reconnect::run(ctx));
+            if state.diagnose_interrupt && !out_of_time() {
+                let diagnosis = match tokio::time::timeout(limit(STARTING_STEP_LIMIT), interrupt::try_escape(ctx)).await
+                {
+                    Ok(text) => text,
+                    Err(_) => "Esc not tried to the end: out of time".to_owned(),
+                };
+                if let Some(step) = steps.iter_mut().find(|s| s.name == "interrupt") {
+                    step.detail.push_str(&format!("; diagnosis, after the other steps: {diagnosis}"));
+                }
             }
+            // After the panes: a one-shot run of a CLI may leave state behind
+            // (opencode's first interactive start after one took over 50 s).
+            step!("receipt", STARTING_STEP_LIMIT, receipt::run(ctx));
+            // Last: the reboot ends this run's connection to the host.
+            step!("restore_reference", REBOOT_STEP_LIMIT, restore::run(ctx));
         }
-        // After the panes: a one-shot run of a CLI may leave state behind
-        // (opencode's first interactive start after one took over 50 s).
-        step!("receipt", STARTING_STEP_LIMIT, receipt::run(ctx));
-        // Last: the reboot ends this run's connection to the host.
-        step!("restore_reference", REBOOT_STEP_LIMIT, restore::run(ctx));
     }
     steps.push(timed("leftovers", STEP_LIMIT, leftovers(ctx)).await);
     amend_send(ctx, &mut steps);
     (steps, state)
+}
+
+/// The steps after `start` for a CLI that stopped at its vendor's sign-in:
+/// those that need no model run (closing the sign-in pane, the refusals of
+/// the resumes the adapter has no form for, the receipt, which may be
+/// refused as declared); those that need a model or a session are
+/// `blocked`, saying why.
+async fn blocked(
+    ctx: &Ctx<'_>,
+    state: &mut State,
+    reason: &'static str,
+    steps: &mut Vec<StepRecord>,
+    limit: &dyn Fn(Duration) -> Duration,
+    out_of_time: &dyn Fn() -> bool,
+    budget_spent: &str,
+) {
+    let no_prompt = "the interactive CLI stops at its sign-in screen, so no prompt reaches a model";
+    let no_session = "no session to resume: the interactive CLI never got past its sign-in screen";
+    for name in ["send", "completion", "interrupt"] {
+        steps.push(blocked_step(name, reason, no_prompt));
+    }
+    let run = |name: &'static str, wanted: Duration| {
+        if out_of_time() {
+            Err(skipped(name, budget_spent))
+        } else {
+            Ok(limit(wanted))
+        }
+    };
+    match run("close", STEP_LIMIT) {
+        Ok(within) => steps.push(timed("close", within, close::run(ctx, state)).await),
+        Err(skip) => steps.push(skip),
+    }
+    if ctx.descriptor.resume_form(ResumeMode::Reference).is_some() {
+        steps.push(blocked_step("resume_reference", reason, no_session));
+    } else {
+        match run("resume_reference", STARTING_STEP_LIMIT) {
+            Ok(within) => steps.push(timed("resume_reference", within, resume::reference(ctx, state)).await),
+            Err(skip) => steps.push(skip),
+        }
+    }
+    if ctx.descriptor.resume_form(ResumeMode::ProviderSelection).is_some() {
+        steps.push(blocked_step("resume_latest", reason, no_session));
+    } else {
+        match run("resume_latest", STARTING_STEP_LIMIT) {
+            Ok(within) => steps.push(timed("resume_latest", within, resume::latest(ctx, state)).await),
+            Err(skip) => steps.push(skip),
+        }
+    }
+    steps.push(blocked_step("reconnect", reason, "it follows a streaming answer, and no prompt reaches a model"));
+    match run("receipt", STARTING_STEP_LIMIT) {
+        Ok(within) => steps.push(timed("receipt", within, receipt::run(ctx)).await),
+        Err(skip) => steps.push(skip),
+    }
+    if ctx.descriptor.resume_form(ResumeMode::Reference).is_some() {
+        steps.push(blocked_step("restore_reference", reason, no_session));
+    } else {
+        match run("restore_reference", STEP_LIMIT) {
+            Ok(within) => steps.push(timed("restore_reference", within, restore::run(ctx)).await),
+            Err(skip) => steps.push(skip),
+        }
+    }
 }
 
 /// The `send` step answers for every prompt the host submitted in the run:

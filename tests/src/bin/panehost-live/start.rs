@@ -35,7 +35,25 @@ pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
     );
     let id = summary.id.clone();
     state.pane = Some(summary);
-    match pane::wait_settled(&ctx.client, &id, SETTLE).await {
+    let settled = pane::wait_settled(&ctx.client, &id, SETTLE).await;
+    // A CLI that insists on its vendor's sign-in shows it here.
+    if let Some(wall) = ctx.profile.wall {
+        let screen = match &settled {
+            Ok(settled) => settled.text.clone(),
+            Err(_) => pane::look(&ctx.client, &id).await.map(|(_, text)| text).unwrap_or_default(),
+        };
+        if let Some(phrase) = wall.phrases.iter().find(|phrase| screen.contains(**phrase)) {
+            state.blocked = Some(wall.reason);
+            return Outcome::blocked(
+                wall.reason,
+                format!(
+                    "{described}: the CLI stops at its sign-in ({phrase:?}) and reaches no prompt; the screen ends: {}{environment}",
+                    tail(&screen, 8)
+                ),
+            );
+        }
+    }
+    match settled {
         Ok(settled) => Outcome::pass(format!(
             "{described}: the screen settled after {} ms with no dialog; it ends: {}{environment}",
             settled.after_ms,
