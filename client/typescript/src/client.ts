@@ -8,7 +8,7 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import { Connection } from "./connection.js";
-import { ConnectionLostError, PanehostError } from "./errors.js";
+import { ConnectionLostError, HostRevisionError, PanehostError } from "./errors.js";
 import { MAX_CLIENT_FRAME } from "./frame.js";
 import {
   type ConnectionState,
@@ -17,6 +17,7 @@ import {
   SharedConnection,
 } from "./shared.js";
 import { DEFAULT_MAX_BUFFERED_EVENTS, type EventsOptions, PaneStream } from "./stream.js";
+import { PaneWatch, type WatchOptions } from "./watch.js";
 import type {
   AskOptions,
   CallOptions,
@@ -24,6 +25,7 @@ import type {
   HistoryOptions,
   InterruptOptions,
   InterruptReport,
+  ListOptions,
   LoginOptions,
   NotifyReport,
   PaneDetail,
@@ -73,6 +75,15 @@ export const PROBE_RUN_LIMIT_MS = 180_000;
  */
 export const INPUT_CHUNK_BYTES = 512 * 1024 - 1024;
 
+/** The protocol revision that added labels, `env` and the `list` filter (PROTOCOL.md section 11). */
+export const LABELS_REVISION = 3;
+
+/** What a client holds a subscription for: a pane's stream or a watch. */
+interface Subscriber {
+  /** Ends it and its subscription. */
+  close(): Promise<void>;
+}
+
 /** Options of {@link connect}. */
 export interface ConnectOptions {
   /** The host's socket. Default: {@link defaultSocketPath}. */
@@ -92,13 +103,13 @@ export interface ConnectOptions {
    * the client, as {@link Client.disconnect} does.
    */
   reconnect?: Partial<ReconnectPolicy> | false;
-  /** Output events each stream buffers before it lets go of its subscription. Default 256. */
+  /** Events each stream (and each watch) buffers before it lets go of its subscription. Default 256. */
   maxBufferedEvents?: number;
   /**
-   * Streams this client may have open at once (they share its one
-   * connection, and the host allows a connection 1,024 subscriptions by
-   * default). One more is refused with a {@link PanehostError} whose code
-   * is `LIMIT_REACHED`. Default 1024; keep it at most the host's
+   * Streams and watches this client may have open at once (they share its
+   * one connection, and the host allows a connection 1,024 subscriptions
+   * by default). One more is refused with a {@link PanehostError} whose
+   * code is `LIMIT_REACHED`. Default 1024; keep it at most the host's
    * `PANEHOST_MAX_SUBSCRIPTIONS`.
    */
   maxSubscriptions?: number;
@@ -160,9 +171,9 @@ export interface ResolvedOptions {
   requestTimeoutMs: number;
   /** The reconnect policy; `false` never reconnects. */
   reconnect: ReconnectPolicy | false;
-  /** Output events each stream buffers before it lets go of its subscription. */
+  /** Events each stream and watch buffers before it lets go of its subscription. */
   maxBufferedEvents: number;
-  /** Streams the client may have open at once. */
+  /** Streams and watches the client may have open at once. */
   maxSubscriptions: number;
 }
 
@@ -203,7 +214,7 @@ export class Client {
   readonly socketPath: string;
   private readonly shared: SharedConnection;
   private readonly options: ResolvedOptions;
-  private readonly streams = new Set<PaneStream>();
+  private readonly streams = new Set<Subscriber>();
   private readonly closeListeners: Array<(error: Error | undefined) => void> = [];
   private closedWith: { error: Error | undefined } | undefined;
 
@@ -238,7 +249,7 @@ export class Client {
     return this.shared.state === "closed";
   }
 
-  /** Streams open now (each holds one of the connection's subscriptions, or will again). */
+  /** Streams and watches open now (each holds one of the connection's subscriptions, or will again). */
   get openStreams(): number {
     return this.streams.size;
   }
@@ -282,9 +293,14 @@ export class Client {
    *   it; the message names the gate), `BINARY_CHANGED`, `INVALID_ARGUMENT`
    *   (also a name that is no permission profile), `OPERATION_UNSUPPORTED`
    *   (with `limitation`, such as `PERMISSION_PROFILE_UNENFORCED`),
-   *   `SPAWN_FAILED`, `LIMIT_REACHED`, `INTERNAL`.
+   *   `SPAWN_FAILED`, `LIMIT_REACHED`, `INTERNAL`. {@link HostRevisionError}
+   *   for `labels` or `env` on a host older than revision 3 (nothing sent).
    */
   async start(params: StartParams, options: CallOptions = {}): Promise<PaneSummary> {
+    const labels = params.labels ?? {};
+    const env = params.env ?? {};
+    if (Object.keys(labels).length > 0) this.requireRevision("start with labels", LABELS_REVISION);
+    if (Object.keys(env).length > 0) this.requireRevision("start with env", LABELS_REVISION);
     const body = {
       runtime: params.runtime,
       cwd: params.cwd ?? null,
@@ -297,6 +313,8 @@ export class Client {
       accept_weaker_boundary: params.accept_weaker_boundary ?? false,
       require_ready: params.require_ready ?? false,
       rerun_after_host_loss: params.rerun_after_host_loss ?? false,
+      labels,
+      env,
     };
     return paneSummary(await this.call({ start: body }, "started", options));
   }
@@ -456,9 +474,24 @@ export class Client {
     return paneHistory(await this.call({ history: body }, "history", options, true));
   }
 
-  /** Lists every pane of the host, oldest first (the `panes` answer's list). Sent again after a lost connection. */
-  async list(options: CallOptions = {}): Promise<PaneSummary[]> {
-    const answer = await this.call({ list: {} }, "panes", options, true);
+  /**
+   * Lists the panes of the host, oldest first (the `panes` answer's
+   * list): every pane, or with `labels` only those that carry every one of
+   * them with the same value. Sent again after a lost connection.
+   *
+   * @example
+   * ```ts
+   * const mine = await client.list({ labels: { owner: "build-bot" } });
+   * ```
+   *
+   * @throws {@link HostRevisionError} for `labels` on a host older than
+   *   revision 3 (which would list every pane); nothing is sent.
+   */
+  async list(options: ListOptions = {}): Promise<PaneSummary[]> {
+    const labels = options.labels ?? {};
+    const filtered = Object.keys(labels).length > 0;
+    if (filtered) this.requireRevision("list by labels", LABELS_REVISION);
+    const answer = await this.call({ list: filtered ? { labels } : {} }, "panes", options, true);
     return (answer.panes ?? []).map(paneSummary);
   }
 
@@ -552,16 +585,7 @@ export class Client {
    * ```
    */
   events(pane: string, options: EventsOptions = {}): PaneStream {
-    let refuse: Error | undefined;
-    if (this.shared.state === "closed") {
-      refuse = new ConnectionLostError("the client is closed");
-    } else if (this.streams.size >= this.options.maxSubscriptions) {
-      refuse = new PanehostError(
-        "LIMIT_REACHED",
-        `this client has ${this.streams.size} streams open, its limit (maxSubscriptions, after the host's default of ` +
-          `${DEFAULT_MAX_SUBSCRIPTIONS} subscriptions per connection); close a stream first, or use another client`,
-      );
-    }
+    const refuse = this.refusal();
     const stream = new PaneStream(
       pane,
       { shared: this.shared, requestTimeoutMs: this.options.requestTimeoutMs },
@@ -582,8 +606,52 @@ export class Client {
   }
 
   /**
-   * Closes the connection and every stream opened through this client, for
-   * good. Requests still waiting reject with a {@link ConnectionLostError}.
+   * Watches every pane of the host (protocol revision 3): an async
+   * iterator whose first item is a `start` with every pane now, followed
+   * by `pane_started`, `pane_activity`, `pane_exited` and `pane_ended`
+   * events as they happen (see {@link PaneWatch}), on the client's shared
+   * connection. After a lost connection, or when its consumer fell behind,
+   * the watch is made again and a new `start` lists every pane. An aborted
+   * `signal` closes it; `break` out of `for await` unsubscribes.
+   *
+   * Errors surface from the first `next()` and from `watch.ready`: a
+   * {@link HostRevisionError} from a host older than revision 3, or
+   * `LIMIT_REACHED` beyond `maxSubscriptions` streams and watches.
+   *
+   * @example
+   * ```ts
+   * const panes = new Map<string, PaneSummary>();
+   * for await (const item of client.watch()) {
+   *   if (item.kind === "start") {
+   *     panes.clear();
+   *     for (const pane of item.panes) panes.set(pane.id, pane);
+   *   } else if (item.event.kind === "pane_activity") {
+   *     const pane = panes.get(item.event.pane);
+   *     if (pane) pane.activity = item.event.activity;
+   *   }
+   * }
+   * ```
+   */
+  watch(options: WatchOptions = {}): PaneWatch {
+    const watch = new PaneWatch(
+      { shared: this.shared, requestTimeoutMs: this.options.requestTimeoutMs },
+      {
+        maxBuffered: options.maxBuffered ?? this.options.maxBufferedEvents,
+        reconnect: options.reconnect ?? true,
+        signal: options.signal,
+        refuse: this.refusal(),
+      },
+    );
+    if (!watch.isDone) {
+      this.streams.add(watch);
+      watch.onDone(() => this.streams.delete(watch));
+    }
+    return watch;
+  }
+
+  /**
+   * Closes the connection and every stream and watch opened through this
+   * client, for good. Requests still waiting reject with a {@link ConnectionLostError}.
    * Panes keep running in the host.
    */
   async disconnect(): Promise<void> {
@@ -594,6 +662,28 @@ export class Client {
     const closing = streams.map((stream) => stream.close());
     this.shared.close();
     await Promise.allSettled(closing);
+  }
+
+  /** Why a new stream or watch is refused at once, if it is: the client is closed, or at its limit. */
+  private refusal(): Error | undefined {
+    if (this.shared.state === "closed") return new ConnectionLostError("the client is closed");
+    if (this.streams.size >= this.options.maxSubscriptions) {
+      return new PanehostError(
+        "LIMIT_REACHED",
+        `this client has ${this.streams.size} streams and watches open, its limit (maxSubscriptions, after the host's ` +
+          `default of ${DEFAULT_MAX_SUBSCRIPTIONS} subscriptions per connection); close one first, or use another client`,
+      );
+    }
+    return undefined;
+  }
+
+  /**
+   * Throws a {@link HostRevisionError} unless the host (as of its newest
+   * welcome) speaks at least `revision`.
+   */
+  private requireRevision(feature: string, revision: number): void {
+    const hostRevision = this.shared.welcome.revision;
+    if (hostRevision < revision) throw new HostRevisionError(feature, revision, hostRevision);
   }
 
   /** Sends one request on the shared connection. `retry`: may be sent again after a lost connection. */

@@ -13,8 +13,8 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { ConnectionLostError, FrameError, PanehostError, RequestTimeoutError, UntrustedHostError } from "./errors.js";
 import { encodeFrame, FrameDecoder, MAX_CLIENT_FRAME, MAX_HELLO_FRAME, MAX_HOST_FRAME } from "./frame.js";
-import type { PaneEvent, Welcome } from "./types.js";
-import { paneEvent, tagged } from "./wire.js";
+import type { Welcome } from "./types.js";
+import { tagged } from "./wire.js";
 
 /**
  * Why the socket at `socketPath` is not one this user's host could have
@@ -54,7 +54,7 @@ export function checkSocket(socketPath: string): string | null {
 /** The protocol version this client speaks. */
 export const PROTOCOL_VERSION = 1;
 /** The revision of that version this client speaks (PROTOCOL.md, section 11). */
-export const PROTOCOL_REVISION = 2;
+export const PROTOCOL_REVISION = 3;
 
 /** What a connection needs to open. */
 export interface ConnectionOptions {
@@ -68,10 +68,20 @@ export interface ConnectionOptions {
   maxFrameBytes?: number;
 }
 
-/** Receives the events of one subscription. */
-export interface SubscriptionSink {
+/**
+ * Receives the events of one subscription: a pane's (`events`,
+ * `reconnect`) or the host's (`watch`).
+ */
+export interface SubscriptionSink<E = unknown> {
+  /**
+   * Converts an event from its JSON.
+   *
+   * @throws {@link FrameError} when it is malformed (the connection is
+   *   then closed: the stream is corrupt).
+   */
+  parse(raw: Json): E;
   /** An event of the subscription, in the order the host sent it. */
-  event(event: PaneEvent): void;
+  event(event: E): void;
   /** The connection closed before the subscription ended. */
   lost(error: Error): void;
 }
@@ -107,7 +117,7 @@ export class Connection {
   private readonly socket: net.Socket;
   private readonly decoder: FrameDecoder;
   private readonly pending = new Map<number, PendingRequest>();
-  private readonly sinks = new Map<number, SubscriptionSink>();
+  private readonly sinks = new Map<number, SubscriptionSink<any>>();
   private readonly closeListeners: Array<(error: Error | undefined) => void> = [];
   private nextId = 1;
   private pumping = false;
@@ -274,7 +284,7 @@ export class Connection {
   }
 
   /** Routes the events of `subscription` to `sink`, until its `ended` event. */
-  addSink(subscription: number, sink: SubscriptionSink): void {
+  addSink<E>(subscription: number, sink: SubscriptionSink<E>): void {
     this.sinks.set(subscription, sink);
   }
 
@@ -357,14 +367,16 @@ export class Connection {
       case "event": {
         const sink = this.sinks.get(body.subscription);
         if (sink === undefined) break;
-        let event: PaneEvent;
+        let event: unknown;
+        let name: string;
         try {
-          event = paneEvent(body.event);
+          [name] = tagged(body.event, "event");
+          event = sink.parse(body.event);
         } catch (error) {
           this.fail(error as Error);
           return;
         }
-        if (event.kind === "ended") this.sinks.delete(body.subscription);
+        if (name === "ended") this.sinks.delete(body.subscription);
         sink.event(event);
         break;
       }

@@ -10,6 +10,8 @@
  * - {@link AbortError}: the call's `AbortSignal` was aborted.
  * - {@link FrameError}: a frame broke the framing rules (a length prefix over
  *   the limit, a payload that is not a message); the connection is closed.
+ * - {@link HostRevisionError}: the call needs a newer protocol revision than
+ *   the host speaks; nothing was sent.
  *
  * @module
  */
@@ -128,6 +130,32 @@ export class RequestTimeoutError extends Error {
     super(`timed out after ${timeoutMs} ms waiting for ${what}`);
     this.name = "RequestTimeoutError";
     this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The call needs something a later protocol revision added (PROTOCOL.md
+ * section 11), and the host speaks an older one: such a host would ignore
+ * a request field it does not know (labels would be dropped, a `list`
+ * filter would list every pane) or refuse a request it does not know. So
+ * the client sends nothing and rejects with this. Upgrade the host, or
+ * leave the newer option out.
+ */
+export class HostRevisionError extends Error {
+  /** What needs the newer revision, such as `watch` or `start with labels`. */
+  readonly feature: string;
+  /** The revision it needs. */
+  readonly needed: number;
+  /** The revision the host speaks (its `welcome.revision`). */
+  readonly hostRevision: number;
+
+  /** Builds the error. */
+  constructor(feature: string, needed: number, hostRevision: number) {
+    super(`${feature} needs protocol revision ${needed}; the host speaks revision ${hostRevision}, so nothing was sent`);
+    this.name = "HostRevisionError";
+    this.feature = feature;
+    this.needed = needed;
+    this.hostRevision = hostRevision;
   }
 }
 

@@ -1,9 +1,11 @@
 /**
- * `@panehost/client`: a client for the panehost host, for Node.js 20.19 or
- * 22.12 and later. It speaks the protocol's JSON encoding over the host's
- * Unix socket, on one connection per client.
+ * `@panehost/client`: a client for the panehost host, for Node.js 20 and
+ * later, as an ES module. It speaks the protocol's JSON encoding (protocol
+ * 1, revision 3) over the host's Unix socket, on one connection per
+ * client.
  *
- * Start with {@link connect}; follow a pane with {@link Client.events}.
+ * Start with {@link connect}; follow a pane with {@link Client.events};
+ * follow every pane with {@link Client.watch}.
  *
  * @packageDocumentation
  */
@@ -18,12 +20,15 @@ export {
   PROBE_RUN_LIMIT_MS,
   INPUT_CHUNK_BYTES,
   DEFAULT_MAX_SUBSCRIPTIONS,
+  LABELS_REVISION,
 } from "./client.js";
 export type { ConnectOptions, ResolvedOptions } from "./client.js";
 export { DEFAULT_RECONNECT_POLICY } from "./shared.js";
 export type { ConnectionState, ReconnectPolicy } from "./shared.js";
 export { PaneStream, DEFAULT_MAX_BUFFERED_EVENTS } from "./stream.js";
 export type { EventsOptions, StreamItem } from "./stream.js";
+export { PaneWatch, WATCH_REVISION } from "./watch.js";
+export type { WatchOptions, WatchItem, WatchStartCause } from "./watch.js";
 export { FollowCursor } from "./cursor.js";
 export type { CursorRequest } from "./cursor.js";
 export { checkSocket, PROTOCOL_REVISION, PROTOCOL_VERSION } from "./connection.js";
@@ -35,6 +40,7 @@ export {
   AbortError,
   FrameError,
   UntrustedHostError,
+  HostRevisionError,
   isConnectionLost,
 } from "./errors.js";
 export type * from "./types.js";

@@ -10,7 +10,7 @@ import { FollowCursor } from "./cursor.js";
 import { AbortError, ConnectionLostError } from "./errors.js";
 import type { SharedConnection } from "./shared.js";
 import type { PaneEvent, ResizedEvent, StreamStart, Subscription } from "./types.js";
-import { subscription as parseSubscription } from "./wire.js";
+import { paneEvent, subscription as parseSubscription } from "./wire.js";
 
 /** Events a stream buffers, by default, before it lets go of its subscription (section "Backpressure" of the guide). */
 export const DEFAULT_MAX_BUFFERED_EVENTS = 256;
@@ -398,7 +398,8 @@ export class PaneStream implements AsyncIterableIterator<StreamItem> {
       return;
     }
     const id = subscription.subscription;
-    conn.addSink(id, {
+    conn.addSink<PaneEvent>(id, {
+      parse: paneEvent,
       event: (event) => this.onEvent(conn, id, event),
       lost: (error) => this.onLost(conn, id, error),
     });
@@ -504,9 +505,9 @@ export class PaneStream implements AsyncIterableIterator<StreamItem> {
   /**
    * The buffer is full: end the subscription, drop `event` and what
    * follows until its `ended`, and subscribe again once the consumer has
-   * caught up. What is dropped the host sends again from its ring: turn
-   * events come no later than the output after their offset, so those
-   * dropped lie at or after the resume offset and are replayed with it.
+   * caught up. What is dropped the host sends again from its ring, with
+   * the turn events at or after the resume offset (those before it are
+   * kept, see {@link PaneStream.dropped}).
    */
   private letGo(conn: Connection, id: number, event: PaneEvent): void {
     this.phase = "letting_go";
@@ -536,8 +537,24 @@ export class PaneStream implements AsyncIterableIterator<StreamItem> {
         // keep it, with the offset where it came.
         this.deferredResize = { event, at: this.receivedEnd ?? this.tail.offset ?? 0 };
         break;
+      case "turn_started":
+      case "turn_completed":
+      case "awaiting_input":
+      case "approval_requested": {
+        // A new subscription sends again the turn events at or after the
+        // offset it resumes at. One before it (a terminal notification is
+        // placed where the host's screen model had read, which may trail
+        // the output sent) would be lost: keep it, beyond the bound.
+        const resumeAt = this.tail.offset;
+        if (resumeAt !== undefined && event.offset < resumeAt) {
+          const admitted = this.tail.admit(event);
+          if (admitted !== undefined) this.pushEvent(admitted);
+        }
+        break;
+      }
       default:
-        // Turn events, `exited`: sent again on the new subscription.
+        // `exited`, and what this client does not know: sent again on the
+        // new subscription.
         break;
     }
   }

@@ -86,7 +86,22 @@ export interface PaneSummary {
    * `COMPLETION_UNOBSERVED`).
    */
   completion: string;
+  /**
+   * The labels the pane was started with (revision 3; `{}` from an older
+   * host, or when it has none).
+   */
+  labels: Labels;
 }
+
+/**
+ * Labels: names and values a client attaches to a pane when it starts it
+ * (an owner, a task id), returned wherever the pane is described and
+ * matched by {@link Client.list}. The host stores them and never reads
+ * them. At most 32; a name is 1 to 64 bytes of ASCII letters, digits,
+ * `.`, `_`, `-` and `/`; a value at most 256 bytes without control
+ * characters. Other labels are refused with `INVALID_ARGUMENT`.
+ */
+export type Labels = Record<string, string>;
 
 /** Where the cursor is. */
 export interface Cursor {
@@ -258,6 +273,31 @@ export interface StartParams {
    * second time unasked. Default `false`.
    */
   rerun_after_host_loss?: boolean;
+  /**
+   * Labels for the pane (revision 3; see {@link Labels}): returned in its
+   * {@link PaneSummary} and matched by {@link Client.list}. Default: none.
+   */
+  labels?: Labels;
+  /**
+   * Environment variables for the pane's process, over those the host sets
+   * (revision 3). Only for `shell` (and runtimes of the host's
+   * configuration file); an agent runtime refuses them with
+   * `INVALID_ARGUMENT`, since its environment is built from what its
+   * adapter declares. At most 64 variables and 64 KiB of names and values;
+   * a name is a letter or `_`, then letters, digits and `_` (at most 128
+   * bytes), and not one of the host's own `PANEHOST_` names; a value holds
+   * no NUL byte. Default: none.
+   */
+  env?: Record<string, string>;
+}
+
+/** Options of {@link Client.list}. */
+export interface ListOptions extends CallOptions {
+  /**
+   * Only the panes that carry every one of these labels with the same
+   * value (revision 3). Default: every pane.
+   */
+  labels?: Labels;
 }
 
 /**
@@ -595,7 +635,8 @@ export interface ExitedEvent {
 
 /**
  * The subscription is over: always its last event. `reason` is `exited`,
- * `closed` or `unsubscribed`; treat an unknown reason as "ended".
+ * `closed` or `unsubscribed` (for a watch, `closed` when the host's feed
+ * closed, as when it shuts down); treat an unknown reason as "ended".
  */
 export interface EndedEvent {
   /** The event's name. */
@@ -707,6 +748,84 @@ export interface Subscription {
   start: StreamStart;
 }
 
+/** On a watch: a pane came to the host (a `start` or a `login`). */
+export interface PaneStartedEvent {
+  /** The event's name. */
+  kind: "pane_started";
+  /** The pane, as {@link Client.list} describes it. */
+  pane: PaneSummary;
+}
+
+/** On a watch: a pane's `activity` changed. */
+export interface PaneActivityEvent {
+  /** The event's name. */
+  kind: "pane_activity";
+  /** The pane's id. */
+  pane: string;
+  /** Its activity now: `busy`, `idle`, `awaiting_input` or `unknown` (treat another value as `unknown`). */
+  activity: string;
+}
+
+/** On a watch: a pane's process exited. The pane stays, with its output and screen, until it is closed. */
+export interface PaneExitedEvent {
+  /** The event's name. */
+  kind: "pane_exited";
+  /** The pane's id. */
+  pane: string;
+  /** How the process ended. */
+  status: ExitStatus;
+}
+
+/**
+ * On a watch: a pane left the host. `reason` is `closed`, or
+ * `ended when the host restarted: ...` for a pane a restarted host could
+ * not bring back; for people, as `UNKNOWN_PANE` would later say it.
+ */
+export interface PaneEndedEvent {
+  /** The event's name. */
+  kind: "pane_ended";
+  /** The pane's id. */
+  pane: string;
+  /** Why it left. */
+  reason: string;
+}
+
+/**
+ * On a watch: the watcher fell behind in the host and `missed` events
+ * were dropped for it; `panes` is every pane now, and replaces what was
+ * missed. Events follow on from this list.
+ */
+export interface PaneListEvent {
+  /** The event's name. */
+  kind: "pane_list";
+  /** Every pane, as {@link Client.list} describes them. */
+  panes: PaneSummary[];
+  /** How many events were dropped. */
+  missed: number;
+}
+
+/**
+ * An event of a watch (revision 3): what happens to the host's panes.
+ * Each states a pane's new state, and may repeat what a list showed.
+ * `ended` is always the last.
+ */
+export type WatchEvent =
+  | PaneStartedEvent
+  | PaneActivityEvent
+  | PaneExitedEvent
+  | PaneEndedEvent
+  | PaneListEvent
+  | EndedEvent
+  | OtherEvent;
+
+/** The answer to `watch`: the subscription, and every pane now. */
+export interface Watching {
+  /** The subscription id; every event of the watch carries it. */
+  subscription: number;
+  /** Every pane now, oldest first; the events follow on from this list. */
+  panes: PaneSummary[];
+}
+
 /** The host's reply to a successful handshake. */
 export interface Welcome {
   /** The host's protocol version. */
@@ -751,6 +870,7 @@ export type ErrorCode =
   | "TURN_IN_PROGRESS"
   | "NOTIFY_REFUSED"
   | "SPAWN_FAILED"
+  | "LIMIT_REACHED"
   | "INTERNAL";
 
 /**

@@ -24,6 +24,8 @@ import type {
   Subscription,
   TurnReport,
   Usage,
+  WatchEvent,
+  Watching,
 } from "./types.js";
 
 type Json = any;
@@ -79,7 +81,18 @@ export function paneSummary(raw: Json): PaneSummary {
     activity: raw.activity ?? "unknown",
     restored_by: raw.restored_by ?? "",
     completion: raw.completion ?? "",
+    labels: stringMap(raw.labels),
   };
+}
+
+/** A map of strings from its JSON; `{}` when absent. */
+function stringMap(raw: Json): Record<string, string> {
+  const map: Record<string, string> = {};
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return map;
+  for (const [name, value] of Object.entries(raw)) {
+    if (typeof value === "string") map[name] = value;
+  }
+  return map;
 }
 
 /** A `ScreenSnapshot` from its JSON. */
@@ -232,6 +245,32 @@ export function paneEvent(raw: Json): PaneEvent {
     case "awaiting_input":
     case "approval_requested":
       return { kind, offset: body.offset, source: body.source, detail: body.detail ?? "" };
+    default:
+      return { kind: "other", name: kind, body };
+  }
+}
+
+/** A `Watching` (the `watching` answer) from its JSON. */
+export function watching(raw: Json): Watching {
+  return { subscription: raw.subscription, panes: (raw.panes ?? []).map(paneSummary) };
+}
+
+/** An event of a watch from its JSON; one this client does not know becomes an `other` event. */
+export function watchEvent(raw: Json): WatchEvent {
+  const [kind, body] = tagged(raw, "event");
+  switch (kind) {
+    case "pane_started":
+      return { kind: "pane_started", pane: paneSummary(body.pane) };
+    case "pane_activity":
+      return { kind: "pane_activity", pane: body.pane, activity: body.activity ?? "unknown" };
+    case "pane_exited":
+      return { kind: "pane_exited", pane: body.pane, status: exitStatus(body.status) };
+    case "pane_ended":
+      return { kind: "pane_ended", pane: body.pane, reason: body.reason ?? "" };
+    case "pane_list":
+      return { kind: "pane_list", panes: (body.panes ?? []).map(paneSummary), missed: body.missed ?? 0 };
+    case "ended":
+      return { kind: "ended", reason: body.reason };
     default:
       return { kind: "other", name: kind, body };
   }

@@ -13,11 +13,15 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
+  AbortError,
+  type Client,
   connect,
+  type ConnectOptions,
   ConnectionLostError,
   encodeFrame,
   FrameDecoder,
   FrameError,
+  HostRevisionError,
   MAX_HOST_FRAME,
   PanehostError,
   RequestTimeoutError,
@@ -60,11 +64,16 @@ class Peer {
     this.socket.write(encodeFrame(Buffer.from(JSON.stringify(message)), MAX_HOST_FRAME));
   }
 
-  /** Reads the hello and welcomes the client. */
-  async welcome(): Promise<Json> {
+  /** Reads the hello and welcomes the client, as a host of `revision` (none: one that predates revisions). */
+  async welcome(revision?: number): Promise<Json> {
     const hello = await this.next();
-    this.send({ welcome: { protocol: 1, host: "fake 0", encoding: "json" } });
+    this.send({ welcome: { protocol: 1, ...(revision === undefined ? {} : { revision }), host: "fake 0", encoding: "json" } });
     return hello;
+  }
+
+  /** True when the client sent a frame that was not read yet. */
+  get hasUnread(): boolean {
+    return this.frames.length > 0;
   }
 }
 
@@ -97,6 +106,7 @@ class FakeHost {
 
   async close(): Promise<void> {
     for (const peer of this.peers) peer.socket.destroy();
+    if (!this.server.listening) return;
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
@@ -108,14 +118,28 @@ before(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "ph-ts-fake-"));
 });
 
-after(() => {
+/** Every fake host and client made, so that a failed test leaves none open. */
+const hosts: FakeHost[] = [];
+const clients: Client[] = [];
+
+after(async () => {
+  await Promise.allSettled(clients.map((client) => client.disconnect()));
+  await Promise.allSettled(hosts.map((host) => host.close()));
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 async function fake(): Promise<FakeHost> {
   const host = new FakeHost(dir, `fake-${++fakes}.sock`);
+  hosts.push(host);
   await host.listen();
   return host;
+}
+
+/** `connect`, remembering the client to disconnect after the tests. */
+async function connected(options: ConnectOptions): Promise<Client> {
+  const client = await connect(options);
+  clients.push(client);
+  return client;
 }
 
 const summary = {
@@ -178,14 +202,14 @@ function describeItems(items: StreamItem[]): string[] {
 }
 
 describe("client against a scripted host", () => {
-  test("the hello is JSON with protocol 1, revision 2 and the client's name", async () => {
+  test("the hello is JSON with protocol 1, revision 3 and the client's name", async () => {
     const host = await fake();
     let hello: Json;
     host.script(async (peer) => {
       hello = await peer.welcome();
     });
-    const client = await connect({ socketPath: host.path, clientName: "named/1" });
-    assert.deepEqual(hello, { protocol: 1, revision: 2, encoding: "json", client: "named/1" });
+    const client = await connected({ socketPath: host.path, clientName: "named/1" });
+    assert.deepEqual(hello, { protocol: 1, revision: 3, encoding: "json", client: "named/1" });
     await client.disconnect();
     await host.close();
   });
@@ -199,7 +223,7 @@ describe("client against a scripted host", () => {
       header.writeUInt32BE(MAX_HOST_FRAME + 1, 0);
       peer.socket.write(header); // And no payload: the client must not wait for 16 MiB.
     });
-    const client = await connect({ socketPath: host.path, reconnect: false });
+    const client = await connected({ socketPath: host.path, reconnect: false });
     await assert.rejects(client.send("p1", { text: "x" }), FrameError);
     assert.equal(client.isClosed, true);
     await assert.rejects(client.list(), ConnectionLostError);
@@ -222,7 +246,7 @@ describe("client against a scripted host", () => {
         peer.send({ response: { id: list.id, body: { panes: { panes: [summary] } } } });
       },
     );
-    const client = await connect({ socketPath: host.path, reconnect: { initialBackoffMs: 5 } });
+    const client = await connected({ socketPath: host.path, reconnect: { initialBackoffMs: 5 } });
     await assert.rejects(client.send("p1", { text: "x" }), FrameError);
     assert.equal((await client.list()).length, 1);
     assert.equal(client.state, "connected");
@@ -235,7 +259,7 @@ describe("client against a scripted host", () => {
     host.script(async (peer) => {
       await peer.welcome();
     });
-    const client = await connect({ socketPath: host.path, requestTimeoutMs: 200 });
+    const client = await connected({ socketPath: host.path, requestTimeoutMs: 200 });
     const started = Date.now();
     await assert.rejects(client.list(), RequestTimeoutError);
     assert.ok(Date.now() - started < 5_000);
@@ -257,7 +281,7 @@ describe("client against a scripted host", () => {
       const bytes = Buffer.concat(messages.map((m) => encodeFrame(Buffer.from(JSON.stringify(m)), MAX_HOST_FRAME)));
       for (const byte of bytes) peer.socket.write(Uint8Array.of(byte));
     });
-    const client = await connect({ socketPath: host.path });
+    const client = await connected({ socketPath: host.path });
     const inspected = client.inspect("p9");
     const listed = client.list();
     await assert.rejects(inspected, (error: unknown) => {
@@ -282,7 +306,7 @@ describe("client against a scripted host", () => {
       peer.send({ error: { id: null, error: { code: "FRAME_TOO_LARGE", message: "too large", limitation: null } } });
       peer.socket.end();
     });
-    const client = await connect({ socketPath: host.path, reconnect: false });
+    const client = await connected({ socketPath: host.path, reconnect: false });
     await assert.rejects(client.send("p1", { text: "x" }), (error: unknown) => {
       assert.ok(error instanceof ConnectionLostError);
       assert.equal(error.requestSent, true);
@@ -320,7 +344,7 @@ describe("client against a scripted host", () => {
         peer.send({ event: { subscription: 1, event: { ended: { reason: "exited" } } } });
       },
     );
-    const client = await connect({ socketPath: host.path, reconnect: { initialBackoffMs: 5, maxTotalMs: 2_000 } });
+    const client = await connected({ socketPath: host.path, reconnect: { initialBackoffMs: 5, maxTotalMs: 2_000 } });
     const stream = client.events("p1", { from: 0 });
     const items = await withTimeout(collect(stream), 10_000, "the stream");
     assert.deepEqual(reconnectRequest, { reconnect: { pane: "p1", generation: 1, offset: 6 } });
@@ -358,7 +382,7 @@ describe("client against a scripted host", () => {
         peer.send({ event: { subscription: 1, event: { ended: { reason: "closed" } } } });
       },
     );
-    const client = await connect({ socketPath: host.path, reconnect: { initialBackoffMs: 5 } });
+    const client = await connected({ socketPath: host.path, reconnect: { initialBackoffMs: 5 } });
     const stream = client.events("p1");
     const items = await withTimeout(collect(stream), 10_000, "the stream");
     assert.deepEqual(describeItems(items), [
@@ -388,7 +412,7 @@ describe("client against a scripted host", () => {
         peer.send({ event: { subscription: 1, event: { ended: { reason: "closed" } } } });
       },
     );
-    const client = await connect({ socketPath: host.path });
+    const client = await connected({ socketPath: host.path });
     const items = await withTimeout(collect(client.events("p1", { from: 52, generation: 3 })), 10_000, "the stream");
     assert.deepEqual(first, { reconnect: { pane: "p1", generation: 3, offset: 52 } });
     assert.deepEqual(describeItems(items), ["start:generation_changed:4", "ended:closed"]);
@@ -407,7 +431,7 @@ describe("client against a scripted host", () => {
       },
       welcomeOnly, // The client connects again, for its other streams and requests.
     );
-    const client = await connect({ socketPath: host.path });
+    const client = await connected({ socketPath: host.path });
     const stream = client.events("p1", { from: 0, reconnect: false });
     const items: StreamItem[] = [];
     await assert.rejects(
@@ -453,7 +477,7 @@ describe("client against a scripted host", () => {
         peer.send({ response: { id: probe.id, body: { receipt: taken } } });
       },
     );
-    const client = await connect({ socketPath: host.path });
+    const client = await connected({ socketPath: host.path });
     const pane = await client.start({ runtime: "fx", permission_profile: "read_only", accept_weaker_boundary: true, require_ready: true, max_wall_ms: 900 });
     // A host that does not send them: the defaults, never `undefined`.
     assert.deepEqual([pane.activity, pane.restored_by, pane.completion], ["unknown", "", ""]);
@@ -469,7 +493,7 @@ describe("client against a scripted host", () => {
     assert.equal(receipt.passed, true);
     assert.equal(receipt.version, null);
     assert.deepEqual(requests, [
-      { start: { runtime: "fx", cwd: null, size: null, command: [], model: null, resume: null, max_wall_ms: 900, permission_profile: "read_only", accept_weaker_boundary: true, require_ready: true, rerun_after_host_loss: false } },
+      { start: { runtime: "fx", cwd: null, size: null, command: [], model: null, resume: null, max_wall_ms: 900, permission_profile: "read_only", accept_weaker_boundary: true, require_ready: true, rerun_after_host_loss: false, labels: {}, env: {} } },
       { interrupt: { pane: "p1", terminate: true } },
       { ask: { pane: "p1", text: "hello", timeout_ms: null } },
       { probe_runtime: { runtime: "fx", model: null, accept_weaker_boundary: true } },
@@ -494,7 +518,7 @@ describe("client against a scripted host", () => {
         peer.send(event({ ended: { reason: "closed" } }));
       },
     );
-    const client = await connect({ socketPath: host.path });
+    const client = await connected({ socketPath: host.path });
     const items = await withTimeout(collect(client.events("p1", { from: 0 })), 10_000, "the stream");
     const events = items.flatMap((item) => (item.kind === "event" ? [item.event] : []));
     assert.deepEqual(events.filter((e) => e.kind !== "output"), [
@@ -529,7 +553,7 @@ describe("client against a scripted host", () => {
         peer.send({ event: { subscription: 1, event: { ended: { reason: "closed" } } } });
       },
     );
-    const client = await connect({ socketPath: host.path, reconnect: { initialBackoffMs: 5 } });
+    const client = await connected({ socketPath: host.path, reconnect: { initialBackoffMs: 5 } });
     const items = await withTimeout(collect(client.events("p1", { from: 0 })), 10_000, "the stream");
     assert.deepEqual(describeItems(items), [
       "start:replay:1",
@@ -540,6 +564,320 @@ describe("client against a scripted host", () => {
       "turn_completed",
       "ended:closed",
     ]);
+    await client.disconnect();
+    await host.close();
+  });
+});
+
+/** A promise that the test opens when it wants. */
+function gate<T = void>(): { promise: Promise<T>; open(value: T): void } {
+  let open!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+/** Resolves when the client's state becomes `state`. */
+function stateBecomes(client: Client, state: string): Promise<void> {
+  return withTimeout(
+    new Promise<void>((resolve) => {
+      const stop = client.onStateChange((now) => {
+        if (now === state) {
+          stop();
+          resolve();
+        }
+      });
+    }),
+    10_000,
+    `the state ${state}`,
+  );
+}
+
+describe("calls: waiting, aborts, timeouts, revisions", () => {
+  test("a request made while the client reconnects waits for the new connection; one whose time runs out first is never sent", async () => {
+    const host = await fake();
+    const drop = gate();
+    const welcomeAgain = gate();
+    const requests: Json[] = [];
+    host.script(
+      async (peer) => {
+        await peer.welcome(3);
+        await drop.promise;
+        peer.socket.destroy();
+      },
+      async (peer) => {
+        await welcomeAgain.promise;
+        await peer.welcome(3);
+        const inspect = await peer.next();
+        requests.push(inspect.request);
+        peer.send({ response: { id: inspect.id, body: { inspected: { pane: summary, screen: screen(0) } } } });
+        const runtimes = await peer.next();
+        requests.push(runtimes.request);
+        peer.send({ response: { id: runtimes.id, body: { runtimes: { runtimes: [] } } } });
+      },
+    );
+    const client = await connected({ socketPath: host.path, reconnect: { initialBackoffMs: 5 } });
+    const reconnecting = stateBecomes(client, "reconnecting");
+    drop.open();
+    await reconnecting;
+    const inspected = client.inspect("p1");
+    await assert.rejects(client.list({ timeoutMs: 100 }), (error: unknown) => {
+      assert.ok(error instanceof RequestTimeoutError, String(error));
+      assert.equal(error.timeoutMs, 100);
+      return true;
+    });
+    assert.equal(client.state, "reconnecting");
+    welcomeAgain.open();
+    const detail = await withTimeout(inspected, 10_000, "the inspect");
+    assert.equal(detail.pane.id, "p1");
+    assert.deepEqual(await client.runtimes(), []);
+    assert.deepEqual(requests, [{ inspect: { pane: "p1" } }, { runtimes: {} }], "the timed-out list was never sent");
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("requests waiting when the reconnect policy gives up reject, unsent; the next request connects again", async () => {
+    const host = await fake();
+    const drop = gate();
+    host.script(async (peer) => {
+      await peer.welcome(3);
+      await drop.promise;
+      peer.socket.destroy();
+    });
+    // With no script, the fake host closes every connection at once.
+    const client = await connected({ socketPath: host.path, reconnect: { initialBackoffMs: 5, maxBackoffMs: 20, maxTotalMs: 200 } });
+    const reconnecting = stateBecomes(client, "reconnecting");
+    drop.open();
+    await reconnecting;
+    const down = stateBecomes(client, "down");
+    await assert.rejects(client.inspect("p1"), (error: unknown) => {
+      assert.ok(error instanceof ConnectionLostError, String(error));
+      assert.equal(error.requestSent, false);
+      return true;
+    });
+    await down;
+    host.script(async (peer) => {
+      await peer.welcome(3);
+      const list = await peer.next();
+      peer.send({ response: { id: list.id, body: { panes: { panes: [summary] } } } });
+    });
+    assert.equal((await client.list()).length, 1);
+    assert.equal(client.state, "connected");
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("an abort rejects with AbortError at once, a timeout with RequestTimeoutError; late answers are dropped", async () => {
+    const host = await fake();
+    const firstRead = gate();
+    const sendLate = gate();
+    const timedOutRead = gate();
+    const sendLateAgain = gate();
+    const seen: Json[] = [];
+    host.script(async (peer) => {
+      await peer.welcome(3);
+      const aborted = await peer.next();
+      firstRead.open();
+      await sendLate.promise;
+      // The answer to the aborted list, late: it must not answer the next list.
+      peer.send({ response: { id: aborted.id, body: { panes: { panes: [summary] } } } });
+      const list = await peer.next();
+      seen.push(list.request);
+      peer.send({ response: { id: list.id, body: { panes: { panes: [] } } } });
+      const slow = await peer.next();
+      seen.push(slow.request);
+      timedOutRead.open();
+      await sendLateAgain.promise;
+      peer.send({ response: { id: slow.id, body: { inspected: { pane: summary, screen: screen(0) } } } });
+      const next = await peer.next();
+      seen.push(next.request);
+      peer.send({ response: { id: next.id, body: { inspected: { pane: { ...summary, id: "p2" }, screen: screen(0) } } } });
+    });
+    const client = await connected({ socketPath: host.path });
+
+    const controller = new AbortController();
+    const aborted = client.list({ signal: controller.signal });
+    await withTimeout(firstRead.promise, 10_000, "the list to reach the host");
+    controller.abort("enough");
+    await assert.rejects(aborted, (error: unknown) => {
+      assert.ok(error instanceof AbortError, String(error));
+      assert.equal(error.name, "AbortError");
+      assert.equal(error.code, "ABORT_ERR");
+      assert.equal(error.cause, "enough");
+      return true;
+    });
+    // A signal aborted before the call: rejected at once, nothing sent.
+    await assert.rejects(client.inspect("p1", { signal: AbortSignal.abort() }), AbortError);
+    const listed = client.list();
+    sendLate.open();
+    assert.deepEqual(await listed, [], "the late answer of the aborted list was dropped");
+
+    const slow = client.inspect("p1", { timeoutMs: 150 });
+    await withTimeout(timedOutRead.promise, 10_000, "the inspect to reach the host");
+    await assert.rejects(slow, (error: unknown) => {
+      assert.ok(error instanceof RequestTimeoutError, String(error));
+      assert.equal(error.timeoutMs, 150);
+      return true;
+    });
+    const next = client.inspect("p2");
+    sendLateAgain.open();
+    assert.equal((await next).pane.id, "p2", "the late answer of the timed-out inspect was dropped");
+    assert.deepEqual(seen, [{ list: {} }, { inspect: { pane: "p1" } }, { inspect: { pane: "p2" } }]);
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("a host older than revision 3: watch, labels, env and the list filter are refused before anything is sent", async () => {
+    const host = await fake();
+    const requests: Json[] = [];
+    host.script(async (peer) => {
+      await peer.welcome(2);
+      const list = await peer.next();
+      requests.push(list.request);
+      peer.send({ response: { id: list.id, body: { panes: { panes: [] } } } });
+    });
+    const client = await connected({ socketPath: host.path });
+    assert.equal(client.welcome.revision, 2);
+    const isRevisionError = (feature: string) => (error: unknown) => {
+      assert.ok(error instanceof HostRevisionError, String(error));
+      assert.equal(error.feature, feature);
+      assert.equal(error.needed, 3);
+      assert.equal(error.hostRevision, 2);
+      return true;
+    };
+    const watch = client.watch();
+    await assert.rejects(watch.ready, isRevisionError("watch"));
+    await assert.rejects(watch.next(), isRevisionError("watch"));
+    assert.deepEqual(await watch.next(), { done: true, value: undefined });
+    await assert.rejects(client.list({ labels: { owner: "ada" } }), isRevisionError("list by labels"));
+    await assert.rejects(client.start({ runtime: "shell", labels: { owner: "ada" } }), isRevisionError("start with labels"));
+    await assert.rejects(client.start({ runtime: "shell", env: { A: "1" } }), isRevisionError("start with env"));
+    assert.deepEqual(await client.list(), []);
+    assert.deepEqual(requests, [{ list: {} }], "only the plain list was sent");
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("labels, env, the list filter and watch events go on the wire and decode", async () => {
+    const host = await fake();
+    const requests: Json[] = [];
+    const labelled = { ...summary, labels: { owner: "ada" } };
+    host.script(async (peer) => {
+      await peer.welcome(3);
+      const start = await peer.next();
+      requests.push(start.request);
+      peer.send({ response: { id: start.id, body: { started: labelled } } });
+      const list = await peer.next();
+      requests.push(list.request);
+      peer.send({ response: { id: list.id, body: { panes: { panes: [labelled] } } } });
+      const watch = await peer.next();
+      requests.push(watch.request);
+      peer.send({ response: { id: watch.id, body: { watching: { subscription: 4, panes: [summary] } } } });
+      const event = (body: Json) => peer.send({ event: { subscription: 4, event: body } });
+      event({ pane_started: { pane: labelled } });
+      event({ pane_activity: { pane: "p1", activity: "busy" } });
+      event({ pane_exited: { pane: "p1", status: { code: 1, signal: null } } });
+      event({ pane_ended: { pane: "p1", reason: "closed" } });
+      event({ pane_list: { panes: [labelled], missed: 12 } });
+      event({ pane_renamed: { pane: "p1" } });
+      event({ ended: { reason: "closed" } });
+    });
+    const client = await connected({ socketPath: host.path });
+    const pane = await client.start({ runtime: "shell", labels: { owner: "ada" }, env: { GREETING: "hi" } });
+    assert.deepEqual(pane.labels, { owner: "ada" });
+    assert.deepEqual((await client.list({ labels: { owner: "ada" } }))[0]!.labels, { owner: "ada" });
+    const items = [];
+    for await (const item of client.watch()) items.push(item);
+    assert.equal(requests[0].start.labels.owner, "ada");
+    assert.deepEqual(requests[0].start.env, { GREETING: "hi" });
+    assert.deepEqual(requests.slice(1), [{ list: { labels: { owner: "ada" } } }, { watch: {} }]);
+    const described = items.map((item) => (item.kind === "start" ? `start:${item.cause}:${item.panes[0]!.id}` : item.event));
+    assert.equal(described[0], "start:watching:p1");
+    const expectedPane = { ...pane, labels: { owner: "ada" } };
+    assert.deepEqual(described.slice(1), [
+      { kind: "pane_started", pane: expectedPane },
+      { kind: "pane_activity", pane: "p1", activity: "busy" },
+      { kind: "pane_exited", pane: "p1", status: { code: 1, signal: null } },
+      { kind: "pane_ended", pane: "p1", reason: "closed" },
+      { kind: "pane_list", panes: [expectedPane], missed: 12 },
+      { kind: "other", name: "pane_renamed", body: { pane: "p1" } },
+      { kind: "ended", reason: "closed" },
+    ]);
+    await client.disconnect();
+    await host.close();
+  });
+});
+
+describe("streams on the one connection", () => {
+  test("a turn event placed before the resume offset is kept when the stream lets go of its subscription", async () => {
+    const host = await fake();
+    const unsubscribed = gate();
+    let resume: Json;
+    host.script(async (peer) => {
+      await peer.welcome(3);
+      await subscribed(peer, { replay: { from: 0 } }, 7, 1);
+      peer.send(output(7, 0, "ab"));
+      peer.send(output(7, 2, "cd"));
+      peer.send(output(7, 4, "ef")); // The buffer holds 2: the stream lets go here.
+      // A terminal notification the screen model met at offset 1, sent after output it trails.
+      peer.send({ event: { subscription: 7, event: { turn_completed: { offset: 1, source: "terminal_notification", usage: { kind: "unavailable" } } } } });
+      const unsubscribe = await peer.next();
+      assert.deepEqual(unsubscribe.request, { unsubscribe: { subscription: 7 } });
+      peer.send({ event: { subscription: 7, event: { ended: { reason: "unsubscribed" } } } });
+      peer.send({ response: { id: unsubscribe.id, body: { unsubscribed: { subscription: 7 } } } });
+      unsubscribed.open();
+      const again = await peer.next();
+      resume = again.request;
+      peer.send({ response: { id: again.id, body: { subscribed: { subscription: 8, pane: "p1", generation: 1, start: { replay: { from: 4 } } } } } });
+      peer.send(output(8, 4, "ef"));
+      peer.send({ event: { subscription: 8, event: { ended: { reason: "closed" } } } });
+    });
+    const client = await connected({ socketPath: host.path });
+    const stream = client.events("p1", { from: 0, maxBuffered: 2 });
+    await withTimeout(unsubscribed.promise, 10_000, "the stream to let go");
+    const items = await withTimeout(collect(stream), 10_000, "the stream");
+    assert.deepEqual(resume, { reconnect: { pane: "p1", generation: 1, offset: 4 } });
+    assert.deepEqual(describeItems(items), [
+      "start:replay:1",
+      "output:0:ab",
+      "output:2:cd",
+      "turn_completed",
+      "output:4:ef",
+      "ended:closed",
+    ]);
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("streams and watches beyond maxSubscriptions are refused with LIMIT_REACHED; closing one makes room", async () => {
+    const host = await fake();
+    const requests: Json[] = [];
+    host.script(async (peer) => {
+      await peer.welcome(3);
+      await subscribed(peer, { replay: { from: 0 } }, 1, 1);
+      const unsubscribe = await peer.next();
+      requests.push(unsubscribe.request);
+      peer.send({ event: { subscription: 1, event: { ended: { reason: "unsubscribed" } } } });
+      peer.send({ response: { id: unsubscribe.id, body: { unsubscribed: { subscription: 1 } } } });
+      const watch = await peer.next();
+      requests.push(watch.request);
+      peer.send({ response: { id: watch.id, body: { watching: { subscription: 2, panes: [] } } } });
+    });
+    const client = await connected({ socketPath: host.path, maxSubscriptions: 1 });
+    const first = client.events("p1", { from: 0 });
+    await withTimeout(first.ready, 10_000, "the first stream");
+    const refused = (error: unknown) => {
+      assert.ok(error instanceof PanehostError, String(error));
+      assert.equal(error.code, "LIMIT_REACHED");
+      return true;
+    };
+    await assert.rejects(client.events("p1").next(), refused);
+    await assert.rejects(client.watch().next(), refused);
+    assert.equal(client.openStreams, 1);
+    await first.close();
+    assert.equal(client.openStreams, 0);
+    const watch = client.watch();
+    assert.deepEqual(await withTimeout(watch.ready, 10_000, "the watch"), []);
+    assert.deepEqual(requests, [{ unsubscribe: { subscription: 1 } }, { watch: {} }]);
     await client.disconnect();
     await host.close();
   });

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type Client, connect, isConnectionLost, type StreamItem } from "../src/index.js";
-import { Collector, Proxy, TestHost, waitUntil, withTimeout } from "./support.js";
+import { Collector, Proxy, TestHost, waitUntil, WatchCollector, withTimeout } from "./support.js";
 
 const LINES = 20_000;
 const FLOOD = `i=0; while [ $i -lt ${LINES} ]; do echo line-$i; i=$((i+1)); done; sleep 30`;
@@ -204,5 +204,41 @@ describe("backpressure", () => {
     assertContiguous(items);
     assert.ok(Buffer.concat(chunks).equals(await freshOutput(pane.id, end)));
     await client.close(pane.id);
+  });
+});
+
+describe("one connection", () => {
+  test("requests, streams and a watch share one connection; a stalled stream holds up none of them", async () => {
+    const middle = await proxy();
+    const viaProxy = await connect({ socketPath: middle.path, maxBufferedEvents: 4 });
+    try {
+      const flood = await viaProxy.start({ runtime: "shell", command: ["sh", "-c", FLOOD] });
+      const stalled = viaProxy.events(flood.id, { from: 0 }); // Never read until the end.
+      await withTimeout(stalled.ready, 10_000, "the stalled stream");
+      const watch = new WatchCollector(viaProxy.watch());
+      const echo = await viaProxy.start({ runtime: "shell", command: ["sh", "-c", "while read x; do echo got-$x; done"] });
+      const live = new Collector(viaProxy.events(echo.id, { from: 0 }));
+      await withTimeout(live.stream.ready, 10_000, "the live stream");
+      await watch.waitFor("pane_started of the echo pane", (c) =>
+        c.events.some((event) => event.kind === "pane_started" && event.pane.id === echo.id),
+      );
+      await waitUntil("the stalled stream to fill its buffer", 30_000, () => (stalled.buffered >= 4 ? true : undefined));
+      // With the flood's stream full and unread, the rest goes on.
+      for (let i = 0; i < 3; i++) {
+        await viaProxy.send(echo.id, { text: `${i}`, enter: true });
+        await live.waitForText(`got-${i}`);
+        assert.ok((await viaProxy.list()).some((pane) => pane.id === flood.id));
+      }
+      assert.ok(stalled.buffered <= 4, `the stalled stream holds ${stalled.buffered} events`);
+      assert.equal(middle.accepted, 1, "one connection for everything");
+      await stalled.close();
+      await live.stream.close();
+      await watch.watch.close();
+      await viaProxy.close(flood.id);
+      await viaProxy.close(echo.id);
+    } finally {
+      await viaProxy.disconnect();
+      await middle.close();
+    }
   });
 });

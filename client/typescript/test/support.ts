@@ -8,7 +8,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PaneStream, StreamItem } from "../src/index.js";
+import type { PaneStream, PaneWatch, StreamItem, WatchEvent, WatchItem } from "../src/index.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** client/typescript, from dist/test. */
@@ -351,5 +351,93 @@ export class Collector {
 
   private tail(): string {
     return JSON.stringify(this.output.subarray(-400).toString("utf8"));
+  }
+}
+
+/**
+ * Reads a watch in the background and keeps its items and error. Tests
+ * wait for conditions on them with timeouts.
+ */
+export class WatchCollector {
+  readonly items: WatchItem[] = [];
+  error: unknown;
+  done = false;
+  /** The most events the watch held buffered, seen after each item. */
+  maxBuffered = 0;
+  private waiters = new Set<() => void>();
+
+  constructor(readonly watch: PaneWatch) {
+    void this.run();
+  }
+
+  private async run(): Promise<void> {
+    try {
+      for await (const item of this.watch) {
+        this.maxBuffered = Math.max(this.maxBuffered, this.watch.buffered);
+        this.items.push(item);
+        this.notify();
+      }
+    } catch (error) {
+      this.error = error;
+    }
+    this.done = true;
+    this.notify();
+  }
+
+  private notify(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  /** The events read so far (without starts). */
+  get events(): WatchEvent[] {
+    return this.items.flatMap((item) => (item.kind === "event" ? [item.event] : []));
+  }
+
+  /** The starts read so far. */
+  get starts() {
+    return this.items.flatMap((item) => (item.kind === "start" ? [item] : []));
+  }
+
+  /** Resolves with the first event `match` accepts (one already read included); rejects after `ms` or at the end. */
+  async waitForEvent<E extends WatchEvent>(what: string, match: (event: WatchEvent) => event is E, ms?: number): Promise<E>;
+  async waitForEvent(what: string, match: (event: WatchEvent) => boolean, ms?: number): Promise<WatchEvent>;
+  async waitForEvent(what: string, match: (event: WatchEvent) => boolean, ms = 15_000): Promise<WatchEvent> {
+    await this.waitFor(what, (c) => c.events.some(match), ms);
+    return this.events.find(match)!;
+  }
+
+  /**
+   * Resolves once `condition` holds, checked after every item; rejects
+   * after `ms`, or when the watch ends or fails first.
+   */
+  waitFor(what: string, condition: (collector: WatchCollector) => boolean, ms = 15_000): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (condition(this)) {
+          finish();
+          resolve();
+        } else if (this.done) {
+          finish();
+          reject(new Error(`the watch ended (${String(this.error ?? "no error")}) before ${what}; items: ${this.describe()}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`timed out after ${ms} ms waiting for ${what}; items: ${this.describe()}`));
+      }, ms);
+      const finish = () => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+      };
+      this.waiters.add(check);
+      check();
+    });
+  }
+
+  /** The items read so far, shortly, for messages. */
+  describe(): string {
+    return this.items
+      .map((item) => (item.kind === "start" ? `start:${item.cause}:${item.panes.length}` : JSON.stringify(item.event).slice(0, 120)))
+      .join(", ");
   }
 }
