@@ -2,6 +2,7 @@
 //! request is checked against them.
 
 use crate::admission::AdmissionError;
+use crate::completion::HookInjection;
 use crate::descriptor::{CommandPolicy, Descriptor, Executable, PermissionProfile};
 use crate::environment::HostEnvironment;
 use crate::launch_plan::{LaunchPlan, LaunchPurpose};
@@ -122,6 +123,12 @@ impl Catalog {
                     launcher::plan_start(descriptor, program, cwd, &StartRequest::default(), &self.environment)?;
                 plan.args = command_args.to_vec();
                 plan.purpose = LaunchPurpose::Start;
+                // A client's own command runs as given: no prompt marks.
+                if plan.hook_injection == Some(HookInjection::BashPromptMarks) {
+                    plan.hook_injection = None;
+                    plan.files.clear();
+                    plan.completion = descriptor.completion;
+                }
                 plan.unenforced_profile = permission_profile;
                 Ok(plan)
             }

@@ -43,17 +43,22 @@ pub enum HookInjection {
     /// session going busy and idle (`session.status`, `session.idle`) for
     /// the sessions that are no sub-agent's.
     OpencodePlugin,
+    /// An interactive bash: `--rcfile <file>` names a startup file of the
+    /// host's that reads the user's own and adds prompt marks (OSC 133),
+    /// which the host reads from the output (`shell_integration.rs`).
+    BashPromptMarks,
 }
 
 impl HookInjection {
     /// Every way of injecting hooks.
-    pub const ALL: [HookInjection; 6] = [
+    pub const ALL: [HookInjection; 7] = [
         HookInjection::ClaudeSettings,
         HookInjection::CodexNotify,
         HookInjection::GeminiSystemDefaults,
         HookInjection::QwenSystemDefaults,
         HookInjection::CopilotPluginDir,
         HookInjection::OpencodePlugin,
+        HookInjection::BashPromptMarks,
     ];
 }
 
@@ -138,6 +143,11 @@ const QWEN_DEFAULTS: DefaultsLocation = DefaultsLocation {
 /// host offers no notify command, or the injection needs files and the
 /// host offers no directory for them.
 pub fn injection(injection: HookInjection, environment: &HostEnvironment) -> Option<Injection> {
+    if injection == HookInjection::BashPromptMarks {
+        // Marks in the output, not reports through `notify`; they depend
+        // on the program (`shell_integration::bash_prompt_marks`).
+        return None;
+    }
     let notify_command = environment.notify_command.as_deref()?;
     let hook_dir = environment.hook_dir.as_deref();
     let program = shell_quote(&notify_command.display().to_string());
@@ -200,6 +210,7 @@ pub fn injection(injection: HookInjection, environment: &HostEnvironment) -> Opt
                 ],
             })
         }
+        HookInjection::BashPromptMarks => None,
         HookInjection::OpencodePlugin => {
             let path = hook_dir?.join("opencode-plugin.js");
             let program = serde_json::Value::String(notify_command.display().to_string()).to_string();

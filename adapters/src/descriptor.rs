@@ -164,6 +164,9 @@ pub enum CompletionSignal {
     ScreenHeuristic,
     /// Nothing: the host cannot tell when a turn ends.
     Unobserved,
+    /// Prompt marks (OSC 133) of a shell the host set up: the end of each
+    /// command, with its exit status.
+    ShellIntegration,
 }
 
 impl CompletionSignal {
@@ -175,6 +178,7 @@ impl CompletionSignal {
             CompletionSignal::TerminalNotification => "terminal_notification",
             CompletionSignal::ScreenHeuristic => "screen_heuristic",
             CompletionSignal::Unobserved => "unobserved",
+            CompletionSignal::ShellIntegration => "shell_integration",
         }
     }
 }

@@ -2,7 +2,7 @@
 //! place argv and environments are built.
 
 use crate::admission::AdmissionError;
-use crate::completion::injection;
+use crate::completion::{injection, HookInjection};
 use crate::descriptor::{
     CompletionSignal, Descriptor, LoginForm, ModelForm, PermissionProfile, ProfileForm, ReceiptSupport, ResumeMode,
     PROMPT_PLACEHOLDER, READ_ONLY_PLACEHOLDER, REFERENCE_PLACEHOLDER,
@@ -10,6 +10,7 @@ use crate::descriptor::{
 use crate::environment::HostEnvironment;
 use crate::launch_plan::{LaunchPlan, LaunchPurpose};
 use crate::reference_pattern::MAX_REFERENCE_LEN;
+use crate::shell_integration;
 use panehost_ipc::{limitation, ResumeRequest};
 use std::path::PathBuf;
 
@@ -65,12 +66,17 @@ pub fn plan_start(
         (CompletionSignal::Hook | CompletionSignal::NotifyProgram, Some(how)) => {
             injection(how, environment).map(|injected| (how, injected))
         }
+        (CompletionSignal::ScreenHeuristic, Some(how @ HookInjection::BashPromptMarks)) => {
+            shell_integration::bash_prompt_marks(&program, environment).map(|injected| (how, injected))
+        }
         _ => None,
     };
     let completion = match (descriptor.completion, &hooks) {
         // Hooks cannot reach a host that offers no notify command (or no
         // directory for the files that carry them).
         (CompletionSignal::Hook | CompletionSignal::NotifyProgram, None) => CompletionSignal::Unobserved,
+        // A shell with marks: its commands' ends are seen, not guessed.
+        (CompletionSignal::ScreenHeuristic, Some(_)) => CompletionSignal::ShellIntegration,
         (other, _) => other,
     };
     let (hook_injection, injected) = match hooks {

@@ -32,6 +32,7 @@ pub mod resolve;
 pub mod runtimes;
 pub mod sandbox;
 pub mod session_store;
+pub mod shell_integration;
 pub mod sign_in;
 pub mod system_defaults;
 pub mod version;

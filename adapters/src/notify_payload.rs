@@ -94,7 +94,8 @@ pub fn reported_turn(injection: Option<HookInjection>, payload: &str) -> Reporte
             | HookInjection::GeminiSystemDefaults
             | HookInjection::QwenSystemDefaults
             | HookInjection::CopilotPluginDir
-            | HookInjection::OpencodePlugin,
+            | HookInjection::OpencodePlugin
+            | HookInjection::BashPromptMarks,
         )
         | None => ReportedTurn::default(),
     }

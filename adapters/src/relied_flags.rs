@@ -123,6 +123,7 @@ pub fn relied_on_flags(descriptor: &Descriptor) -> Vec<String> {
         Some(HookInjection::ClaudeSettings) => tokens.push("--settings".to_owned()),
         Some(HookInjection::CodexNotify) => tokens.push("-c".to_owned()),
         Some(HookInjection::CopilotPluginDir) => tokens.push("--plugin-dir".to_owned()),
+        Some(HookInjection::BashPromptMarks) => tokens.push("--rcfile".to_owned()),
         // Variables naming the host's files: no help lists them.
         Some(
             HookInjection::GeminiSystemDefaults | HookInjection::QwenSystemDefaults | HookInjection::OpencodePlugin,

@@ -162,7 +162,7 @@ pub async fn handle_ask(
     .await
     .is_err();
     let completed = completed_since(&pane, first_seq);
-    let Some(TurnSignal { event: Event::TurnCompleted { offset, source, usage }, .. }) = completed else {
+    let Some(TurnSignal { event: Event::TurnCompleted { offset, source, usage, exit_code }, .. }) = completed else {
         return Err(if timed_out {
             turn_timeout(&pane, timeout, started_offset, started)
         } else {
@@ -180,6 +180,7 @@ pub async fn handle_ask(
         duration_ms: started.elapsed().as_millis() as u64,
         added_text: added_lines(&before, &after),
         usage,
+        exit_code,
     }))
 }
 

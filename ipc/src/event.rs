@@ -91,6 +91,10 @@ pub enum Event {
         source: String,
         /// Usage of the turn, or `unavailable`.
         usage: Usage,
+        /// The exit status of the command the turn ran (its `$?`), when
+        /// the shell's integration marks reported it (revision 3).
+        #[serde(default)]
+        exit_code: Option<u32>,
     },
     /// The CLI waits for the user's input.
     AwaitingInput {

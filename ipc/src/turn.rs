@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 /// the output), `heuristic` (the screen stayed still after input; a guess,
 /// labelled as one), `input` (the host itself submitted the input that
 /// started the turn), `restored` (a turn open when the last host stopped,
-/// opened again by the host that took the pane back).
+/// opened again by the host that took the pane back), `shell_integration`
+/// (the prompt marks of a shell the host set up: the end of a command, with
+/// its exit status).
 pub mod source {
     /// The CLI's own hooks.
     pub const HOOK: &str = "hook";
@@ -23,6 +25,8 @@ pub mod source {
     /// A turn that was open when the host before this one stopped, opened
     /// again by this host (its end comes as usual).
     pub const RESTORED: &str = "restored";
+    /// The shell's prompt marks (OSC 133) the host set up for it.
+    pub const SHELL_INTEGRATION: &str = "shell_integration";
 }
 
 /// What a pane's agent is doing, as far as the host can tell. Travels as a
@@ -79,4 +83,8 @@ pub struct TurnReport {
     pub added_text: String,
     /// Usage, or `unavailable`.
     pub usage: Usage,
+    /// The exit status of the command the turn ran (its `$?`), when the
+    /// shell's integration marks reported it (revision 3).
+    #[serde(default)]
+    pub exit_code: Option<u32>,
 }

@@ -160,12 +160,19 @@ fn every_server_message() -> Vec<ServerMessage> {
         duration_ms: 3,
         added_text: "done".into(),
         usage: Usage { kind: "measured".into(), input_tokens: Some(3), output_tokens: Some(4), cost_micro_usd: None },
+        exit_code: None,
     }));
     bodies.push(Response::Notified {});
     bodies.push(Response::Receipt(receipt()));
     let events = vec![
         Event::TurnStarted { offset: 1, source: "input".into() },
-        Event::TurnCompleted { offset: 2, source: "heuristic".into(), usage: Usage::unavailable() },
+        Event::TurnCompleted { offset: 2, source: "heuristic".into(), usage: Usage::unavailable(), exit_code: None },
+        Event::TurnCompleted {
+            offset: 5,
+            source: "shell_integration".into(),
+            usage: Usage::unavailable(),
+            exit_code: Some(130),
+        },
         Event::AwaitingInput { offset: 3, source: "hook".into(), detail: "waiting".into() },
         Event::ApprovalRequested { offset: 4, source: "hook".into(), detail: "Bash".into() },
         Event::Output { offset: 0, data: ByteBuf::from(&b"\x1b[31mhi\xe2\x82"[..]) },

@@ -1,6 +1,7 @@
 //! `shell`: the user's login shell, or a command given for it.
 
 use super::strings;
+use crate::completion::HookInjection;
 use crate::descriptor::{
     CommandPolicy, CompletionSignal, ContextOwner, Descriptor, Evidence, Executable, LoginForm, ModelForm,
     ReceiptSupport, ReferenceCapture, SelfUpdateOff, VersionProbe,
@@ -21,10 +22,12 @@ pub(super) fn descriptor() -> Descriptor {
         reference_pattern: None,
         interrupt_keys: b"\x03".to_vec(),
         interrupt_presses: 1,
-        // A shell says nothing when a command ends; the screen going quiet
-        // after input is the best signal, and is reported as a heuristic.
+        // An interactive bash gets prompt marks that say where each command
+        // ends, and with what status (`shell_integration.rs`). Other shells
+        // say nothing when a command ends: the screen going quiet after
+        // input is the best signal there, reported as a heuristic.
         completion: CompletionSignal::ScreenHeuristic,
-        hook_injection: None,
+        hook_injection: Some(HookInjection::BashPromptMarks),
         drops_early_input: false,
         login: LoginForm::NotRequired,
         sign_in: None,

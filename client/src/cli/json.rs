@@ -138,8 +138,8 @@ pub(crate) fn event_line(event: &Event) -> Value {
         }
         Event::Ended { reason } => json!({"type": "ended", "reason": reason}),
         Event::TurnStarted { offset, source } => json!({"type": "turn_started", "offset": offset, "source": source}),
-        Event::TurnCompleted { offset, source, usage } => json!({
-            "type": "turn_completed", "offset": offset, "source": source, "usage": usage_json(usage),
+        Event::TurnCompleted { offset, source, usage, exit_code } => json!({
+            "type": "turn_completed", "offset": offset, "source": source, "exit_code": exit_code, "usage": usage_json(usage),
         }),
         Event::AwaitingInput { offset, source, detail } => {
             json!({"type": "awaiting_input", "offset": offset, "source": source, "detail": detail})

@@ -5,7 +5,8 @@ use panehost_ipc::{ByteBuf, Cursor, InputModes, ScreenSnapshot, Size};
 use super::turn::TerminalNotice;
 
 /// Records what the vt100 callbacks report: the title, and terminal
-/// notifications (bells, OSC 9, OSC 777) until they are taken.
+/// notifications (bells, OSC 9, OSC 777, prompt marks) until they are
+/// taken.
 #[derive(Debug, Default)]
 pub struct ScreenCallbacks {
     title: String,
@@ -40,6 +41,14 @@ impl vt100::Callbacks for ScreenCallbacks {
         match params {
             [b"9", rest @ ..] => self.notice(TerminalNotice::Osc9(text(rest))),
             [b"777", b"notify", rest @ ..] => self.notice(TerminalNotice::Osc777(text(rest))),
+            // Prompt marks: a command runs (C), a command ended (D, with
+            // its status when the shell gave one). A and B (where the
+            // prompt and the input start) say nothing of turns.
+            [b"133", b"C", ..] => self.notice(TerminalNotice::CommandStarted),
+            [b"133", b"D", rest @ ..] => {
+                let status = rest.first().and_then(|status| std::str::from_utf8(status).ok()?.parse().ok());
+                self.notice(TerminalNotice::CommandFinished(status));
+            }
             _ => {}
         }
     }
@@ -419,6 +428,24 @@ mod tests {
             ]
         );
         assert!(screen.take_notices().is_empty());
+    }
+
+    #[test]
+    fn prompt_marks_are_collected_with_their_status() {
+        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 }, 0, b"");
+        screen.process(
+            b"\x1b]133;A\x07$ \x1b]133;B\x07\x1b]133;C\x07out\r\n\x1b]133;D;127\x07\x1b]133;D;x\x07\x1b]133;D\x1b\\",
+        );
+        assert_eq!(
+            screen.take_notices(),
+            [
+                TerminalNotice::CommandStarted,
+                TerminalNotice::CommandFinished(Some(127)),
+                TerminalNotice::CommandFinished(None),
+                TerminalNotice::CommandFinished(None),
+            ]
+        );
+        assert_eq!(screen.snapshot().text, "$ out", "the marks draw nothing");
     }
 
     /// Output that leaves state a blank screen would not have: a title,

@@ -32,6 +32,10 @@ pub enum TerminalNotice {
     Osc777(String),
     /// A bell.
     Bell,
+    /// `OSC 133 ; C`: the shell runs a command.
+    CommandStarted,
+    /// `OSC 133 ; D [; status]`: the shell's command ended.
+    CommandFinished(Option<u32>),
 }
 
 /// One recorded signal.
@@ -199,11 +203,28 @@ impl TurnTracker {
     }
 
     /// A terminal notification in the output, at `offset`.
-    pub fn terminal_notice(&mut self, _notice: &TerminalNotice, offset: u64) -> Option<TurnSignal> {
-        if self.completion != CompletionSignal::TerminalNotification {
-            return None;
+    pub fn terminal_notice(&mut self, notice: &TerminalNotice, offset: u64) -> Option<TurnSignal> {
+        match (self.completion, notice) {
+            (CompletionSignal::ShellIntegration, TerminalNotice::CommandStarted) => {
+                // A command typed at the prompt (in an attached terminal,
+                // say) is a turn too; one the host submitted is open already.
+                if self.open.is_some() {
+                    return None;
+                }
+                self.start(offset, source::SHELL_INTEGRATION)
+            }
+            (CompletionSignal::ShellIntegration, TerminalNotice::CommandFinished(status)) => {
+                // The prompt's first mark, with no command before it, ends
+                // nothing.
+                self.open.as_ref()?;
+                self.complete_with(offset, source::SHELL_INTEGRATION, Usage::unavailable(), *status)
+            }
+            (
+                CompletionSignal::TerminalNotification,
+                TerminalNotice::Osc9(_) | TerminalNotice::Osc777(_) | TerminalNotice::Bell,
+            ) => self.complete(offset, source::TERMINAL_NOTIFICATION, Usage::unavailable()),
+            _ => None,
         }
-        self.complete(offset, source::TERMINAL_NOTIFICATION, Usage::unavailable())
     }
 
     /// The output stayed quiet after input (the screen heuristic).
@@ -245,9 +266,13 @@ impl TurnTracker {
     }
 
     fn complete(&mut self, offset: u64, from: &str, usage: Usage) -> Option<TurnSignal> {
+        self.complete_with(offset, from, usage, None)
+    }
+
+    fn complete_with(&mut self, offset: u64, from: &str, usage: Usage, exit_code: Option<u32>) -> Option<TurnSignal> {
         self.open = None;
         self.activity = activity::IDLE;
-        Some(self.record(offset, Event::TurnCompleted { offset, source: from.to_owned(), usage }))
+        Some(self.record(offset, Event::TurnCompleted { offset, source: from.to_owned(), usage, exit_code }))
     }
 
     fn record(&mut self, offset: u64, event: Event) -> TurnSignal {
@@ -318,7 +343,7 @@ mod tests {
         assert!(matches!(waiting.event, Event::AwaitingInput { .. }));
         let done = end(&mut tracker, r#"{"usage":{"input_tokens":12,"output_tokens":34},"total_cost_usd":0.0021}"#, 9);
         match done.event {
-            Event::TurnCompleted { usage, source, offset } => {
+            Event::TurnCompleted { usage, source, offset, .. } => {
                 assert_eq!((source.as_str(), offset), ("hook", 10), "recorded where the output settled");
                 assert_eq!(
                     (usage.kind.as_str(), usage.input_tokens, usage.output_tokens, usage.cost_micro_usd),
@@ -340,6 +365,34 @@ mod tests {
         assert!(tracker.busy());
         let main = r#"{"type":"agent-turn-complete","thread-id":"main","turn-id":"m1","input-messages":["PING"]}"#;
         assert!(matches!(tracker.reported("turn_completed", main, 6), Reported::EndPending(_)));
+    }
+
+    #[test]
+    fn prompt_marks_end_a_command_with_its_status_and_open_a_typed_one() {
+        let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, Some(HookInjection::BashPromptMarks));
+        // The first prompt's mark ends nothing.
+        assert!(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5).is_none());
+        tracker.input_submitted(10, "false");
+        // The command's own mark: the host's input opened the turn already.
+        assert!(tracker.terminal_notice(&TerminalNotice::CommandStarted, 12).is_none());
+        assert!(tracker.quiet(20).is_none(), "quiet output ends nothing here");
+        assert!(tracker.terminal_notice(&TerminalNotice::Bell, 21).is_none(), "nor does a bell");
+        let done = tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(1)), 30).unwrap();
+        assert!(
+            matches!(&done.event, Event::TurnCompleted { source, exit_code: Some(1), offset: 30, .. } if source == "shell_integration"),
+            "{done:?}"
+        );
+        assert_eq!(tracker.activity(), activity::IDLE);
+        // A command typed in an attached terminal is a turn of its own.
+        let typed = tracker.terminal_notice(&TerminalNotice::CommandStarted, 40).unwrap();
+        assert!(matches!(&typed.event, Event::TurnStarted { source, .. } if source == "shell_integration"));
+        let ended = tracker.terminal_notice(&TerminalNotice::CommandFinished(None), 50).unwrap();
+        assert!(matches!(ended.event, Event::TurnCompleted { exit_code: None, .. }));
+        // Marks mean nothing to a pane that relies on something else.
+        let mut heuristic = TurnTracker::new(CompletionSignal::ScreenHeuristic, None);
+        heuristic.input_submitted(0, "ls");
+        assert!(heuristic.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5).is_none());
+        assert!(heuristic.busy());
     }
 
     #[test]

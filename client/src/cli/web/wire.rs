@@ -139,8 +139,8 @@ pub(super) fn event(event: &Event) -> Value {
         }
         Event::Ended { reason } => json!({"type": "ended", "reason": reason}),
         Event::TurnStarted { offset, source } => json!({"type": "turn_started", "offset": offset, "source": source}),
-        Event::TurnCompleted { offset, source, usage } => json!({
-            "type": "turn_completed", "offset": offset, "source": source,
+        Event::TurnCompleted { offset, source, usage, exit_code } => json!({
+            "type": "turn_completed", "offset": offset, "source": source, "exit_code": exit_code,
             "usage": super::super::json::usage_json(usage),
         }),
         Event::AwaitingInput { offset, source, detail } => {

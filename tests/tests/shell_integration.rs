@@ -1,0 +1,127 @@
+//! Shell integration: the host starts an interactive bash with prompt
+//! marks (OSC 133), so a command's end is seen, with its exit status,
+//! rather than guessed from quiet output; the user's own startup file still
+//! runs. Other shells, and a client's own command, keep the heuristic.
+
+mod support;
+
+use panehost_ipc::{Encoding, Event, Request, Response, SendParams, TurnReport};
+use support::*;
+
+/// A host whose shell is bash, with `ready> ` for a prompt.
+fn bash_host() -> TestHost {
+    let host = TestHost::start_with_env(&[("SHELL", "/bin/bash")]);
+    std::fs::write(host.home.join(".bashrc"), "PS1='ready> '\n").unwrap();
+    host
+}
+
+fn ask(conn: &mut Connection, pane: &panehost_ipc::PaneId, text: &str) -> TurnReport {
+    match conn.ok(Request::Ask { pane: pane.clone(), text: text.into(), timeout_ms: Some(20_000) }) {
+        Response::Answered(report) => report,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn completion_of(conn: &mut Connection, pane: &panehost_ipc::PaneId) -> String {
+    let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+    detail.pane.completion
+}
+
+#[test]
+fn ask_on_bash_waits_for_the_command_and_gives_its_exit_status() {
+    let host = bash_host();
+    // The user's own startup file runs, and its prompt command with it.
+    std::fs::write(
+        host.home.join(".bashrc"),
+        "alias greet='echo hello-from-bashrc'\nPROMPT_COMMAND='USER_PROMPT_RAN=yes'\nPS1='mine> '\n",
+    )
+    .unwrap();
+    for encoding in [Encoding::Json, Encoding::Bincode] {
+        let mut conn = host.connect(encoding);
+        let pane = conn.start(start_params("shell", &[])).id;
+        let (subscription, mut seen) = conn.follow_from_start_until(&pane, "mine> ");
+        assert_eq!(completion_of(&mut conn, &pane), "shell_integration");
+
+        // Quiet for longer than the heuristic's 1.5 s, then more output:
+        // the turn ends with the command, not with the quiet.
+        let report = ask(&mut conn, &pane, "echo before; sleep 2; echo after; (exit 3)");
+        assert_eq!(report.source, "shell_integration", "{report:?}");
+        assert_eq!(report.exit_code, Some(3), "{report:?}");
+        assert!(report.added_text.contains("after"), "{}", report.added_text);
+
+        let report = ask(&mut conn, &pane, "greet; echo prompt-command-$USER_PROMPT_RAN");
+        assert_eq!(report.exit_code, Some(0));
+        assert!(report.added_text.contains("hello-from-bashrc"), "{}", report.added_text);
+        assert!(report.added_text.contains("prompt-command-yes"), "{}", report.added_text);
+
+        // A command typed as keys (as in an attached terminal) is a turn
+        // of its own, seen by its marks.
+        let typed =
+            SendParams { pane: pane.clone(), bytes: panehost_ipc::ByteBuf(b"false\r".to_vec()), ..Default::default() };
+        conn.ok(Request::Send(typed));
+        conn.follow_until(subscription, &mut seen, |seen| {
+            seen.events.iter().any(|event| matches!(event, Event::TurnCompleted { exit_code: Some(1), .. }))
+        });
+        let sources: Vec<&str> = seen
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                Event::TurnStarted { source, .. } | Event::TurnCompleted { source, .. } => Some(source.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            sources,
+            ["input", "shell_integration", "input", "shell_integration", "shell_integration", "shell_integration"],
+            "{:?}",
+            seen.events
+        );
+        conn.ok(Request::Close { pane });
+    }
+    host.stop();
+}
+
+#[test]
+fn an_interrupted_command_ends_its_turn_with_the_signal_status() {
+    let host = bash_host();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    let (subscription, mut seen) = conn.follow_from_start_until(&pane, "ready> ");
+    conn.type_line(&pane, "sleep 100");
+    conn.follow_until(subscription, &mut seen, |seen| {
+        seen.events.iter().any(|event| matches!(event, Event::TurnStarted { .. }))
+    });
+    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: false }) else {
+        panic!()
+    };
+    assert_eq!(report.outcome, "turn_cancelled", "{report:?}");
+    conn.follow_until(subscription, &mut seen, |seen| {
+        seen.events.iter().any(|event| matches!(event, Event::TurnCompleted { .. }))
+    });
+    let ended = seen.events.iter().find(|event| matches!(event, Event::TurnCompleted { .. })).unwrap();
+    assert!(
+        matches!(ended, Event::TurnCompleted { source, exit_code: Some(130), .. } if source == "shell_integration"),
+        "{ended:?}"
+    );
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+#[test]
+fn other_shells_and_a_clients_command_keep_the_heuristic() {
+    let host = bash_host();
+    let mut conn = host.connect(Encoding::Bincode);
+    let command = conn.start(start_params("shell", &["bash", "-i"])).id;
+    assert_eq!(completion_of(&mut conn, &command), "screen_heuristic");
+    conn.ok(Request::Close { pane: command });
+    host.stop();
+
+    let host = TestHost::start_with_env(&[("SHELL", "/bin/sh")]);
+    let mut conn = host.connect(Encoding::Bincode);
+    let pane = conn.start(start_params("shell", &[])).id;
+    assert_eq!(completion_of(&mut conn, &pane), "screen_heuristic");
+    let report = ask(&mut conn, &pane, "echo plain-sh");
+    assert_eq!((report.source.as_str(), report.exit_code), ("heuristic", None));
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
