@@ -99,8 +99,8 @@ const UNSUBSCRIBE_TIMEOUT_MS = 5_000;
  * watch, it ends its subscription and drops what still arrives for it;
  * once its consumer has taken half of them, it watches again, and a
  * `start` (`cause` `fell_behind`) lists every pane then. The host itself
- * keeps 4,096 events for a watcher that reads slowly, then sends a
- * `pane_list` event in place of what it dropped.
+ * keeps a bounded backlog of events for a watcher that reads slowly, and
+ * beyond it sends a `pane_list` event in place of what it dropped.
  *
  * **Ending.** Iteration ends after an `ended` event has been yielded (the
  * host ended the watch, as when it shuts down), or after
