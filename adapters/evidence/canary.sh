@@ -13,7 +13,8 @@
 #
 # For each runtime it runs
 #   panehost canary --runtime ID --binary CACHE_DIR/ID/node_modules/.bin/EXE --json
-# (EXE: the `executable` of adapters/evidence/ID.json, `qodercli` for qoder)
+# (EXE: the `executable` of adapters/evidence/ID.json, `qodercli` for qoder;
+# CACHE_DIR/ID/bin/EXE for a runtime from PyPI, a virtual environment)
 # (the probes run in a private network namespace; nothing is installed or
 # promoted) with a state directory of its own, and writes
 # adapters/evidence/canary/<runtime>.json: the report with the cache written
@@ -36,6 +37,8 @@ trap 'rm -rf "$STATE"' EXIT
 for runtime in "${RUNTIMES[@]}"; do
   exe="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["executable"])' "$EVIDENCE_DIR/$runtime.json" 2>/dev/null || echo "$runtime")"
   bin="$CACHE_DIR/$runtime/node_modules/.bin/$exe"
+  # A runtime from PyPI is a virtual environment (capture.sh).
+  if [[ ! -e "$bin" && -x "$CACHE_DIR/$runtime/bin/$exe" ]]; then bin="$CACHE_DIR/$runtime/bin/$exe"; fi
   if [[ ! -x "$bin" ]]; then
     echo "[canary] $runtime: not installed at $bin; skipped" >&2
     continue

@@ -58,8 +58,8 @@ export CAPTURED_ON
 # runtime -> npm package, pinned version, bin name.
 # grok: the facts file names 1.0.1, but the registry publishes only 0.0.34
 # of @vibe-kit/grok-cli (`npm view @vibe-kit/grok-cli versions`).
-RUNTIMES=(codex claude gemini opencode qwen copilot grok droid qoder amp)
-declare -A PKG VER BIN ENVS SUBS OPTS EXTRA ALLOW
+RUNTIMES=(codex claude gemini opencode qwen copilot grok droid qoder amp hermes)
+declare -A PKG VER BIN ENVS SUBS OPTS EXTRA ALLOW REGISTRY
 PKG[codex]=@openai/codex;              VER[codex]=0.171.0;   BIN[codex]=codex
 PKG[claude]=@anthropic-ai/claude-code; VER[claude]=2.1.197;  BIN[claude]=claude
 PKG[gemini]=@google/gemini-cli;        VER[gemini]=0.61.0;   BIN[gemini]=gemini
@@ -74,6 +74,8 @@ PKG[droid]=@factory/cli;               VER[droid]=0.225.1;   BIN[droid]=droid
 EXTRA[droid]=@factory/cli-linux-x64@0.225.2
 ALLOW[droid]=@factory/cli
 PKG[qoder]=@qoder-ai/qodercli;         VER[qoder]=1.1.52;    BIN[qoder]=qodercli
+PKG[hermes]=hermes-agent;               VER[hermes]=0.19.0;   BIN[hermes]=hermes
+REGISTRY[hermes]=pypi
 PKG[amp]=@ampcode/cli;                 VER[amp]=0.0.1790142911-g7618fb; BIN[amp]=amp
 ALLOW[amp]=@ampcode/cli
 
@@ -101,6 +103,7 @@ OPTS[droid]="update:update --help|login:login --help"
 OPTS[qoder]="login:login --help|update:update --help"
 SUBS[amp]="threads --help|threads continue --help|last --help"
 OPTS[amp]="login:login --help|update:update --help"
+OPTS[hermes]="login:login --help|update:update --help|sessions:sessions --help"
 
 export CALLER_HOME="$HOME"
 NODE_DIR="$(dirname "$(command -v node)")"
@@ -274,12 +277,15 @@ with open(out, "w") as f:
 PY
 
 meta_json() {  # runtime package pinned_version executable sha256 resolved [error]
-  EXTRA_PKGS="${EXTRA[$1]:-}" ALLOW_PKGS="${ALLOW[$1]:-}" python3 - "$@" <<'PY'
+  EXTRA_PKGS="${EXTRA[$1]:-}" ALLOW_PKGS="${ALLOW[$1]:-}" REG="${REGISTRY[$1]:-npm}" python3 - "$@" <<'PY'
 import json, os, sys
 rt, pkg, pinned, exe, sha, resolved = sys.argv[1:7]
 doc = {"runtime": rt, "package": pkg, "pinned_version": pinned,
        "version": None, "executable": exe, "resolved": resolved or None,
        "sha256": sha or None, "captured_on": os.environ["CAPTURED_ON"]}
+if os.environ.get("REG") == "pypi":
+    doc["package"] = None
+    doc["pypi_package"] = pkg
 if os.environ.get("EXTRA_PKGS"):
     doc["extra_packages"] = os.environ["EXTRA_PKGS"].split()
 if os.environ.get("ALLOW_PKGS"):
@@ -330,23 +336,37 @@ for rt in "${RUNTIMES[@]}"; do
   out="$EVIDENCE_DIR/$rt.json"
   echo "== $rt ($pkg@$ver)" >&2
 
-  extra="${EXTRA[$rt]:-}"
-  if [[ "$(installed_version "$prefix" "$pkg")" != "$ver" ]] || ! extras_installed "$prefix" "$extra"; then
-    mkdir -p "$prefix"
-    if [[ -n "${ALLOW[$rt]:-}" ]]; then allow_scripts "$prefix" "${ALLOW[$rt]}"; fi
-    # shellcheck disable=SC2086
-    if ! DISABLE_AUTOUPDATER=1 npm install --prefix "$prefix" --no-fund --no-audit \
-          "$pkg@$ver" $extra >"$WORK/install.log" 2>&1; then
-      err="npm install --prefix <cache>/$rt --no-fund --no-audit $pkg@$ver${extra:+ $extra} failed: $(tail -n 15 "$WORK/install.log")"
-      python3 "$WORK/write.py" "$out" "$(meta_json "$rt" "$pkg" "$ver" "$bin" "" "" "$err")" "" "$CACHE_DIR" ""
-      echo "   install failed; recorded error" >&2
-      continue
+  if [[ "${REGISTRY[$rt]:-npm}" == pypi ]]; then
+    if [[ "$("$prefix/bin/pip" show "$pkg" 2>/dev/null | sed -n 's/^Version: //p')" != "$ver" ]]; then
+      if ! { /usr/bin/python3 -m venv "$prefix" && "$prefix/bin/pip" install --disable-pip-version-check -q "$pkg==$ver"; } \
+            >"$WORK/install.log" 2>&1; then
+        err="/usr/bin/python3 -m venv <cache>/$rt && <cache>/$rt/bin/pip install $pkg==$ver failed: $(tail -n 15 "$WORK/install.log")"
+        python3 "$WORK/write.py" "$out" "$(meta_json "$rt" "$pkg" "$ver" "$bin" "" "" "$err")" "" "$CACHE_DIR" ""
+        echo "   install failed; recorded error" >&2
+        continue
+      fi
     fi
+    bindir="$prefix/bin"
+  else
+    extra="${EXTRA[$rt]:-}"
+    if [[ "$(installed_version "$prefix" "$pkg")" != "$ver" ]] || ! extras_installed "$prefix" "$extra"; then
+      mkdir -p "$prefix"
+      if [[ -n "${ALLOW[$rt]:-}" ]]; then allow_scripts "$prefix" "${ALLOW[$rt]}"; fi
+      # shellcheck disable=SC2086
+      if ! DISABLE_AUTOUPDATER=1 npm install --prefix "$prefix" --no-fund --no-audit \
+            "$pkg@$ver" $extra >"$WORK/install.log" 2>&1; then
+        err="npm install --prefix <cache>/$rt --no-fund --no-audit $pkg@$ver${extra:+ $extra} failed: $(tail -n 15 "$WORK/install.log")"
+        python3 "$WORK/write.py" "$out" "$(meta_json "$rt" "$pkg" "$ver" "$bin" "" "" "$err")" "" "$CACHE_DIR" ""
+        echo "   install failed; recorded error" >&2
+        continue
+      fi
+    fi
+    bindir="$prefix/node_modules/.bin"
   fi
 
-  link="$prefix/node_modules/.bin/$bin"
+  link="$bindir/$bin"
   if [[ ! -e "$link" ]]; then
-    err="installed $pkg@$ver but node_modules/.bin/$bin does not exist"
+    err="installed $pkg@$ver but ${bindir#"$prefix/"}/$bin does not exist"
     python3 "$WORK/write.py" "$out" "$(meta_json "$rt" "$pkg" "$ver" "$bin" "" "" "$err")" "" "$CACHE_DIR" ""
     continue
   fi
@@ -356,7 +376,7 @@ for rt in "${RUNTIMES[@]}"; do
   scratch="$(mktemp -d)"
   records="$WORK/$rt.jsonl"
   : >"$records"
-  env_json="$(python3 - "$NODE_DIR:$prefix/node_modules/.bin" "$scratch" ${ENVS[$rt]:-} <<'PY'
+  env_json="$(python3 - "$NODE_DIR:$bindir" "$scratch" ${ENVS[$rt]:-} <<'PY'
 import json, sys
 env = {"PATH": sys.argv[1], "HOME": sys.argv[2], "LANG": "C.UTF-8", "TERM": "dumb"}
 for kv in sys.argv[3:]:

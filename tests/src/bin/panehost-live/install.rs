@@ -68,6 +68,9 @@ fn installed_version(prefix: &Path, package: &str) -> Option<String> {
 /// Makes sure `runtime`'s pinned version is in `cache`; returns where, and
 /// the outcome of the `install` step.
 pub fn ensure(repo: &Path, cache: &Path, runtime: &str) -> (Option<Installed>, Outcome) {
+    if let Ok(Some((package, version, executable))) = pypi_pin(repo, runtime) {
+        return ensure_pypi(cache, runtime, &package, &version, &executable);
+    }
     let pin = match pin(repo, runtime) {
         Ok(pin) => pin,
         Err(error) => return (None, Outcome::fail(error)),
@@ -149,4 +152,89 @@ fn allow_scripts(prefix: &Path, names: &[String]) -> std::io::Result<()> {
         }
     }
     std::fs::write(path, doc.to_string())
+}
+
+/// The pin of a runtime published on PyPI (`pypi_package` in its evidence
+/// record): package, version, executable.
+fn pypi_pin(repo: &Path, runtime: &str) -> Result<Option<(String, String, String)>, String> {
+    let path = repo.join("adapters/evidence").join(format!("{runtime}.json"));
+    let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+    let doc: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let field = |name: &str| doc[name].as_str().map(str::to_owned);
+    Ok(match (field("pypi_package"), field("pinned_version"), field("executable")) {
+        (Some(package), Some(version), Some(executable)) => Some((package, version, executable)),
+        _ => None,
+    })
+}
+
+/// A runtime from PyPI: a virtual environment of the system's Python in
+/// `CACHE/<runtime>` (`/usr/bin/python3 -m venv`, then its pip installs
+/// `PACKAGE==VERSION`), as `adapters/evidence/capture.sh` makes it. Only
+/// the executable is put on the host's PATH (a link in
+/// `CACHE/<runtime>/exposed`), not the environment's python and pip.
+fn ensure_pypi(
+    cache: &Path,
+    runtime: &str,
+    package: &str,
+    version: &str,
+    executable: &str,
+) -> (Option<Installed>, Outcome) {
+    let prefix = cache.join(runtime);
+    let pip = prefix.join("bin/pip");
+    let spec = format!("{package}=={version}");
+    let installed = Command::new(&pip)
+        .args(["show", package])
+        .stdin(Stdio::null())
+        .output()
+        .ok()
+        .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
+        .and_then(|text| text.lines().find_map(|l| l.strip_prefix("Version: ").map(str::to_owned)));
+    let already = installed.as_deref() == Some(version);
+    if !already {
+        eprintln!("[live] {runtime}: installing {spec} into {}", prefix.display());
+        let venv = Command::new("/usr/bin/python3").args(["-m", "venv"]).arg(&prefix).stdin(Stdio::null()).output();
+        let install = match venv {
+            Ok(output) if output.status.success() => Command::new(&pip)
+                .args(["install", "--disable-pip-version-check", "-q", &spec])
+                .stdin(Stdio::null())
+                .output(),
+            other => other,
+        };
+        match install {
+            Ok(output) if output.status.success() => {}
+            Ok(output) => {
+                let text = String::from_utf8_lossy(&output.stderr);
+                let tail: Vec<&str> = text.lines().rev().take(8).collect();
+                let tail: Vec<&str> = tail.into_iter().rev().collect();
+                return (
+                    None,
+                    Outcome::fail(format!(
+                        "/usr/bin/python3 -m venv <cache>/{runtime} && <cache>/{runtime}/bin/pip install {spec} failed ({}): {}",
+                        output.status,
+                        tail.join(" / ")
+                    )),
+                );
+            }
+            Err(error) => return (None, Outcome::fail(format!("cannot run python3 or pip: {error}"))),
+        }
+    }
+    let target = prefix.join("bin").join(executable);
+    if !target.exists() {
+        return (None, Outcome::fail(format!("{spec} is installed but <cache>/{runtime}/bin/{executable} is missing")));
+    }
+    let exposed = prefix.join("exposed");
+    let link = exposed.join(executable);
+    if std::fs::read_link(&link).ok().as_deref() != Some(target.as_path()) {
+        let _ = std::fs::remove_file(&link);
+        if let Err(error) = std::fs::create_dir_all(&exposed).and_then(|()| std::os::unix::fs::symlink(&target, &link))
+        {
+            return (None, Outcome::fail(format!("cannot link <cache>/{runtime}/exposed/{executable}: {error}")));
+        }
+    }
+    let how = if already {
+        "already in the cache"
+    } else {
+        "installed with /usr/bin/python3 -m venv <cache>/<runtime> and its pip"
+    };
+    (Some(Installed { bin_dir: exposed }), Outcome::pass(format!("{spec} (PyPI): {how}")))
 }

@@ -16,8 +16,8 @@
 //! ```
 //!
 //! * `--runtime ID`: only this CLI (repeatable): `codex`, `claude`,
-//!   `gemini`, `qwen`, `copilot`, `opencode`, `grok`, `droid`, `qoder`,
-//!   `amp`. Default: all ten, in that order. The records of the others are left as they are.
+//!   `gemini`, `qwen`, `copilot`, `opencode`, `grok`, `hermes`, `droid`,
+//!   `qoder`, `amp`. Default: all eleven, in that order. The records of the others are left as they are.
 //! * `--cache DIR`: where the pinned CLIs are (one npm prefix per CLI, as
 //!   `adapters/evidence/capture.sh` lays them out). Default:
 //!   `$PANEHOST_CLI_CACHE`, else `~/.cache/panehost/clis`.
@@ -36,8 +36,10 @@
 //!   (`regressions.rs`): exit 1 when a step that passed there does not pass
 //!   now. `.ci/run` runs codex, claude and qwen this way.
 //!
-//! It needs node and npm (the CLIs are npm packages), and no network once
-//! the CLIs are in the cache. A run of all ten takes about twelve minutes
+//! It needs node and npm (most CLIs are npm packages) and the system's
+//! Python 3 with its venv module (hermes is a PyPI package), and no network
+//! once the CLIs are in the cache. A run of all eleven takes about
+//! thirteen minutes
 //! (droid, qoder and amp stop at their vendor's sign-in and take seconds).
 //! Progress goes to stderr, a summary to stdout; the exit status is 0 when
 //! every record was written, whatever the CLIs did (unless `--expect`
@@ -46,7 +48,8 @@
 //! # What it does
 //!
 //! 1. **Install** (`install.rs`): each pinned CLI (`adapters/evidence/<id>.json`)
-//!    into `CACHE/<id>` with `npm install --prefix`, when missing.
+//!    into `CACHE/<id>` with `npm install --prefix` (a PyPI package: a
+//!    virtual environment and its pip), when missing.
 //! 2. **Set up** (`profiles.rs`, `endpoint.rs`, `host.rs`): a scratch
 //!    directory (mode 0700, beside the cache: `CACHE/../live-PID`) with a
 //!    scratch HOME holding each CLI's configuration pointed at the fixture

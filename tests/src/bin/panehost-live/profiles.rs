@@ -38,7 +38,7 @@ pub struct Wall {
     pub phrases: &'static [&'static str],
 }
 
-/// What the seven CLIs that reach the fixture have: no wall, no one-shot step.
+/// What the CLIs that reach the fixture have: no wall, no one-shot step.
 const REACHES: Profile =
     Profile { id: "", model: None, variables: &[], wall: None, one_shot: &[], one_shot_variables: &[] };
 
@@ -84,6 +84,9 @@ pub const PROFILES: &[Profile] = &[
         one_shot: &["-p", "PING"],
         ..REACHES
     },
+    // ~/.hermes/config.yaml names the fixture as a custom provider and its
+    // model (`-m` does not apply to the interactive REPL).
+    Profile { id: "hermes", ..REACHES },
     // It talks to its vendor's server (`AMP_URL`), not to a model API: the
     // one-shot run is pointed at the fixture to show which requests it makes.
     Profile {
@@ -215,6 +218,13 @@ pub fn write_configs(home: &Path, work: &Path, port: u16) -> std::io::Result<()>
             }],
             "sessionDefaultSettings": {"model": "custom:test-model"},
         })),
+    )?;
+    // hermes: the fixture as a custom OpenAI-compatible provider.
+    write(
+        ".hermes/config.yaml",
+        format!(
+            "model:\n  default: test-model\n  provider: custom\n  base_url: http://127.0.0.1:{port}/v1\n  api_key: x\n"
+        ),
     )?;
     std::fs::create_dir_all(&work)?;
     Ok(())
