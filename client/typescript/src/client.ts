@@ -588,7 +588,7 @@ export class Client {
     const refuse = this.refusal();
     const stream = new PaneStream(
       pane,
-      { shared: this.shared, requestTimeoutMs: this.options.requestTimeoutMs },
+      { shared: this.shared, requestTimeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs },
       {
         from: options.from,
         generation: options.generation,
@@ -634,7 +634,7 @@ export class Client {
    */
   watch(options: WatchOptions = {}): PaneWatch {
     const watch = new PaneWatch(
-      { shared: this.shared, requestTimeoutMs: this.options.requestTimeoutMs },
+      { shared: this.shared, requestTimeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs },
       {
         maxBuffered: options.maxBuffered ?? this.options.maxBufferedEvents,
         reconnect: options.reconnect ?? true,

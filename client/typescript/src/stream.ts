@@ -7,7 +7,7 @@
 
 import type { Connection } from "./connection.js";
 import { FollowCursor } from "./cursor.js";
-import { AbortError, ConnectionLostError } from "./errors.js";
+import { AbortError, ConnectionLostError, type RequestTimeoutError } from "./errors.js";
 import type { SharedConnection } from "./shared.js";
 import type { PaneEvent, ResizedEvent, StreamStart, Subscription } from "./types.js";
 import { paneEvent, subscription as parseSubscription } from "./wire.js";
@@ -51,6 +51,14 @@ export interface EventsOptions {
    * later ones are `done`.
    */
   signal?: AbortSignal | undefined;
+  /**
+   * How long each subscribing request (`events`, `reconnect`) waits for
+   * its answer, in milliseconds, a wait for the client's connection
+   * included; `0` waits forever. On expiry `next()` rejects with a
+   * {@link RequestTimeoutError}, and calling it again tries again.
+   * Default: the client's `requestTimeoutMs`.
+   */
+  timeoutMs?: number | undefined;
 }
 
 /**

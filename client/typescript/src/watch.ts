@@ -7,7 +7,7 @@
  */
 
 import type { Connection } from "./connection.js";
-import { AbortError, ConnectionLostError, HostRevisionError } from "./errors.js";
+import { AbortError, ConnectionLostError, HostRevisionError, type RequestTimeoutError } from "./errors.js";
 import type { StreamHost } from "./stream.js";
 import type { PaneSummary, WatchEvent, Watching } from "./types.js";
 import { watchEvent, watching as parseWatching } from "./wire.js";
@@ -37,6 +37,13 @@ export interface WatchOptions {
    * later ones are `done`.
    */
   signal?: AbortSignal | undefined;
+  /**
+   * How long each `watch` request waits for its answer, in milliseconds, a
+   * wait for the client's connection included; `0` waits forever. On
+   * expiry `next()` rejects with a {@link RequestTimeoutError}, and calling
+   * it again tries again. Default: the client's `requestTimeoutMs`.
+   */
+  timeoutMs?: number | undefined;
 }
 
 /**

@@ -726,6 +726,45 @@ describe("calls: waiting, aborts, timeouts, revisions", () => {
     await host.close();
   });
 
+  test("a subscription answered after its timeout is ended; calling next() again subscribes again", async () => {
+    const host = await fake();
+    const timedOut = gate();
+    const unsubscribed = gate();
+    const requests: Json[] = [];
+    host.script(async (peer) => {
+      await peer.welcome(3);
+      const late = await peer.next();
+      requests.push(late.request);
+      await timedOut.promise;
+      peer.send({ response: { id: late.id, body: { subscribed: { subscription: 5, pane: "p1", generation: 1, start: { replay: { from: 0 } } } } } });
+      peer.send(output(5, 0, "never yielded"));
+      const unsubscribe = await peer.next();
+      requests.push(unsubscribe.request);
+      peer.send({ event: { subscription: 5, event: { ended: { reason: "unsubscribed" } } } });
+      peer.send({ response: { id: unsubscribe.id, body: { unsubscribed: { subscription: 5 } } } });
+      unsubscribed.open();
+      const again = await peer.next();
+      requests.push(again.request);
+      peer.send({ response: { id: again.id, body: { subscribed: { subscription: 6, pane: "p1", generation: 1, start: { replay: { from: 0 } } } } } });
+      peer.send(output(6, 0, "ab"));
+      peer.send({ event: { subscription: 6, event: { ended: { reason: "closed" } } } });
+    });
+    const client = await connected({ socketPath: host.path });
+    const stream = client.events("p1", { from: 0, timeoutMs: 100 });
+    await assert.rejects(stream.next(), RequestTimeoutError);
+    timedOut.open();
+    await withTimeout(unsubscribed.promise, 10_000, "the late subscription to be ended");
+    const items = await withTimeout(collect(stream), 10_000, "the stream");
+    assert.deepEqual(describeItems(items), ["start:replay:1", "output:0:ab", "ended:closed"]);
+    assert.deepEqual(requests, [
+      { events: { pane: "p1", from: 0 } },
+      { unsubscribe: { subscription: 5 } },
+      { events: { pane: "p1", from: 0 } },
+    ]);
+    await client.disconnect();
+    await host.close();
+  });
+
   test("a host older than revision 3: watch, labels, env and the list filter are refused before anything is sent", async () => {
     const host = await fake();
     const requests: Json[] = [];

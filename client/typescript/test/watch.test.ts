@@ -79,16 +79,19 @@ describe("watch (revision 3)", () => {
     assert.ok(busyAt < idleAt, "busy, then idle");
 
     // A pane whose process exits on its own stays until it is closed.
-    const oneShot = await client.start({ runtime: "shell", command: ["sh", "-c", "exit 3"] });
+    const oneShot = await client.start({ runtime: "shell", command: ["sh", "-c", "read x; exit 3"] });
+    await collector.waitForEvent("pane_started of the one-shot pane", started(oneShot.id));
+    await client.send(oneShot.id, { text: "go", enter: true });
     const exit = await collector.waitForEvent("pane_exited of the one-shot pane", exited(oneShot.id));
     assert.deepEqual(exit.status, { code: 3, signal: null });
     assert.ok(!collector.events.some(ended(oneShot.id)), "an exited pane has not left");
 
-    // Closing ends the process (pane_exited) and the pane (pane_ended).
+    // Closing the shell ends the pane; an exit told for it comes first.
     await client.close(shell.id);
-    await collector.waitForEvent("pane_exited of the shell", exited(shell.id));
     const left = await collector.waitForEvent("pane_ended of the shell", ended(shell.id));
     assert.equal(left.reason, "closed");
+    const exitAt = collector.events.findIndex(exited(shell.id));
+    assert.ok(exitAt < collector.events.indexOf(left), "pane_exited, when told, before pane_ended");
     await client.close(oneShot.id);
     assert.equal((await collector.waitForEvent("pane_ended of the one-shot pane", ended(oneShot.id))).reason, "closed");
 
