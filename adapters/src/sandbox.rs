@@ -13,8 +13,10 @@
 //! - the caller's home and the host's state directory ([`Sandbox::hidden`])
 //!   replaced by empty read-only directories;
 //! - what the command must read ([`Sandbox::read_only`], and the program's
-//!   own package tree) read-only, and the canary's scratch directories
-//!   ([`Sandbox::writable`], and the command's scratch home) writable;
+//!   own package tree, or the Python virtual environment it is installed
+//!   in with the interpreter that environment was made from) read-only, and
+//!   the canary's scratch directories ([`Sandbox::writable`], and the
+//!   command's scratch home) writable;
 //! - nothing else; the root itself is read-only.
 //!
 //! The command has no capabilities, cannot make further user namespaces,
@@ -98,8 +100,9 @@ pub struct SandboxView {
     /// Replaced by empty read-only directories.
     pub hidden: Vec<PathBuf>,
     /// Shown read-only: the system directories, [`Sandbox::read_only`], the
-    /// program's package tree (or the program itself) and `node` when they
-    /// lie elsewhere.
+    /// program's package tree (or its Python virtual environment and that
+    /// environment's interpreter, or the program itself) and `node` when
+    /// they lie elsewhere.
     pub read_only: Vec<PathBuf>,
     /// Shown writable.
     pub writable: Vec<PathBuf>,
@@ -165,11 +168,25 @@ impl Sandbox {
             program: program.to_path_buf(),
         };
         // The program: its package tree (what a launcher or a script needs
-        // beside it) or, outside one, the file itself.
+        // beside it), the virtual environment it is installed in with the
+        // interpreter that environment runs (a program installed from PyPI),
+        // or, outside both, the file itself.
         if let Ok(canonical) = std::fs::canonicalize(program) {
             if !view.shows(&canonical) {
-                let tree = outermost_node_modules(&canonical).unwrap_or_else(|| canonical.clone());
-                view.read_only.push(tree.clone());
+                match outermost_node_modules(&canonical) {
+                    Some(tree) => view.read_only.push(tree),
+                    None => match PythonEnvironment::of(&canonical) {
+                        Some(environment) => {
+                            view.read_only.push(environment.dir);
+                            for dir in environment.interpreter {
+                                if !view.shows(&dir) {
+                                    view.read_only.push(dir);
+                                }
+                            }
+                        }
+                        None => view.read_only.push(canonical.clone()),
+                    },
+                }
             }
             if !view.shows(program) {
                 view.program = canonical;
@@ -348,6 +365,49 @@ fn outermost_node_modules(path: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// A Python virtual environment that holds a program (`ENV/bin/PROGRAM`,
+/// beside `ENV/pyvenv.cfg`), and what of the interpreter it was made from
+/// the program needs: the environment's `bin/python3` links to it, and its
+/// standard library is beside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PythonEnvironment {
+    /// The environment (the directory holding `pyvenv.cfg`).
+    dir: PathBuf,
+    /// The interpreter's directory (`home =` in `pyvenv.cfg`) and, when that
+    /// is a `bin` directory, the `lib` beside it (the standard library and a
+    /// shared `libpython`); nothing when `home` holds no interpreter.
+    interpreter: Vec<PathBuf>,
+}
+
+impl PythonEnvironment {
+    /// The environment of `program` (a canonical path), if it is in one's
+    /// `bin` directory.
+    fn of(program: &Path) -> Option<PythonEnvironment> {
+        let bin = program.parent().filter(|dir| dir.file_name().is_some_and(|name| name == "bin"))?;
+        let dir = bin.parent().filter(|dir| dir.parent().is_some())?;
+        let config = std::fs::read_to_string(dir.join("pyvenv.cfg")).ok()?;
+        let home = config.lines().find_map(|line| {
+            let (key, value) = line.split_once('=')?;
+            (key.trim() == "home").then(|| PathBuf::from(value.trim()))
+        });
+        let interpreter = home
+            .and_then(|home| std::fs::canonicalize(home).ok())
+            // Only a directory that holds an interpreter, and never the root.
+            .filter(|home| {
+                home.parent().is_some() && ["python3", "python"].iter().any(|name| home.join(name).is_file())
+            })
+            .map(|home| {
+                let lib = (home.file_name().is_some_and(|name| name == "bin"))
+                    .then(|| home.parent().map(|prefix| prefix.join("lib")))
+                    .flatten()
+                    .filter(|lib| lib.parent().is_some_and(|prefix| prefix.parent().is_some()) && lib.is_dir());
+                std::iter::once(home).chain(lib).collect()
+            })
+            .unwrap_or_default();
+        Some(PythonEnvironment { dir: dir.to_path_buf(), interpreter })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -424,6 +484,121 @@ mod tests {
         let view = sandbox.view(&outside, None).unwrap();
         assert!(view.read_only.contains(&tree), "{view:?}");
         assert_eq!(view.program, std::fs::canonicalize(&link).unwrap(), "a link outside runs by its target");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A virtual environment in `base/env` made from an interpreter in
+    /// `base/python` (a shell script standing for it, which reads its
+    /// standard library and the environment's packages), with a program
+    /// `base/env/bin/tool` run by the environment's `python3`; a secret
+    /// beside the interpreter's `bin` and `lib`, and one in `base`.
+    fn virtual_environment(base: &Path) -> PathBuf {
+        let python = base.join("python");
+        for dir in ["bin", "lib/python3.12", "include"] {
+            std::fs::create_dir_all(python.join(dir)).unwrap();
+        }
+        std::fs::create_dir_all(base.join("env/bin")).unwrap();
+        std::fs::create_dir_all(base.join("env/lib/python3.12/site-packages")).unwrap();
+        std::fs::write(python.join("lib/python3.12/os.py"), "standard library\n").unwrap();
+        std::fs::write(base.join("env/lib/python3.12/site-packages/tool.py"), "site packages\n").unwrap();
+        std::fs::write(python.join("include/secret"), "s3cret beside\n").unwrap();
+        std::fs::write(base.join("secret"), "s3cret above\n").unwrap();
+        let interpreter = python.join("bin/python3");
+        let script = format!(
+            "#!/bin/sh\ncat {lib}/os.py {env}/lib/python3.12/site-packages/tool.py\ncat {python}/include/secret {base}/secret\n",
+            lib = python.join("lib/python3.12").display(),
+            env = base.join("env").display(),
+            python = python.display(),
+            base = base.display(),
+        );
+        std::fs::write(&interpreter, script).unwrap();
+        std::fs::set_permissions(&interpreter, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        std::os::unix::fs::symlink(&interpreter, base.join("env/bin/python3")).unwrap();
+        std::fs::write(
+            base.join("env/pyvenv.cfg"),
+            format!(
+                "home = {}\ninclude-system-site-packages = false\nversion = 3.12.1\n",
+                python.join("bin").display()
+            ),
+        )
+        .unwrap();
+        let tool = base.join("env/bin/tool");
+        std::fs::write(&tool, format!("#!{}\n", base.join("env/bin/python3").display())).unwrap();
+        std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        tool
+    }
+
+    fn shown_beyond_the_system(view: &SandboxView) -> Vec<PathBuf> {
+        view.read_only
+            .iter()
+            .filter(|dir| !SYSTEM_DIRS.iter().any(|system| Path::new(system) == *dir))
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn a_program_in_a_virtual_environment_is_shown_with_it_and_its_interpreter_only() {
+        let dir = std::env::temp_dir().join(format!("panehost-sandbox-venv-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let base = std::fs::canonicalize(&dir).unwrap();
+        let tool = virtual_environment(&base);
+        let sandbox = Sandbox {
+            network: SandboxNetwork::Private,
+            hidden: vec![base.clone()],
+            read_only: vec![],
+            writable: vec![],
+        };
+        let view = sandbox.view(&tool, None).unwrap();
+        assert_eq!(
+            shown_beyond_the_system(&view),
+            [base.join("env"), base.join("python/bin"), base.join("python/lib")],
+            "the environment, the interpreter's directory and its lib; not the rest of its installation"
+        );
+        assert_eq!(view.program, tool);
+
+        // A `home` that holds no interpreter shows nothing more than the environment.
+        std::fs::write(base.join("env/pyvenv.cfg"), format!("home = {}\n", base.join("python/include").display()))
+            .unwrap();
+        assert_eq!(shown_beyond_the_system(&sandbox.view(&tool, None).unwrap()), [base.join("env")]);
+        // Outside a virtual environment (no pyvenv.cfg), and outside a package tree, the file alone.
+        std::fs::remove_file(base.join("env/pyvenv.cfg")).unwrap();
+        assert_eq!(shown_beyond_the_system(&sandbox.view(&tool, None).unwrap()), [tool.clone()]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_program_in_a_virtual_environment_runs_with_its_interpreter_and_sees_nothing_else_of_a_hidden_directory() {
+        let dir = std::env::temp_dir().join(format!("panehost-sandbox-venv-run-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let base = std::fs::canonicalize(&dir).unwrap();
+        let tool = virtual_environment(&base);
+        // As the user's home is: hidden, though the environment and the interpreter are in it.
+        let sandbox = Sandbox {
+            network: SandboxNetwork::Private,
+            hidden: vec![base.clone()],
+            read_only: vec![],
+            writable: vec![],
+        };
+        let request = crate::probe::ProbeRequest {
+            program: &tool,
+            args: &[],
+            search_path: None,
+            extra_env: &[],
+            timeout: std::time::Duration::from_secs(10),
+            sandbox: Some(&sandbox),
+        };
+        match crate::probe::run_probe_capturing(&request) {
+            Ok(run) => {
+                assert_eq!(run.stdout, "standard library\nsite packages\n", "{run:?}");
+                assert!(!run.stdout.contains("s3cret") && !run.stderr.contains("s3cret"), "{run:?}");
+                assert!(run.stderr.contains("No such file or directory"), "{run:?}");
+            }
+            // Where the sandbox cannot be made, the probe never runs without it.
+            Err(crate::probe::ProbeError::SandboxRefused(reason)) => eprintln!("skipped: {reason}"),
+            Err(other) => panic!("{other:?}"),
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
