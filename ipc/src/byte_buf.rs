@@ -84,6 +84,25 @@ impl<'de> Deserialize<'de> for ByteBuf {
     }
 }
 
+/// In JSON a byte string is a string of standard base64 with its padding,
+/// the only form its `Deserialize` accepts.
+impl schemars::JsonSchema for ByteBuf {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ByteBuf".into()
+    }
+
+    fn json_schema(_generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Bytes as standard base64 (RFC 4648, with `=` padding).",
+            "type": "string",
+            "contentEncoding": "base64",
+            // Whole groups of four, then a last group with its padding
+            // whose unused bits are zero (the decoder refuses others).
+            "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$",
+        })
+    }
+}
+
 struct ByteBufVisitor;
 
 impl<'de> Visitor<'de> for ByteBufVisitor {

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// A structured failure of one request (or of the connection, when no
 /// request id applies).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorBody {
     /// A stable code from [`ErrorCode`].
     pub code: String,

@@ -7,7 +7,7 @@ use crate::turn::Usage;
 use serde::{Deserialize, Serialize};
 
 /// How a subscription's stream begins.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StreamStart {
     /// Output events follow from exactly `from`; nothing is skipped and
@@ -38,7 +38,7 @@ pub enum StreamStart {
 }
 
 /// Something that happened on a subscribed pane.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Event {
     /// Output bytes. `offset` is the absolute offset of `data[0]`; each

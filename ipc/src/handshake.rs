@@ -32,7 +32,7 @@ fn first_revision() -> u32 {
 }
 
 /// The client's first frame.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Hello {
     /// The protocol version the client speaks.
     pub protocol: u32,
@@ -48,7 +48,7 @@ pub struct Hello {
 }
 
 /// The host's answer to a [`Hello`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum HandshakeReply {
     /// The connection is open; requests may follow.
@@ -65,7 +65,7 @@ pub enum HandshakeReply {
 }
 
 /// Details of an accepted connection.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Welcome {
     /// The protocol version the host speaks (equal to the client's).
     pub protocol: u32,

@@ -36,6 +36,7 @@ pub mod pane;
 pub mod request;
 pub mod response;
 pub mod runtime;
+pub mod schema;
 pub mod screen;
 pub mod socket_path;
 pub mod turn;

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// An opaque pane id, unique within one host's state directory.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct PaneId(pub String);
 
@@ -37,7 +37,7 @@ impl From<&str> for PaneId {
 /// bounds keep the largest pane's model at about 16 MiB. The smallest size
 /// is 2x2 because the terminal model cannot place a wide character in one
 /// column or scroll a one-row screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Size {
     /// Columns.
     pub cols: u16,
@@ -117,7 +117,7 @@ impl fmt::Display for Size {
 }
 
 /// How a pane's process ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ExitStatus {
     /// The exit code; by convention 128 + n for death by signal n.
     pub code: u32,
@@ -127,7 +127,7 @@ pub struct ExitStatus {
 }
 
 /// Whether a pane's process still runs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PaneState {
     /// The process is running.
@@ -138,7 +138,7 @@ pub enum PaneState {
 }
 
 /// One pane, as `list` and `start` describe it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PaneSummary {
     /// The pane's id.
     pub id: PaneId,

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 /// A request and the id the client chose for it. The host echoes the id in
 /// the response or error that answers it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RequestFrame {
     /// Chosen by the client; unique among its requests in flight.
     pub id: u64,
@@ -23,7 +23,7 @@ pub struct RequestFrame {
 }
 
 /// Every operation a client can ask for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Request {
     /// Start a new pane running a runtime. Answered by `started`.
@@ -175,7 +175,7 @@ pub enum Request {
 }
 
 /// Parameters of `start`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StartParams {
     /// The runtime id, such as `shell`.
     pub runtime: String,
@@ -237,7 +237,7 @@ pub struct StartParams {
 }
 
 /// Which earlier session a start should resume.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ResumeRequest {
     /// Exactly this session reference, as the runtime recorded it.
@@ -250,7 +250,7 @@ pub enum ResumeRequest {
 /// then `bytes`. With `enter` the input submits: `text` goes as a bracketed
 /// paste when the program enabled bracketed paste, then `bytes`, then a
 /// carriage return as its own write, and a turn starts.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SendParams {
     /// The pane.
     pub pane: PaneId,

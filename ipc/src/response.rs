@@ -9,7 +9,7 @@ use crate::turn::TurnReport;
 use serde::{Deserialize, Serialize};
 
 /// Every frame the host sends after the handshake.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ServerMessage {
     /// The successful answer to the request with this id.
@@ -38,7 +38,7 @@ pub enum ServerMessage {
 }
 
 /// Successful answers, one per operation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Response {
     /// Answers `start`: the new pane.
@@ -106,7 +106,7 @@ pub enum Response {
 }
 
 /// A pane's last lines of output, re-parsed from the bytes its ring holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PaneHistory {
     /// The pane.
     pub pane: PaneId,
@@ -126,7 +126,7 @@ pub struct PaneHistory {
 }
 
 /// A pane with its screen, as `inspect` returns it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PaneDetail {
     /// The pane.
     pub pane: PaneSummary,
@@ -136,7 +136,7 @@ pub struct PaneDetail {
 }
 
 /// A new subscription and where its stream begins.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Subscription {
     /// Tags every event of this subscription.
     pub subscription: u64,
@@ -149,7 +149,7 @@ pub struct Subscription {
 }
 
 /// What an interrupt did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InterruptReport {
     /// The pane.
     pub pane: PaneId,
@@ -164,7 +164,7 @@ pub struct InterruptReport {
 }
 
 /// One step of an interrupt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InterruptStep {
     /// What was done: `keys`, `sigint`, `sigterm`, `sigkill`, or `observed`
     /// (what confirmed the stop).

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What the host knows about one runtime it can start.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RuntimeInfo {
     /// The runtime id used in `start`, such as `shell` or `claude`.
     pub id: String,
@@ -89,7 +89,7 @@ pub const RECEIPT_TIMEOUT_MS: u64 = 180_000;
 /// A completion receipt: the runtime's one-shot mode was asked for one JSON
 /// object carrying a fresh random value, inside the read-only boundary, and
 /// this is what came back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Receipt {
     /// The runtime id.
     pub runtime: String,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// The screen as the host's terminal model saw it after the output bytes
 /// up to `offset` (exclusive). Output that follows the snapshot starts at
 /// `offset`, so snapshot plus stream is exact.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScreenSnapshot {
     /// The output offset this snapshot describes.
     pub offset: u64,
@@ -30,7 +30,7 @@ pub struct ScreenSnapshot {
 }
 
 /// Cursor position, zero-based.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cursor {
     /// Row, from the top.
     pub row: u16,
@@ -41,7 +41,7 @@ pub struct Cursor {
 }
 
 /// Terminal input modes that change what a client should send.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InputModes {
     /// Pasted text should be wrapped in `ESC [200~` and `ESC [201~`.
     pub bracketed_paste: bool,

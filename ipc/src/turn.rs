@@ -44,7 +44,7 @@ pub mod activity {
 }
 
 /// Token and cost usage of one turn.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Usage {
     /// `measured` (the CLI reported it), `estimated`, or `unavailable` (the
     /// CLI did not say; that is not the same as zero).
@@ -68,7 +68,7 @@ impl Usage {
 }
 
 /// What `ask` answers: one completed turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TurnReport {
     /// How the end of the turn was observed (see [`source`]).
     pub source: String,

@@ -24,7 +24,7 @@ pub const MAX_MATCHED_LEN: usize = 4096;
 pub const OUTPUT_MATCH_SPAN: usize = 64 * 1024;
 
 /// Parameters of `wait_for`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WaitForParams {
     /// The pane.
     pub pane: PaneId,
@@ -45,7 +45,7 @@ pub struct WaitForParams {
 }
 
 /// What `wait_for` matches the pattern against.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum WaitTarget {
     /// The visible screen as text (rows joined by `\n`), as the terminal
@@ -69,7 +69,7 @@ impl WaitTarget {
 }
 
 /// Answer of `wait_for`: where the pattern was found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WaitMatch {
     /// The pane.
     pub pane: PaneId,
