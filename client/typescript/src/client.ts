@@ -40,6 +40,8 @@ import type {
   Size,
   StartParams,
   TurnReport,
+  WaitForOptions,
+  WaitMatch,
   Welcome,
 } from "./types.js";
 import {
@@ -51,6 +53,7 @@ import {
   runtimeInfo,
   toBase64,
   turnReport,
+  waitMatch,
 } from "./wire.js";
 
 /** The version of this package, sent in the default client name. */
@@ -75,8 +78,11 @@ export const PROBE_RUN_LIMIT_MS = 180_000;
  */
 export const INPUT_CHUNK_BYTES = 512 * 1024 - 1024;
 
-/** The protocol revision that added labels, `env` and the `list` filter (PROTOCOL.md section 11). */
+/** The protocol revision that added labels, `env`, the `list` filter and `wait_for` (PROTOCOL.md section 11). */
 export const LABELS_REVISION = 3;
+
+/** How long the host waits in `wait_for` when the request names no timeout: 30 seconds. */
+export const DEFAULT_WAIT_TIMEOUT_MS = 30_000;
 
 /** What a client holds a subscription for: a pane's stream or a watch. */
 interface Subscriber {
@@ -416,6 +422,45 @@ export class Client {
       timeoutMs: options.timeoutMs ?? this.longWait(turnMs ?? DEFAULT_ASK_TIMEOUT_MS),
     });
     return turnReport(answer);
+  }
+
+  /**
+   * Waits until a pane's screen, or its output, matches `pattern`
+   * (protocol revision 3): a prompt drawn, a build's last line, a question
+   * the program asks. `pattern` is a regular expression in the syntax of
+   * the Rust `regex` crate (no look-around, no back-references), 1 to 1,024
+   * bytes. With `target` `screen` (the default) the host looks at the
+   * screen at once and whenever its terminal model has parsed more output;
+   * with `output` it searches the bytes from `from` (default: only output
+   * that comes after the request). The host waits `timeout_ms` (default
+   * 30 seconds); the client waits that plus its request timeout, unless
+   * `timeoutMs` says otherwise. Other requests of the client go on
+   * meanwhile. Not sent again after a lost connection.
+   *
+   * @example
+   * ```ts
+   * await client.send(pane.id, { text: "make", enter: true });
+   * const found = await client.waitFor(pane.id, "\\$ $", { timeout_ms: 600_000 });
+   * ```
+   *
+   * @returns Where it matched, and the matched text.
+   * @throws {@link PanehostError}: `WAIT_TIMEOUT` (no match in time);
+   *   `PANE_EXITED` (the process exited, and all it wrote was looked at,
+   *   without a match); `UNKNOWN_PANE`; `INVALID_ARGUMENT` (a pattern that
+   *   is empty, too long or not a regular expression, or a timeout over a
+   *   day); `OFFSET_OUT_OF_RANGE` (`from` beyond the pane's end).
+   *   {@link HostRevisionError} on a host older than revision 3 (nothing
+   *   sent).
+   */
+  async waitFor(pane: string, pattern: string, options: WaitForOptions = {}): Promise<WaitMatch> {
+    this.requireRevision("wait_for", LABELS_REVISION);
+    const hostMs = options.timeout_ms ?? null;
+    const body = { pane, pattern, target: options.target ?? "screen", from: options.from ?? null, timeout_ms: hostMs };
+    const answer = await this.call({ wait_for: body }, "waited", {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs ?? this.longWait(hostMs ?? DEFAULT_WAIT_TIMEOUT_MS),
+    });
+    return waitMatch(answer);
   }
 
   /**

@@ -21,6 +21,7 @@ export {
   INPUT_CHUNK_BYTES,
   DEFAULT_MAX_SUBSCRIPTIONS,
   LABELS_REVISION,
+  DEFAULT_WAIT_TIMEOUT_MS,
 } from "./client.js";
 export type { ConnectOptions, ResolvedOptions } from "./client.js";
 export { DEFAULT_RECONNECT_POLICY } from "./shared.js";

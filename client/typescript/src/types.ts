@@ -81,9 +81,11 @@ export interface PaneSummary {
   restored_by: string;
   /**
    * How the end of a turn is observed for this pane, fixed when it starts:
-   * `hook`, `notify_program`, `terminal_notification`, `screen_heuristic`
-   * or `unobserved` (then {@link Client.ask} is refused with
-   * `COMPLETION_UNOBSERVED`).
+   * `hook`, `notify_program`, `terminal_notification`,
+   * `shell_integration` (revision 3: the prompt marks of an interactive
+   * bash the host set up, with each command's exit status),
+   * `screen_heuristic` or `unobserved` (then {@link Client.ask} is refused
+   * with `COMPLETION_UNOBSERVED`). Treat another value as unknown.
    */
   completion: string;
   /**
@@ -289,6 +291,49 @@ export interface StartParams {
    * no NUL byte. Default: none.
    */
   env?: Record<string, string>;
+}
+
+/**
+ * What {@link Client.waitFor} matches its pattern against: `screen`, the
+ * visible screen as text (rows joined by `\n`, as
+ * {@link ScreenSnapshot.text}); or `output`, the bytes the program wrote,
+ * escape sequences included.
+ */
+export type WaitTarget = "screen" | "output" | (string & {});
+
+/** The optional fields of a `wait_for` request (revision 3), and the call's own options. */
+export interface WaitForOptions extends CallOptions {
+  /** What the pattern is matched against. Default `screen`. */
+  target?: WaitTarget;
+  /**
+   * For `output`: the offset to search from. Default: the pane's end
+   * offset when the host handles the request, so only output that comes
+   * after counts. Ignored for `screen`.
+   */
+  from?: number | null;
+  /**
+   * How long the host waits, in milliseconds: default 30,000, at most
+   * 86,400,000 (a day); `0` looks once. The client waits that plus its
+   * request timeout for the answer, unless `timeoutMs` says otherwise.
+   */
+  timeout_ms?: number | null;
+}
+
+/** The answer to `wait_for`: where the pattern was found. */
+export interface WaitMatch {
+  /** The pane. */
+  pane: string;
+  /** What was matched. */
+  target: WaitTarget;
+  /**
+   * For `screen`: the output offset the matching screen reflects (every
+   * byte before it, none after). For `output`: the offset just after the
+   * match's last byte; {@link Client.events} from there shows what came
+   * next.
+   */
+  offset: number;
+  /** The text that matched, at most 4,096 bytes (cut at a character boundary; invalid UTF-8 replaced). */
+  matched: string;
 }
 
 /** Options of {@link Client.list}. */
@@ -550,8 +595,8 @@ export interface Usage {
 export interface TurnReport {
   /**
    * How the end of the turn was observed: `hook`, `notify_program`,
-   * `terminal_notification` or `heuristic` (a guess, labelled as one); the
-   * same vocabulary as turn events' `source`.
+   * `terminal_notification`, `shell_integration` or `heuristic` (a guess,
+   * labelled as one); the same vocabulary as turn events' `source`.
    */
   source: string;
   /** The output offset when the prompt was submitted; its echo comes after it. */
@@ -569,6 +614,12 @@ export interface TurnReport {
   added_text: string;
   /** Tokens and cost of the turn, or `unavailable`. */
   usage: Usage;
+  /**
+   * The exit status of the command the turn ran (bash's `$?`: 128 + n
+   * after signal n), when the turn ended by shell integration marks
+   * (revision 3); otherwise `null`.
+   */
+  exit_code: number | null;
 }
 
 /**
@@ -671,12 +722,18 @@ export interface TurnCompletedEvent {
   /**
    * Where the signal came from: `hook`, `notify_program`,
    * `terminal_notification` (`OSC 9`, `OSC 777 ; notify` or a bell in the
-   * output), `heuristic` (the output stayed quiet, or an interrupt was
-   * confirmed by quiet) or `input`. An open vocabulary: more may appear.
+   * output), `shell_integration` (revision 3: a bash's prompt marks),
+   * `heuristic` (the output stayed quiet, or an interrupt was confirmed by
+   * quiet) or `input`. An open vocabulary: more may appear.
    */
   source: string;
   /** Tokens and cost of the turn, or `unavailable`. */
   usage: Usage;
+  /**
+   * The exit status of the command the turn ran, when the turn ended by
+   * shell integration marks (revision 3); otherwise `null`.
+   */
+  exit_code: number | null;
 }
 
 /** The CLI waits for its user's input (reported by its hooks or notify program). */
@@ -870,6 +927,7 @@ export type ErrorCode =
   | "TURN_IN_PROGRESS"
   | "NOTIFY_REFUSED"
   | "SPAWN_FAILED"
+  | "WAIT_TIMEOUT"
   | "LIMIT_REACHED"
   | "INTERNAL";
 

@@ -24,6 +24,7 @@ import type {
   Subscription,
   TurnReport,
   Usage,
+  WaitMatch,
   WatchEvent,
   Watching,
 } from "./types.js";
@@ -196,6 +197,7 @@ export function turnReport(raw: Json): TurnReport {
     duration_ms: raw.duration_ms,
     added_text: raw.added_text,
     usage: usage(raw.usage),
+    exit_code: raw.exit_code ?? null,
   };
 }
 
@@ -241,7 +243,13 @@ export function paneEvent(raw: Json): PaneEvent {
     case "turn_started":
       return { kind: "turn_started", offset: body.offset, source: body.source };
     case "turn_completed":
-      return { kind: "turn_completed", offset: body.offset, source: body.source, usage: usage(body.usage) };
+      return {
+        kind: "turn_completed",
+        offset: body.offset,
+        source: body.source,
+        usage: usage(body.usage),
+        exit_code: body.exit_code ?? null,
+      };
     case "awaiting_input":
     case "approval_requested":
       return { kind, offset: body.offset, source: body.source, detail: body.detail ?? "" };
@@ -274,4 +282,9 @@ export function watchEvent(raw: Json): WatchEvent {
     default:
       return { kind: "other", name: kind, body };
   }
+}
+
+/** A `WaitMatch` (the `waited` answer) from its JSON. */
+export function waitMatch(raw: Json): WaitMatch {
+  return { pane: raw.pane, target: raw.target, offset: raw.offset, matched: raw.matched };
 }

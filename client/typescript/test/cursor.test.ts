@@ -99,7 +99,7 @@ describe("follow cursor", () => {
   test("a turn event a resume at its offset repeats is dropped, once per earlier one", () => {
     const unavailable = { kind: "unavailable", input_tokens: null, output_tokens: null, cost_micro_usd: null };
     const started: PaneEvent = { kind: "turn_started", offset: 2, source: "input" };
-    const completed: PaneEvent = { kind: "turn_completed", offset: 2, source: "heuristic", usage: unavailable };
+    const completed: PaneEvent = { kind: "turn_completed", offset: 2, source: "heuristic", usage: unavailable, exit_code: null };
     const cursor = new FollowCursor();
     cursor.onStart(1, { kind: "replay", from: 0 });
     cursor.admit(output(0, "ab"));
@@ -113,7 +113,7 @@ describe("follow cursor", () => {
     assert.equal(cursor.admit(completed), undefined);
     // A new turn at the same offset is not a repeat: each earlier one is dropped once.
     assert.deepEqual(cursor.admit(started), started);
-    const later: PaneEvent = { kind: "turn_completed", offset: 4, source: "terminal_notification", usage: unavailable };
+    const later: PaneEvent = { kind: "turn_completed", offset: 4, source: "terminal_notification", usage: unavailable, exit_code: null };
     assert.deepEqual(cursor.admit(later), later);
     assert.equal(cursor.offset, 4);
   });

@@ -470,7 +470,7 @@ describe("client against a scripted host", () => {
         const ask = await peer.next();
         requests.push(ask.request);
         const usage = { kind: "measured", input_tokens: 12 };
-        peer.send({ response: { id: ask.id, body: { answered: { source: "hook", started_offset: 1, completed_offset: 9, duration_ms: 40, added_text: "hi", usage } } } });
+        peer.send({ response: { id: ask.id, body: { answered: { source: "shell_integration", started_offset: 1, completed_offset: 9, duration_ms: 40, added_text: "hi", usage, exit_code: 7 } } } });
         const probe = await peer.next();
         requests.push(probe.request);
         const taken = { runtime: "fx", passed: true, detail: "ok", path: "/bin/fx", version: null, sha256: "ab", taken_at_ms: 5, elapsed_ms: 6, read_only_enforced: false };
@@ -489,6 +489,7 @@ describe("client against a scripted host", () => {
     const turn = await client.ask("p1", "hello");
     assert.deepEqual(turn.usage, { kind: "measured", input_tokens: 12, output_tokens: null, cost_micro_usd: null });
     assert.equal(turn.added_text, "hi");
+    assert.equal(turn.exit_code, 7);
     const receipt = await client.probeRuntime("fx", { accept_weaker_boundary: true });
     assert.equal(receipt.passed, true);
     assert.equal(receipt.version, null);
@@ -525,7 +526,7 @@ describe("client against a scripted host", () => {
       { kind: "turn_started", offset: 0, source: "hook" },
       { kind: "approval_requested", offset: 2, source: "hook", detail: "may I?" },
       { kind: "awaiting_input", offset: 2, source: "hook", detail: "" },
-      { kind: "turn_completed", offset: 2, source: "hook", usage: { kind: "measured", input_tokens: 1, output_tokens: 2, cost_micro_usd: 3 } },
+      { kind: "turn_completed", offset: 2, source: "hook", usage: { kind: "measured", input_tokens: 1, output_tokens: 2, cost_micro_usd: 3 }, exit_code: null },
       { kind: "other", name: "pane_renamed", body: { name: "x" } },
       { kind: "ended", reason: "closed" },
     ]);
@@ -765,7 +766,7 @@ describe("calls: waiting, aborts, timeouts, revisions", () => {
     await host.close();
   });
 
-  test("a host older than revision 3: watch, labels, env and the list filter are refused before anything is sent", async () => {
+  test("a host older than revision 3: watch, wait_for, labels, env and the list filter are refused before anything is sent", async () => {
     const host = await fake();
     const requests: Json[] = [];
     host.script(async (peer) => {
@@ -790,13 +791,14 @@ describe("calls: waiting, aborts, timeouts, revisions", () => {
     await assert.rejects(client.list({ labels: { owner: "ada" } }), isRevisionError("list by labels"));
     await assert.rejects(client.start({ runtime: "shell", labels: { owner: "ada" } }), isRevisionError("start with labels"));
     await assert.rejects(client.start({ runtime: "shell", env: { A: "1" } }), isRevisionError("start with env"));
+    await assert.rejects(client.waitFor("p1", "x"), isRevisionError("wait_for"));
     assert.deepEqual(await client.list(), []);
     assert.deepEqual(requests, [{ list: {} }], "only the plain list was sent");
     await client.disconnect();
     await host.close();
   });
 
-  test("labels, env, the list filter and watch events go on the wire and decode", async () => {
+  test("labels, env, the list filter, wait_for and watch events go on the wire and decode", async () => {
     const host = await fake();
     const requests: Json[] = [];
     const labelled = { ...summary, labels: { owner: "ada" } };
@@ -808,6 +810,9 @@ describe("calls: waiting, aborts, timeouts, revisions", () => {
       const list = await peer.next();
       requests.push(list.request);
       peer.send({ response: { id: list.id, body: { panes: { panes: [labelled] } } } });
+      const wait = await peer.next();
+      requests.push(wait.request);
+      peer.send({ response: { id: wait.id, body: { waited: { pane: "p1", target: "output", offset: 42, matched: "done" } } } });
       const watch = await peer.next();
       requests.push(watch.request);
       peer.send({ response: { id: watch.id, body: { watching: { subscription: 4, panes: [summary] } } } });
@@ -824,11 +829,21 @@ describe("calls: waiting, aborts, timeouts, revisions", () => {
     const pane = await client.start({ runtime: "shell", labels: { owner: "ada" }, env: { GREETING: "hi" } });
     assert.deepEqual(pane.labels, { owner: "ada" });
     assert.deepEqual((await client.list({ labels: { owner: "ada" } }))[0]!.labels, { owner: "ada" });
+    assert.deepEqual(await client.waitFor("p1", "do+ne", { target: "output", from: 7, timeout_ms: 500 }), {
+      pane: "p1",
+      target: "output",
+      offset: 42,
+      matched: "done",
+    });
     const items = [];
     for await (const item of client.watch()) items.push(item);
     assert.equal(requests[0].start.labels.owner, "ada");
     assert.deepEqual(requests[0].start.env, { GREETING: "hi" });
-    assert.deepEqual(requests.slice(1), [{ list: { labels: { owner: "ada" } } }, { watch: {} }]);
+    assert.deepEqual(requests.slice(1), [
+      { list: { labels: { owner: "ada" } } },
+      { wait_for: { pane: "p1", pattern: "do+ne", target: "output", from: 7, timeout_ms: 500 } },
+      { watch: {} },
+    ]);
     const described = items.map((item) => (item.kind === "start" ? `start:${item.cause}:${item.panes[0]!.id}` : item.event));
     assert.equal(described[0], "start:watching:p1");
     const expectedPane = { ...pane, labels: { owner: "ada" } };

@@ -14,7 +14,7 @@ import {
   PROTOCOL_REVISION,
   PROTOCOL_VERSION,
 } from "../src/index.js";
-import { Collector, Proxy, TestHost, withTimeout } from "./support.js";
+import { Collector, Proxy, TestHost, waitUntil, withTimeout } from "./support.js";
 
 let host: TestHost;
 let client: Client;
@@ -317,7 +317,12 @@ describe("replay", () => {
     assert.ok(third.output.equals(first.output.subarray(middle)));
     assert.equal(third.stream.offset, end);
 
-    // Without `from`: a snapshot start, no output before its offset.
+    // Without `from`: a snapshot start, no output before its offset. The
+    // host's screen model may trail the output; once it has shown the
+    // last line, a later snapshot shows it too.
+    await waitUntil("the screen to show the last line", 15_000, async () =>
+      /r2999/.test((await client.inspect(pane.id)).screen.text) ? true : undefined,
+    );
     const fourth = client.events(pane.id);
     const start = await withTimeout(fourth.next(), 10_000, "a snapshot start");
     assert.ok(!start.done && start.value.kind === "start" && start.value.start.kind === "snapshot");

@@ -77,16 +77,17 @@ export class TestHost {
    * Starts the host and waits until its socket accepts connections. Its
    * PATH begins with the directory of the panehost binary, so that the
    * workspace's other binaries next to it (the fixture agent, the keeper)
-   * are found there.
+   * are found there. `shell` is its `SHELL`, the program of `shell` panes
+   * (default `/bin/sh`).
    */
-  static async start(): Promise<TestHost> {
+  static async start(options: { shell?: string } = {}): Promise<TestHost> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ph-ts-"));
     const home = path.join(dir, "home");
     fs.mkdirSync(home);
     const socket = path.join(dir, "run", "host.sock");
     const bin = panehostBin();
     const child = spawn(bin, ["host", "--socket", socket, "--state-dir", path.join(dir, "state")], {
-      env: { HOME: home, SHELL: "/bin/sh", PATH: `${path.dirname(bin)}:/usr/bin:/bin`, LANG: "C.UTF-8" },
+      env: { HOME: home, SHELL: options.shell ?? "/bin/sh", PATH: `${path.dirname(bin)}:/usr/bin:/bin`, LANG: "C.UTF-8" },
       stdio: ["ignore", "ignore", "pipe"],
     });
     const host = new TestHost(dir, socket, child);

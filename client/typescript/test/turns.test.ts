@@ -96,6 +96,7 @@ describe("turns of the fixture agent", () => {
       offset: report.completed_offset,
       source: "terminal_notification",
       usage: report.usage,
+      exit_code: null,
     });
     await collector.stream.close();
     await client!.close(id);
