@@ -1,4 +1,6 @@
-// The pane list: GET /api/panes, refreshed while it is shown.
+// The pane list: GET /api/panes, refreshed while it is shown. Its answer is
+// the host's `panes` answer in the protocol's JSON (docs/PROTOCOL.md): each
+// pane a PaneSummary.
 
 import { authorization } from '/access.js';
 
@@ -10,10 +12,13 @@ function cell(text) {
   return td;
 }
 
+/** A PaneState: `"running"`, or `{"exited": {"code", "signal"}}`. */
 function stateText(pane) {
-  if (pane.state === 'running') return 'running';
-  if (pane.signal) return `exited (${pane.signal})`;
-  return `exited (${pane.exit_code})`;
+  const { state } = pane;
+  if (typeof state === 'string') return state;
+  const status = state?.exited;
+  if (!status) return Object.keys(state ?? {})[0] ?? '';
+  return status.signal ? `exited (${status.signal})` : `exited (${status.code})`;
 }
 
 export class PaneList {

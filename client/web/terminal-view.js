@@ -2,6 +2,11 @@
 // in which things reach the screen, the size, and what is remembered for a
 // reload (see resume-store.js).
 //
+// The server's messages are objects with one key (docs/WEB.md): `start` and
+// `event`, the lines `panehost events --json` prints, whose values are the
+// protocol's own JSON (a StreamStart, an Event: docs/PROTOCOL.md), then
+// `interrupted` and `error`.
+//
 // Everything that changes the screen goes through one queue, in the order
 // the server sent it: output is handed to xterm at once (xterm keeps the
 // order), while a reset (a snapshot) or a size change waits until xterm has
@@ -37,6 +42,16 @@ const FIT_DELAY_MS = 60;
 
 function plural(n, one, many) {
   return n === 1 ? one : many;
+}
+
+/**
+ * The variant of one of the protocol's enums (externally tagged): the string
+ * of a unit variant, or the one key of an object, with what it holds.
+ */
+function variant(value) {
+  if (typeof value === 'string') return [value, null];
+  const [name] = Object.keys(value ?? {});
+  return [name, name === undefined ? null : value[name]];
 }
 
 /** "N bytes were skipped". */
@@ -213,59 +228,82 @@ export class PaneView {
   }
 
   onMessage(message) {
-    switch (message.type) {
+    const [kind, body] = variant(message);
+    switch (kind) {
       case 'start':
-        this.attempt = 0;
-        this.onStatus('live');
-        if (message.kind === 'replay') {
-          this.generation = message.generation;
-          this.offset = message.offset;
-        } else {
-          this.enqueueScreen(message);
-          if (message.kind === 'snapshot' && message.skipped_from !== null && message.skipped_from !== undefined) {
-            this.onNotice(skippedNotice(message.offset - message.skipped_from));
-          } else if (message.kind === 'generation_changed') {
-            this.onNotice("The pane's process was replaced; this is its new screen.");
-          }
-        }
-        // The pane takes this page's size (after a snapshot, once it is drawn).
-        this.enqueue({ kind: 'fit' });
-        this.flushInput();
+        this.onStart(body);
         break;
+      case 'event':
+        this.onEvent(body);
+        break;
+      case 'interrupted':
+        this.onNotice(`Interrupt: ${body.outcome.replaceAll('_', ' ')}`);
+        break;
+      case 'error':
+        this.onError(body);
+        break;
+      default:
+        // Anything newer: nothing to do.
+        break;
+    }
+  }
+
+  /** A stream (re)starts: `{pane, generation, start}`, `start` a StreamStart. */
+  onStart({ generation, start }) {
+    this.attempt = 0;
+    this.onStatus('live');
+    const [kind, body] = variant(start);
+    if (kind === 'replay') {
+      this.generation = generation;
+      this.offset = body.from;
+    } else if (kind === 'snapshot') {
+      this.enqueueScreen(body.snapshot, generation);
+      if (body.skipped_from !== null && body.skipped_from !== undefined) {
+        this.onNotice(skippedNotice(body.snapshot.offset - body.skipped_from));
+      }
+    } else if (kind === 'generation_changed') {
+      this.enqueueScreen(body.snapshot, generation);
+      this.onNotice("The pane's process was replaced; this is its new screen.");
+    }
+    // The pane takes this page's size (after a snapshot, once it is drawn).
+    this.enqueue({ kind: 'fit' });
+    this.flushInput();
+  }
+
+  /** One of the protocol's Events. */
+  onEvent(event) {
+    const [kind, body] = variant(event);
+    switch (kind) {
       case 'output': {
-        const data = fromBase64(message.data);
-        const end = message.offset + data.length;
+        const data = fromBase64(body.data);
+        const end = body.offset + data.length;
         this.offset = end;
         this.enqueue({ kind: 'write', data, generation: this.generation, end });
         break;
       }
       case 'resync':
-        this.enqueueScreen({ ...message, generation: this.generation });
-        this.onNotice(skippedNotice(message.offset - message.skipped_from));
+        this.enqueueScreen(body.snapshot, this.generation);
+        this.onNotice(skippedNotice(body.snapshot.offset - body.skipped_from));
         break;
       case 'resized':
-        this.paneSize = { ...message.size };
-        this.enqueue({ kind: 'size', cols: message.size.cols, rows: message.size.rows });
+        this.paneSize = { ...body.size };
+        this.enqueue({ kind: 'size', cols: body.size.cols, rows: body.size.rows });
         break;
-      case 'exited':
+      case 'exited': {
+        const { status } = body;
         this.onNotice(
-          message.signal ? `The process ended by ${message.signal}.` : `The process exited with code ${message.code}.`,
+          status.signal ? `The process ended by ${status.signal}.` : `The process exited with code ${status.code}.`,
         );
         break;
+      }
       case 'ended':
         this.ended = true;
-        if (message.reason === 'closed') {
+        if (body.reason === 'closed') {
           this.store.forget(this.pane);
           this.onStatus('the pane was closed');
         } else {
-          this.onStatus(`ended (${message.reason})`);
+          this.onStatus(`ended (${body.reason})`);
         }
-        break;
-      case 'interrupted':
-        this.onNotice(`Interrupt: ${message.outcome.replaceAll('_', ' ')}`);
-        break;
-      case 'error':
-        this.onError(message);
         break;
       default:
         // Turn events and anything newer: nothing to draw.
@@ -273,22 +311,23 @@ export class PaneView {
     }
   }
 
-  onError(message) {
-    if (!message.fatal) {
-      this.onNotice(`${message.code}: ${message.message}`);
+  /** `{error: {code, message, limitation}, fatal}`. */
+  onError({ error, fatal }) {
+    if (!fatal) {
+      this.onNotice(`${error.code}: ${error.message}`);
       return;
     }
-    if (message.code === 'UNKNOWN_PANE') {
+    if (error.code === 'UNKNOWN_PANE') {
       this.ended = true;
       this.store.forget(this.pane);
       this.onStatus('this pane no longer exists');
-    } else if (message.code === 'OFFSET_OUT_OF_RANGE') {
+    } else if (error.code === 'OFFSET_OUT_OF_RANGE') {
       // The host does not know the saved position: start as a new viewer.
       this.store.forget(this.pane);
       this.renderedGeneration = this.renderedOffset = this.generation = this.offset = null;
       this.onNotice('The saved position was unknown to the host; showing the current screen.');
     } else {
-      this.onNotice(`${message.code}: ${message.message}`);
+      this.onNotice(`${error.code}: ${error.message}`);
     }
   }
 
@@ -354,18 +393,21 @@ export class PaneView {
 
   // --- the screen queue ---------------------------------------------------
 
-  /** A snapshot (start or resync): reset, draw it at its size, then fit. */
-  enqueueScreen(message) {
-    this.paneSize = { ...message.size };
-    this.generation = message.generation;
-    this.offset = message.offset;
+  /**
+   * A ScreenSnapshot (of a start or a resync): reset, draw its `formatted`
+   * bytes at its size, then fit.
+   */
+  enqueueScreen(snapshot, generation) {
+    this.paneSize = { ...snapshot.size };
+    this.generation = generation;
+    this.offset = snapshot.offset;
     this.enqueue({
       kind: 'screen',
-      data: fromBase64(message.data),
-      cols: message.size.cols,
-      rows: message.size.rows,
-      generation: message.generation,
-      end: message.offset,
+      data: fromBase64(snapshot.formatted),
+      cols: snapshot.size.cols,
+      rows: snapshot.size.rows,
+      generation,
+      end: snapshot.offset,
       reset: true,
     });
   }

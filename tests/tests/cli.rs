@@ -3,7 +3,8 @@
 
 mod support;
 
-use serde_json::Value;
+use panehost_ipc::{Event, ExitStatus, PaneState, Response, StreamStart};
+use serde_json::{json, Value};
 use std::path::Path;
 use support::command::*;
 use support::*;
@@ -35,6 +36,13 @@ fn base64_decode(text: &str) -> Vec<u8> {
         out.extend_from_slice(&decoded[..3 - padding]);
     }
     out
+}
+
+/// What a `--json` command printed, decoded as the host's answer it is:
+/// the protocol's JSON of the `key` answer, less that key.
+fn decode_answer(key: &str, printed: &Value) -> Response {
+    serde_json::from_value(json!({ key: printed }))
+        .unwrap_or_else(|error| panic!("not the protocol's `{key}` answer ({error}): {printed}"))
 }
 
 /// `p` and eight hex digits.
@@ -70,13 +78,13 @@ fn start_ls_send_inspect_resize_interrupt_close() {
     assert_eq!(&cells[1..3], ["shell", "running"], "row {row:?}");
     assert!(cells.contains(&"80x24"), "row {row:?}");
 
-    // ls --json: an array holding the pane.
+    // ls --json: the host's `panes` answer, holding the pane.
     let list = cli.json(&["ls", "--json"]);
+    assert!(matches!(decode_answer("panes", &list), Response::Panes { .. }));
     let listed = find_pane(&list, &pane).unwrap_or_else(|| panic!("ls --json does not list {pane}: {list}"));
     assert_eq!(listed["runtime"], "shell");
     assert_eq!(listed["state"], "running");
-    assert!(listed.get("exit_code").is_none(), "a running pane has no exit code: {listed}");
-    assert_eq!(listed["size"], serde_json::json!({"cols": 80, "rows": 24}));
+    assert_eq!(listed["size"], json!({"cols": 80, "rows": 24}));
     let pid = listed["pid"].as_u64().expect("pid") as u32;
     assert!(process_exists(pid), "the pane's process {pid} runs");
 
@@ -91,21 +99,26 @@ fn start_ls_send_inspect_resize_interrupt_close() {
             _ => Err(detail.to_string()),
         }
     });
-    assert_eq!(detail["id"], pane.as_str());
-    assert_eq!(detail["runtime"], "shell");
-    assert_eq!(detail["state"], "running");
-    assert_eq!(detail["generation"], 1);
-    assert_eq!(detail["pid"], pid);
-    let offset = detail["offset"].as_u64().expect("offset is a number");
+    // inspect --json: the host's `inspected` answer, the pane and its screen.
+    let Response::Inspected(inspected) = decode_answer("inspected", &detail) else { unreachable!() };
+    assert_eq!(inspected.pane.id.as_str(), pane.as_str());
+    assert_eq!(detail["pane"]["id"], pane.as_str());
+    assert_eq!(detail["pane"]["runtime"], "shell");
+    assert_eq!(detail["pane"]["state"], "running");
+    assert_eq!(detail["pane"]["generation"], 1);
+    assert_eq!(detail["pane"]["pid"], pid);
+    let offset = detail["pane"]["offset"].as_u64().expect("offset is a number");
     let screen = &detail["screen"];
     let screen_offset = screen["offset"].as_u64().expect("screen.offset is a number");
     assert!(screen_offset > 0 && screen_offset <= offset, "screen offset {screen_offset}, pane offset {offset}");
-    assert_eq!((screen["cols"].as_u64(), screen["rows"].as_u64()), (Some(80), Some(24)));
+    assert_eq!(screen["size"], json!({"cols": 80, "rows": 24}));
     let cursor = &screen["cursor"];
     assert!(cursor["row"].as_u64().is_some_and(|row| row < 24), "cursor {cursor}");
     assert!(cursor["col"].as_u64().is_some_and(|col| col < 80), "cursor {cursor}");
     assert!(cursor["visible"].is_boolean(), "cursor {cursor}");
-    assert!(screen["formatted_base64"].is_string() && screen["modes"].is_object(), "screen {screen}");
+    assert!(screen["formatted"].is_string() && screen["modes"].is_object(), "screen {screen}");
+    let formatted = base64_decode(screen["formatted"].as_str().unwrap());
+    assert_eq!(formatted, inspected.screen.formatted.as_slice(), "formatted is the screen's bytes in base64");
 
     // inspect without --json: a header line, then the screen.
     let plain = cli.ok(&["inspect", &pane]);
@@ -120,14 +133,15 @@ fn start_ls_send_inspect_resize_interrupt_close() {
     let outcome = cli.run(&["resize", &pane, "100x30"]);
     assert!(outcome.status.success() && outcome.stdout.is_empty(), "{outcome:?}");
     let detail = cli.json(&["inspect", &pane, "--json"]);
-    assert_eq!(detail["size"], serde_json::json!({"cols": 100, "rows": 30}), "{detail}");
+    assert_eq!(detail["pane"]["size"], json!({"cols": 100, "rows": 30}), "{detail}");
     cli.ok(&["send", &pane, "echo size=$(stty size)", "--enter"]);
     wait_for("inspect --json to show size=30 100 on a 100x30 screen", || {
         let detail = cli.json(&["inspect", &pane, "--json"]);
         let screen = &detail["screen"];
         let text = screen["text"].as_str().unwrap_or_default();
-        let size = (screen["cols"].as_u64(), screen["rows"].as_u64());
-        if text.lines().any(|line| line.trim_end() == "size=30 100") && size == (Some(100), Some(30)) {
+        if text.lines().any(|line| line.trim_end() == "size=30 100")
+            && screen["size"] == json!({"cols": 100, "rows": 30})
+        {
             Ok(())
         } else {
             Err(screen.to_string())
@@ -142,12 +156,13 @@ fn start_ls_send_inspect_resize_interrupt_close() {
     let outcome = cli.run(&["resize", &pane, "65535x65535"]);
     assert_eq!(outcome.code(), Some(2), "{outcome:?}");
     let detail = cli.json(&["inspect", &pane, "--json"]);
-    assert_eq!(detail["size"], serde_json::json!({"cols": 100, "rows": 30}), "the refused resize changed nothing");
+    assert_eq!(detail["pane"]["size"], json!({"cols": 100, "rows": 30}), "the refused resize changed nothing");
 
     // interrupt --json reports the keys it sent and what it observed: the
     // shell's last command may still count as a running turn (the screen
     // heuristic ends it after the output has been quiet), or not.
     let report = cli.json(&["interrupt", &pane, "--json"]);
+    assert!(matches!(decode_answer("interrupted", &report), Response::Interrupted(_)), "{report}");
     assert_eq!(report["pane"], pane.as_str());
     let outcome = report["outcome"].as_str().unwrap_or_default().to_owned();
     assert!(outcome == "turn_cancelled" || outcome == "unconfirmed", "{report}");
@@ -190,7 +205,8 @@ fn resize_reaches_the_screen_of_a_quiet_pane() {
     wait_for("the shell to be ready", || {
         let detail = cli.json(&["inspect", &pane, "--json"]);
         let text = detail["screen"]["text"].as_str().unwrap_or_default();
-        if text.lines().any(|line| line.trim_end() == "ready") && detail["screen"]["offset"] == detail["offset"] {
+        if text.lines().any(|line| line.trim_end() == "ready") && detail["screen"]["offset"] == detail["pane"]["offset"]
+        {
             Ok(())
         } else {
             Err(detail.to_string())
@@ -199,14 +215,14 @@ fn resize_reaches_the_screen_of_a_quiet_pane() {
     cli.ok(&["resize", &pane, "100x30"]);
     let detail = wait_for("inspect --json to show a 100x30 screen", || {
         let detail = cli.json(&["inspect", &pane, "--json"]);
-        let size = (detail["screen"]["cols"].as_u64(), detail["screen"]["rows"].as_u64());
-        if size == (Some(100), Some(30)) {
+        let size = &detail["screen"]["size"];
+        if *size == json!({"cols": 100, "rows": 30}) {
             Ok(detail)
         } else {
-            Err(format!("pane size {}, screen {size:?}, offset {}", detail["size"], detail["offset"]))
+            Err(format!("pane size {}, screen {size}, offset {}", detail["pane"]["size"], detail["pane"]["offset"]))
         }
     });
-    assert_eq!(detail["size"], serde_json::json!({"cols": 100, "rows": 30}));
+    assert_eq!(detail["pane"]["size"], json!({"cols": 100, "rows": 30}));
     cli.ok(&["close", &pane]);
     host.stop();
 }
@@ -251,6 +267,7 @@ fn events_json_replays_contiguous_output_then_exit_and_end() {
     let host = TestHost::start();
     let cli = Cli::for_host(&host);
     let started = cli.json(&["start", "shell", "--json", "--", "sh", "-c", "printf \"a\\nb\\n\"; exit 4"]);
+    assert!(matches!(decode_answer("started", &started), Response::Started(_)), "{started}");
     let pane = started["id"].as_str().expect("start --json has the id").to_owned();
     assert!(looks_like_pane_id(&pane), "{started}");
     assert_eq!(started["runtime"], "shell");
@@ -265,47 +282,50 @@ fn events_json_replays_contiguous_output_then_exit_and_end() {
         .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("not a JSON line ({error}): {line:?}")))
         .collect();
     for line in &lines {
-        assert!(line.is_object() && line["type"].is_string(), "every line is an object with a type: {line}");
+        let keys: Vec<&String> = line.as_object().map(|object| object.keys().collect()).unwrap_or_default();
+        assert!(keys == ["start"] || keys == ["event"], "every line is an object with one key, start or event: {line}");
     }
 
+    // The stream's start: the `subscribed` answer's pane, generation and start.
     let first = lines.first().expect("at least one line");
-    assert_eq!(first["type"], "start", "{first}");
-    assert_eq!(first["kind"], "replay", "{first}");
-    assert_eq!(first["offset"], 0, "{first}");
-    assert_eq!(first["generation"], 1, "{first}");
+    assert_eq!(first, &json!({"start": {"pane": pane, "generation": 1, "start": {"replay": {"from": 0}}}}));
+    let start: StreamStart = serde_json::from_value(first["start"]["start"].clone()).unwrap();
+    assert_eq!(start, StreamStart::Replay { from: 0 });
 
+    // Then each event, as the host sent it.
     let mut next_offset = 0u64;
     let mut output = Vec::new();
     let mut exited = None;
+    let mut ended = Vec::new();
     for line in &lines[1..] {
-        match line["type"].as_str().unwrap() {
-            "output" => {
+        let event: Event = serde_json::from_value(line["event"].clone())
+            .unwrap_or_else(|error| panic!("not the protocol's event ({error}): {line}"));
+        match event {
+            Event::Output { offset, data } => {
                 assert!(exited.is_none(), "output after exited: {line}");
-                assert_eq!(line["offset"].as_u64(), Some(next_offset), "output must be contiguous: {line}");
-                let bytes = base64_decode(line["data_base64"].as_str().expect("data_base64"));
+                assert_eq!(offset, next_offset, "output must be contiguous: {line}");
+                let bytes = base64_decode(line["event"]["output"]["data"].as_str().expect("data"));
                 assert!(!bytes.is_empty(), "{line}");
-                assert_eq!(line["data"].as_str(), Some(String::from_utf8_lossy(&bytes).as_ref()), "{line}");
+                assert_eq!(bytes, data.as_slice(), "{line}");
                 next_offset += bytes.len() as u64;
                 output.extend_from_slice(&bytes);
             }
-            "exited" => {
+            Event::Exited { status, offset } => {
                 assert!(exited.is_none(), "two exited lines");
-                exited = Some(line.clone());
+                exited = Some((status, offset));
             }
-            "ended" => {}
-            other => panic!("unexpected line type {other}: {line}"),
+            Event::Ended { reason } => ended.push(reason),
+            other => panic!("unexpected event {other:?}: {line}"),
         }
     }
     let text = String::from_utf8_lossy(&output);
     assert!(text.contains("a\r\nb"), "output {text:?}");
-    let exited = exited.unwrap_or_else(|| panic!("no exited line in {:?}", outcome.stdout));
-    assert_eq!(exited["exit_code"], 4, "{exited}");
-    assert_eq!(exited["signal"], Value::Null, "{exited}");
-    assert_eq!(exited["offset"].as_u64(), Some(next_offset), "exited comes after every byte: {exited}");
+    let (status, offset) = exited.unwrap_or_else(|| panic!("no exited line in {:?}", outcome.stdout));
+    assert_eq!(status, ExitStatus { code: 4, signal: None });
+    assert_eq!(offset, next_offset, "exited comes after every byte");
     let last = lines.last().unwrap();
-    assert_eq!(last["type"], "ended", "the stream ends with ended: {last}");
-    assert_eq!(last["reason"], "exited", "{last}");
-    assert_eq!(lines.iter().filter(|line| line["type"] == "ended").count(), 1);
+    assert_eq!(last, &json!({"event": {"ended": {"reason": "exited"}}}), "the stream ends with ended");
+    assert_eq!(ended, ["exited"]);
 
     // Without --json: exactly the bytes, nothing else.
     let raw = cli.run(&["events", &pane, "--from", "0"]);
@@ -315,11 +335,13 @@ fn events_json_replays_contiguous_output_then_exit_and_end() {
     // The pane stays listed as exited until closed; close reports the status.
     let list = cli.json(&["ls", "--json"]);
     let listed = find_pane(&list, &pane).expect("an exited pane is listed");
-    assert_eq!(listed["state"], "exited", "{listed}");
-    assert_eq!(listed["exit_code"], 4, "{listed}");
+    assert_eq!(listed["state"], json!({"exited": {"code": 4, "signal": null}}), "{listed}");
+    let state: PaneState = serde_json::from_value(listed["state"].clone()).unwrap();
+    assert_eq!(state, PaneState::Exited(ExitStatus { code: 4, signal: None }));
     assert_eq!(listed["offset"].as_u64(), Some(next_offset), "{listed}");
     let closed = cli.json(&["close", &pane, "--json"]);
-    assert_eq!(closed, serde_json::json!({"id": pane, "exit_code": 4, "signal": null}));
+    assert_eq!(closed, json!({"pane": pane, "status": {"code": 4, "signal": null}}));
+    assert!(matches!(decode_answer("closed", &closed), Response::Closed { .. }));
     host.stop();
 }
 
@@ -333,9 +355,10 @@ fn runtimes_lists_shell_and_the_fixture_with_their_limits() {
     let cli = Cli::for_host(&host);
     // The tests' own fixture runtime is listed only when asked for.
     let listed = cli.json(&["runtimes", "--json"]);
-    assert!(listed.as_array().unwrap().iter().all(|runtime| runtime["id"] != "fixture"), "{listed}");
+    assert!(listed["runtimes"].as_array().unwrap().iter().all(|runtime| runtime["id"] != "fixture"), "{listed}");
     let runtimes = cli.json(&["runtimes", "--json", "--all"]);
-    let runtimes = runtimes.as_array().expect("an array");
+    assert!(matches!(decode_answer("runtimes", &runtimes), Response::Runtimes { .. }));
+    let runtimes = runtimes["runtimes"].as_array().expect("the `runtimes` answer: {\"runtimes\": [...]}");
     let runtime = |id: &str| {
         runtimes.iter().find(|runtime| runtime["id"] == id).unwrap_or_else(|| panic!("no {id} in {runtimes:?}")).clone()
     };
@@ -391,6 +414,7 @@ fn runtimes_lists_shell_and_the_fixture_with_their_limits() {
     assert_eq!(refused.code(), Some(1), "{refused:?}");
     assert!(refused.stderr.contains("PERMISSION_PROFILE_UNENFORCED"), "{refused:?}");
     let receipt = cli.json(&["runtimes", "--probe", "fixture", "--accept-weaker-boundary", "--json"]);
+    assert!(matches!(decode_answer("receipt", &receipt), Response::Receipt(_)), "{receipt}");
     assert_eq!(receipt["passed"], true, "{receipt}");
     assert_eq!(receipt["read_only_enforced"], false, "{receipt}");
     let table = cli.ok(&["runtimes", "--wide", "--all"]);

@@ -83,8 +83,8 @@ fn the_command_prints_the_history() {
     let text = cli.ok(&["history", pane.as_str(), "--lines", "1000"]);
     let expected: Vec<String> = (1..=500).map(|n| n.to_string()).collect();
     assert_eq!(text.lines().collect::<Vec<_>>(), expected);
-    let json = cli.json(&["history", pane.as_str(), "--json"]);
-    assert_eq!(json["truncated"], false);
-    assert_eq!(json["from"], 0);
+    let answer: PaneHistory = cli.answer(&["history", pane.as_str(), "--json"]);
+    assert_eq!((&answer.pane, answer.from, answer.truncated), (&pane, 0, false));
+    assert_eq!(answer.text.lines().collect::<Vec<_>>(), expected);
     host.stop();
 }

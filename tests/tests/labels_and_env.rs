@@ -134,7 +134,7 @@ fn the_command_line_sets_labels_and_variables_and_finds_panes_by_label() {
     assert!(table.lines().next().unwrap().contains("LABELS"), "{table}");
     assert!(table.contains(&pane) && table.contains("owner=ada"), "{table}");
     let json: serde_json::Value = serde_json::from_str(&cli.ok(&["ls", "--label", "owner=ada", "--json"])).unwrap();
-    assert_eq!(json[0]["labels"]["owner"], "ada", "{json}");
+    assert_eq!(json["panes"][0]["labels"]["owner"], "ada", "{json}");
     let mut conn = host.connect(Encoding::Json);
     conn.follow_from_start_until(&PaneId(pane), "task=42");
     let bad = cli.run(&["start", "shell", "--label", "novalue"]);

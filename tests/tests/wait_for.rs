@@ -135,8 +135,11 @@ fn panehost_wait_prints_what_matched() {
     let cli = Cli::for_host(&host);
     let pane = cli.ok(&["start", "shell", "--", "sh", "-c", "echo build-$((6*7))-done; sleep 100"]).trim().to_owned();
     assert_eq!(cli.ok(&["wait", &pane, r"build-\d+-done"]).trim(), "build-42-done");
-    let line = cli.json(&["wait", &pane, "build", "--output", "--from", "0", "--json"]);
-    assert_eq!((line["target"].as_str(), line["matched"].as_str()), (Some("output"), Some("build")));
+    let found: WaitMatch = cli.answer(&["wait", &pane, "build", "--output", "--from", "0", "--json"]);
+    assert_eq!(
+        (found.pane.as_str(), found.target, found.matched.as_str()),
+        (pane.as_str(), WaitTarget::Output, "build")
+    );
     let outcome = cli.run(&["wait", &pane, "absent", "--timeout", "0"]);
     assert_ne!(outcome.code(), Some(0), "{outcome:?}");
     assert!(outcome.stderr.contains("WAIT_TIMEOUT"), "{outcome:?}");

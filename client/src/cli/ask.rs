@@ -2,9 +2,9 @@
 //! wait until the turn ends; print what the turn added to the screen.
 
 use super::context::Context;
-use super::json::usage_json;
+use super::json;
 use super::output::print_line;
-use panehost_ipc::PaneId;
+use panehost_ipc::{PaneId, Response};
 use std::time::Duration;
 
 /// Arguments of `ask`.
@@ -17,7 +17,8 @@ pub(crate) struct AskArgs {
     /// How long to wait for the end of the turn, in seconds [default: 600]
     #[arg(long, value_name = "SECS")]
     timeout: Option<u64>,
-    /// Print the turn report as JSON.
+    /// Print the host's `answered` answer (the turn report) in the
+    /// protocol's JSON (docs/PROTOCOL.md, section 4).
     #[arg(long)]
     json: bool,
 }
@@ -27,15 +28,7 @@ pub(crate) async fn run(context: &Context, args: AskArgs) -> anyhow::Result<()> 
     let client = context.connect().await?;
     let report = client.ask(&PaneId(args.pane), &args.text, args.timeout.map(Duration::from_secs)).await?;
     if args.json {
-        let line = serde_json::json!({
-            "source": report.source,
-            "started_offset": report.started_offset,
-            "completed_offset": report.completed_offset,
-            "duration_ms": report.duration_ms,
-            "added_text": report.added_text,
-            "usage": usage_json(&report.usage),
-        });
-        print_line(&line.to_string())?;
+        print_line(&json::answer(Response::Answered(report)).to_string())?;
     } else {
         print_line(&report.added_text)?;
     }

@@ -1,16 +1,17 @@
 //! `panehost close PANE [--json]`
 
 use super::context::Context;
+use super::json;
 use super::output::print_line;
-use panehost_ipc::{ExitStatus, PaneId};
-use serde_json::json;
+use panehost_ipc::{ExitStatus, PaneId, Response};
 
 /// Arguments of `close`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct CloseArgs {
     /// The pane.
     pane: String,
-    /// Print the exit status as JSON.
+    /// Print the host's `closed` answer, `{"pane", "status": {"code", "signal"}}`,
+    /// in the protocol's JSON (docs/PROTOCOL.md, section 4).
     #[arg(long)]
     json: bool,
 }
@@ -21,7 +22,7 @@ pub(crate) async fn run(context: &Context, args: CloseArgs) -> anyhow::Result<()
     let pane = PaneId(args.pane);
     let status = client.close(&pane).await?;
     if args.json {
-        print_line(&json!({"id": pane.as_str(), "exit_code": status.code, "signal": status.signal}).to_string())?;
+        print_line(&json::answer(Response::Closed { pane, status }).to_string())?;
     } else {
         print_line(&format!("{pane}: {}", describe(&status)))?;
     }

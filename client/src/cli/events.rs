@@ -14,8 +14,9 @@ pub(crate) struct EventsArgs {
     /// Start after this output offset [default: the current screen]
     #[arg(long, value_name = "OFFSET")]
     from: Option<u64>,
-    /// Print one JSON object per line (start, output, resync, resized,
-    /// exited, ended) instead of the raw output bytes.
+    /// Print one JSON object per line instead of the raw output bytes: a
+    /// stream's `start`, then each `event`, in the protocol's JSON
+    /// (docs/PROTOCOL.md, section 4).
     #[arg(long)]
     json: bool,
 }
@@ -30,7 +31,9 @@ pub(crate) async fn run(context: &Context, args: EventsArgs) -> anyhow::Result<(
     while let Some(item) = follower.next().await? {
         let still_read = if args.json {
             let line = match &item {
-                FollowItem::Start(start) => json::start_line(follower.generation().unwrap_or_default(), start),
+                FollowItem::Start(start) => {
+                    json::start_line(follower.pane(), follower.generation().unwrap_or_default(), start)
+                }
                 FollowItem::Event(event) => json::event_line(event),
             };
             print_line(&line.to_string())?

@@ -1,9 +1,9 @@
 //! `panehost history PANE [--lines N] [--json]`
 
 use super::context::Context;
+use super::json;
 use super::output::print_line;
-use panehost_ipc::PaneId;
-use serde_json::json;
+use panehost_ipc::{PaneId, Response};
 
 /// Arguments of `history`.
 #[derive(Debug, clap::Args)]
@@ -13,7 +13,8 @@ pub(crate) struct HistoryArgs {
     /// Lines from above the screen, at most [default: 1000]
     #[arg(long, value_name = "N")]
     lines: Option<u32>,
-    /// Print `{"pane", "from", "to", "text", "truncated"}` as JSON.
+    /// Print the host's `history` answer, `{"pane", "from", "to", "text",
+    /// "truncated"}`, in the protocol's JSON (docs/PROTOCOL.md, section 4).
     #[arg(long)]
     json: bool,
 }
@@ -25,14 +26,7 @@ pub(crate) async fn run(context: &Context, args: HistoryArgs) -> anyhow::Result<
     let client = context.connect().await?;
     let history = client.history(&PaneId(args.pane), args.lines).await?;
     if args.json {
-        let value = json!({
-            "pane": history.pane.as_str(),
-            "from": history.from,
-            "to": history.to,
-            "text": history.text,
-            "truncated": history.truncated,
-        });
-        print_line(&value.to_string())?;
+        print_line(&json::answer(Response::History(history)).to_string())?;
     } else {
         if history.truncated {
             eprintln!("(older lines are not held: output from offset {} to {})", history.from, history.to);

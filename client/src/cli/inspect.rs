@@ -3,25 +3,25 @@
 use super::context::Context;
 use super::output::print_line;
 use super::{json, ls};
-use panehost_ipc::{PaneDetail, PaneId};
+use panehost_ipc::{PaneDetail, PaneId, Response};
 
 /// Arguments of `inspect`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct InspectArgs {
     /// The pane.
     pane: String,
-    /// Print the pane and its screen as JSON.
+    /// Print the host's `inspected` answer, `{"pane": {...}, "screen": {...}}`,
+    /// in the protocol's JSON (docs/PROTOCOL.md, section 4).
     #[arg(long)]
     json: bool,
 }
 
-/// Prints a header line and the screen's text, or the JSON shape described
-/// in the `json` module.
+/// Prints a header line and the screen's text, or the answer as JSON.
 pub(crate) async fn run(context: &Context, args: InspectArgs) -> anyhow::Result<()> {
     let client = context.connect().await?;
     let detail = client.inspect(&PaneId(args.pane)).await?;
     if args.json {
-        print_line(&json::pane_detail(&detail.pane, &detail.screen).to_string())?;
+        print_line(&json::answer(Response::Inspected(detail)).to_string())?;
     } else {
         print_line(&header(&detail))?;
         print_line(&detail.screen.text)?;

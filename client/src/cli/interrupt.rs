@@ -1,8 +1,9 @@
 //! `panehost interrupt PANE [--json]`
 
 use super::context::Context;
+use super::json;
 use super::output::print_line;
-use panehost_ipc::PaneId;
+use panehost_ipc::{PaneId, Response};
 
 /// Arguments of `interrupt`.
 #[derive(Debug, clap::Args)]
@@ -12,7 +13,8 @@ pub(crate) struct InterruptArgs {
     /// Escalate to SIGTERM and SIGKILL when SIGINT is not confirmed.
     #[arg(long)]
     terminate: bool,
-    /// Print the report as JSON.
+    /// Print the host's `interrupted` answer (the report) in the protocol's
+    /// JSON (docs/PROTOCOL.md, section 4).
     #[arg(long)]
     json: bool,
 }
@@ -22,7 +24,7 @@ pub(crate) async fn run(context: &Context, args: InterruptArgs) -> anyhow::Resul
     let client = context.connect().await?;
     let report = client.interrupt_with(&PaneId(args.pane), args.terminate).await?;
     if args.json {
-        print_line(&serde_json::to_string(&report)?)?;
+        print_line(&json::answer(Response::Interrupted(report)).to_string())?;
         return Ok(());
     }
     let mut text = format!("{}: {}", report.pane, report.outcome);

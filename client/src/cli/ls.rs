@@ -3,7 +3,7 @@
 use super::context::Context;
 use super::output::{print_line, write_stdout};
 use super::{json, pair_arg, table};
-use panehost_ipc::{Labels, PaneState, PaneSummary};
+use panehost_ipc::{Labels, PaneState, PaneSummary, Response};
 
 /// Arguments of `ls`.
 #[derive(Debug, clap::Args)]
@@ -11,19 +11,19 @@ pub(crate) struct LsArgs {
     /// Only the panes carrying this label; repeat to require several.
     #[arg(long = "label", value_name = "NAME=VALUE", value_parser = pair_arg::parse_pair)]
     labels: Vec<(String, String)>,
-    /// Print a JSON array of panes.
+    /// Print the host's `panes` answer, `{"panes": [...]}`, in the
+    /// protocol's JSON (docs/PROTOCOL.md, section 4).
     #[arg(long)]
     json: bool,
 }
 
-/// Lists the panes as a table or a JSON array.
+/// Lists the panes as a table or as JSON.
 pub(crate) async fn run(context: &Context, args: LsArgs) -> anyhow::Result<()> {
     let client = context.connect().await?;
     let wanted: Labels = args.labels.into_iter().collect();
     let panes = client.list_labelled(&wanted).await?;
     if args.json {
-        let array: Vec<_> = panes.iter().map(json::pane).collect();
-        print_line(&serde_json::Value::Array(array).to_string())?;
+        print_line(&json::answer(Response::Panes { panes }).to_string())?;
     } else {
         // Labels get a column when a pane has any.
         let labelled = panes.iter().any(|pane| !pane.labels.is_empty());

@@ -2,8 +2,8 @@
 
 use super::context::Context;
 use super::output::{print_line, write_stdout};
-use super::table;
-use panehost_ipc::{Receipt, RuntimeInfo};
+use super::{json, table};
+use panehost_ipc::{Receipt, Response, RuntimeInfo};
 
 /// Arguments of `runtimes`.
 #[derive(Debug, clap::Args)]
@@ -20,7 +20,9 @@ pub(crate) struct RuntimesArgs {
     /// cannot enforce it.
     #[arg(long, requires = "probe")]
     accept_weaker_boundary: bool,
-    /// Print JSON: an array of runtimes, or the receipt.
+    /// Print the host's `runtimes` answer, `{"runtimes": [...]}`, or with
+    /// --probe its `receipt` answer, in the protocol's JSON
+    /// (docs/PROTOCOL.md, section 4).
     #[arg(long)]
     json: bool,
     /// Every column (support, sign-in, version floor, profiles,
@@ -45,7 +47,7 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
     if let Some(runtime) = &args.probe {
         let receipt = client.probe_runtime(runtime, args.model.as_deref(), args.accept_weaker_boundary).await?;
         if args.json {
-            print_line(&serde_json::to_string(&receipt)?)?;
+            print_line(&json::answer(Response::Receipt(receipt.clone())).to_string())?;
         } else {
             print_line(&describe_receipt(&receipt))?;
         }
@@ -59,7 +61,7 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
         runtimes.retain(|runtime| !TEST_RUNTIMES.contains(&runtime.id.as_str()));
     }
     if args.json {
-        print_line(&serde_json::to_string(&runtimes)?)?;
+        print_line(&json::answer(Response::Runtimes { runtimes }).to_string())?;
     } else if !args.wide {
         let headers = ["ID", "AVAILABLE", "READINESS", "VERSION", "DETAIL"];
         let rows: Vec<Vec<String>> = runtimes.iter().map(narrow_row).collect();

@@ -4,7 +4,7 @@ use super::context::Context;
 use super::output::print_line;
 use super::{json, pair_arg, size_arg};
 use anyhow::Context as _;
-use panehost_ipc::{ResumeRequest, Size, StartParams};
+use panehost_ipc::{Response, ResumeRequest, Size, StartParams};
 use std::path::PathBuf;
 
 /// Arguments of `start`.
@@ -97,7 +97,7 @@ pub(crate) async fn run(context: &Context, args: StartArgs) -> anyhow::Result<()
     let client = context.connect().await?;
     let pane = client.start(params).await?;
     if args.json {
-        print_line(&json::pane(&pane).to_string())?;
+        print_line(&json::answer(Response::Started(pane)).to_string())?;
     } else {
         print_line(pane.id.as_str())?;
     }

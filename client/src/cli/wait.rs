@@ -3,8 +3,9 @@
 //! expression; print what matched.
 
 use super::context::Context;
+use super::json;
 use super::output::print_line;
-use panehost_ipc::{PaneId, WaitForParams, WaitTarget};
+use panehost_ipc::{PaneId, Response, WaitForParams, WaitTarget};
 
 /// Arguments of `wait`.
 #[derive(Debug, clap::Args)]
@@ -23,7 +24,8 @@ pub(crate) struct WaitArgs {
     /// How long to wait, in seconds [default: 30]
     #[arg(long, value_name = "SECS")]
     timeout: Option<u64>,
-    /// Print `{"pane", "target", "offset", "matched"}` as JSON.
+    /// Print the host's `waited` answer, `{"pane", "target", "offset",
+    /// "matched"}`, in the protocol's JSON (docs/PROTOCOL.md, section 4).
     #[arg(long)]
     json: bool,
 }
@@ -41,13 +43,7 @@ pub(crate) async fn run(context: &Context, args: WaitArgs) -> anyhow::Result<()>
     };
     let found = client.wait_for(params).await?;
     if args.json {
-        let line = serde_json::json!({
-            "pane": found.pane.as_str(),
-            "target": found.target.as_str(),
-            "offset": found.offset,
-            "matched": found.matched,
-        });
-        print_line(&line.to_string())?;
+        print_line(&json::answer(Response::Waited(found)).to_string())?;
     } else {
         print_line(&found.matched)?;
     }

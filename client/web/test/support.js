@@ -204,7 +204,7 @@ export class Rig {
     return pane;
   }
 
-  /** `panehost inspect PANE --json`. */
+  /** `panehost inspect PANE --json`: the host's `inspected` answer, `{pane, screen}`. */
   async inspect(pane) {
     return JSON.parse(await this.run('inspect', pane, '--json'));
   }
@@ -242,7 +242,7 @@ export async function launchBrowser(viewport = { width: 1000, height: 600 }) {
 /** The screen's rows from `inspect --json`, as many as it has rows. */
 export function inspectedRows(detail) {
   const rows = detail.screen.text.split('\n');
-  while (rows.length < detail.screen.rows) rows.push('');
+  while (rows.length < detail.screen.size.rows) rows.push('');
   return rows.map((row) => row.trimEnd());
 }
 

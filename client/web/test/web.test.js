@@ -110,6 +110,59 @@ describe('panehost web', () => {
     });
   });
 
+  test("the list and the socket speak the protocol's own JSON", async () => {
+    await page.goto(`${rig.base}/?pane=${shellPane}`);
+    await waitFor(async () => (await pageState(page))?.offset != null, { what: 'the pane to be drawn' });
+    // A second socket to the pane, from the page: its first message, a
+    // line it types, and the output that echoes it.
+    const seen = await page.evaluate(async (pane) => {
+      const { authorization, socketProtocols } = await import('/access.js');
+      const list = await (await fetch('/api/panes', { headers: authorization() })).json();
+      const socket = new WebSocket(`ws://${location.host}/ws?pane=${encodeURIComponent(pane)}`, socketProtocols());
+      const messages = [];
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no echo in ${JSON.stringify(messages)}`)), 15000);
+        socket.onmessage = (event) => {
+          const message = JSON.parse(event.data);
+          messages.push(message);
+          if (messages.length === 1) socket.send(JSON.stringify({ input: btoa('echo proto-$((3*4))\r') }));
+          const output = message.event?.output;
+          if (output && atob(output.data).includes('proto-12')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        socket.onerror = () => reject(new Error('the socket failed'));
+      });
+      socket.close();
+      return { list, messages };
+    }, shellPane);
+
+    // /api/panes: the `panes` answer, each pane as `ls --json` prints it.
+    const listed = JSON.parse(await rig.run('ls', '--json'));
+    const fromList = seen.list.panes.find((pane) => pane.id === shellPane);
+    const fromCli = listed.panes.find((pane) => pane.id === shellPane);
+    assert.deepEqual(Object.keys(fromList).sort(), Object.keys(fromCli).sort());
+    assert.equal(fromList.state, 'running');
+
+    // The socket: a `start` holding the protocol's StreamStart (a new viewer
+    // gets a snapshot), then events, each an object with one key.
+    const [first, ...rest] = seen.messages;
+    assert.deepEqual(Object.keys(first), ['start']);
+    assert.equal(first.start.pane, shellPane);
+    assert.equal(typeof first.start.generation, 'number');
+    const { snapshot, skipped_from: skippedFrom } = first.start.start.snapshot;
+    assert.equal(skippedFrom, null);
+    assert.deepEqual(Object.keys(snapshot.size).sort(), ['cols', 'rows']);
+    assert.match(snapshot.formatted, /^[A-Za-z0-9+/]*=*$/);
+    for (const message of rest) {
+      assert.deepEqual(Object.keys(message), ['event'], JSON.stringify(message));
+      assert.equal(Object.keys(message.event).length, 1, JSON.stringify(message));
+    }
+    const outputs = rest.filter((message) => message.event.output).map((message) => message.event.output);
+    assert.equal(outputs[0].offset, snapshot.offset, 'output continues where the snapshot ends');
+  });
+
   test('the interrupt button stops a running command', async () => {
     await page.goto(`${rig.base}/?pane=${shellPane}`);
     await waitFor(async () => (await pageState(page))?.offset != null, { what: 'the pane to be drawn' });
@@ -172,11 +225,11 @@ describe('panehost web', () => {
         timeout: 30000,
         describe: async () => {
           const detail = await rig.inspect(pane);
-          return JSON.stringify({ offset: detail.offset, screen: detail.screen.text.slice(-200), page: await pageState(page) });
+          return JSON.stringify({ offset: detail.pane.offset, screen: detail.screen.text.slice(-200), page: await pageState(page) });
         },
       },
     );
-    const end = detail.offset;
+    const end = detail.pane.offset;
     await waitFor(async () => (await pageState(page))?.offset === end, {
       what: `the page to draw up to offset ${end}`,
       timeout: 30000,
@@ -188,8 +241,8 @@ describe('panehost web', () => {
     // The visible rows are the pane's screen.
     const state = await pageState(page);
     const screen = await rig.inspect(pane);
-    assert.equal(state.cols, screen.screen.cols);
-    assert.equal(state.rowCount, screen.screen.rows);
+    assert.equal(state.cols, screen.screen.size.cols);
+    assert.equal(state.rowCount, screen.screen.size.rows);
     assert.deepEqual(trimTrailingEmpty(state.rows), trimTrailingEmpty(inspectedRows(screen)));
 
     // And the flood's lines are there once each, in order: the screen saved
@@ -234,7 +287,7 @@ describe('panehost web', () => {
     await rig.run('send', pane, 'go', '--enter');
     const half = await waitFor(async () => {
       const detail = await rig.inspect(pane);
-      return detail.screen.text.includes('before') ? detail.offset : null;
+      return detail.screen.text.includes('before') ? detail.pane.offset : null;
     }, { what: 'the first half' });
     await waitFor(async () => (await pageState(page)).offset === half, { what: 'the page to draw the first half' });
     await page.reload();
@@ -310,12 +363,12 @@ describe('panehost web', () => {
       },
       { what: 'the end of the output', timeout: 30000 },
     );
-    assert.ok(detail.offset - saved.offset > RING_BYTES, 'the ring no longer holds the saved position');
+    assert.ok(detail.pane.offset - saved.offset > RING_BYTES, 'the ring no longer holds the saved position');
     await page.goto(`${rig.base}/?pane=${pane}`);
     const state = await waitFor(
       async () => {
         const state = await pageState(page);
-        return state?.offset === detail.offset ? state : null;
+        return state?.offset === detail.pane.offset ? state : null;
       },
       { what: 'the page to catch up', describe: async () => JSON.stringify(await pageState(page)) },
     );
@@ -324,11 +377,11 @@ describe('panehost web', () => {
     const skipped = /^(\d+) bytes were skipped$/.exec(state.notice);
     assert.ok(skipped, `a notice says what was skipped: ${JSON.stringify(state.notice)}`);
     const count = Number(skipped[1]);
-    assert.ok(count > 0 && count <= detail.offset - saved.offset, `${count} bytes skipped`);
+    assert.ok(count > 0 && count <= detail.pane.offset - saved.offset, `${count} bytes skipped`);
     const now = await waitFor(
       async () => {
         const now = await rig.inspect(pane);
-        return now.size.cols === state.cols && now.size.rows === state.rowCount ? now : null;
+        return now.pane.size.cols === state.cols && now.pane.size.rows === state.rowCount ? now : null;
       },
       { what: "the pane to have the page's size" },
     );
@@ -343,7 +396,7 @@ describe('panehost web', () => {
     });
     await waitFor(
       async () => {
-        const size = (await rig.inspect(shellPane)).size;
+        const size = (await rig.inspect(shellPane)).pane.size;
         return size.cols === before.cols && size.rows === before.rowCount;
       },
       { what: 'the pane to have the page size' },
@@ -356,12 +409,12 @@ describe('panehost web', () => {
     }, { what: 'the terminal to fit the smaller window' });
     await waitFor(
       async () => {
-        const size = (await rig.inspect(shellPane)).size;
+        const size = (await rig.inspect(shellPane)).pane.size;
         return size.cols === after.cols && size.rows === after.rowCount;
       },
       {
         what: `the pane to become ${after.cols}x${after.rowCount}`,
-        describe: async () => JSON.stringify((await rig.inspect(shellPane)).size),
+        describe: async () => JSON.stringify((await rig.inspect(shellPane)).pane.size),
       },
     );
     await page.setViewportSize({ width: 1000, height: 600 });

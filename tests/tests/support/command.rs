@@ -78,6 +78,15 @@ impl Cli {
         serde_json::from_str(stdout.trim_end())
             .unwrap_or_else(|error| panic!("panehost {args:?} printed no JSON ({error}): {stdout:?}"))
     }
+
+    /// Runs a `--json` command and decodes what it printed as the
+    /// protocol's type `T` (its `--json` prints the protocol's own JSON).
+    pub fn answer<T: serde::de::DeserializeOwned, S: AsRef<OsStr> + std::fmt::Debug>(&self, args: &[S]) -> T {
+        let value = self.json(args);
+        serde_json::from_value(value.clone()).unwrap_or_else(|error| {
+            panic!("panehost {args:?} printed no {} ({error}): {value}", std::any::type_name::<T>())
+        })
+    }
 }
 
 /// A child process that is killed (by its own pid) and reaped if the test
@@ -188,7 +197,7 @@ pub fn wait_for<T>(what: &str, mut probe: impl FnMut() -> Result<T, String>) -> 
     }
 }
 
-/// The pane with this id in an `ls --json` array.
+/// The pane with this id in what `ls --json` printed, the `panes` answer.
 pub fn find_pane<'a>(list: &'a Value, id: &str) -> Option<&'a Value> {
-    list.as_array().expect("ls --json prints an array").iter().find(|pane| pane["id"] == id)
+    list["panes"].as_array().expect("ls --json prints {\"panes\": [...]}").iter().find(|pane| pane["id"] == id)
 }

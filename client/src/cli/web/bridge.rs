@@ -96,7 +96,7 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
                 item = follow.next() => match item {
                     Ok(Some(FollowItem::Start(start))) => {
                         let generation = follow.generation().unwrap_or_default();
-                        if send(&mut sink, &wire::start(pane.as_str(), generation, &start)).await.is_err() {
+                        if send(&mut sink, &wire::start(&pane, generation, &start)).await.is_err() {
                             return;
                         }
                     }
@@ -142,9 +142,7 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
                 Ok(Message::Text(text)) => text,
                 Ok(Message::Close(_)) | Err(_) => break,
                 Ok(Message::Binary(_)) => {
-                    let body = serde_json::json!({
-                        "code": wire::code::BAD_MESSAGE, "message": "messages are JSON text",
-                    });
+                    let body = wire::own_error(wire::code::BAD_MESSAGE, "messages are JSON text");
                     let _ = outbox.send(wire::error(body, false)).await;
                     continue;
                 }
@@ -173,10 +171,10 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
                     // seconds while it confirms, and a page that sends
                     // them in a loop must not pile them up.
                     if interrupting.swap(true, std::sync::atomic::Ordering::SeqCst) {
-                        let body = serde_json::json!({
-                            "code": wire::code::INTERRUPT_IN_PROGRESS,
-                            "message": "an interrupt of this pane is still being confirmed",
-                        });
+                        let body = wire::own_error(
+                            wire::code::INTERRUPT_IN_PROGRESS,
+                            "an interrupt of this pane is still being confirmed",
+                        );
                         let _ = outbox.send(wire::error(body, false)).await;
                     } else {
                         let state = Arc::clone(&state);
@@ -188,7 +186,7 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
                     }
                 }
                 Err(problem) => {
-                    let body = serde_json::json!({"code": wire::code::BAD_MESSAGE, "message": problem});
+                    let body = wire::own_error(wire::code::BAD_MESSAGE, problem);
                     let _ = outbox.send(wire::error(body, false)).await;
                 }
             }
@@ -220,7 +218,7 @@ async fn resize(state: &AppState, pane: &PaneId, size: Size) -> Result<Size, Cli
 async fn interrupt(state: &AppState, pane: PaneId, outbox: mpsc::Sender<Value>) {
     let result = async { state.host.client().await?.interrupt(&pane).await }.await;
     let message = match result {
-        Ok(report) => wire::interrupted(&report),
+        Ok(report) => wire::interrupted(report),
         Err(error) => wire::error(wire::error_body(&error), false),
     };
     let _ = outbox.send(message).await;

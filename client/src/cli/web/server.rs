@@ -5,7 +5,7 @@
 //! | `GET /` | the page (index.html) |
 //! | `GET /{file}.js`, `/{file}.css` | the page's own modules and styles |
 //! | `GET /vendor/{file}` | xterm.js and its addons, from node_modules |
-//! | `GET /api/panes` | the host's `list`, as JSON |
+//! | `GET /api/panes` | the host's `panes` answer, as `panehost ls --json` prints it |
 //! | `GET /ws?pane=P[&generation=G][&offset=N]` | the WebSocket bridge to one pane |
 //!
 //! Every route sits behind [`super::auth::guard`].
@@ -21,7 +21,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{middleware, Router};
-use panehost_ipc::PaneId;
+use panehost_ipc::{PaneId, Response as Answer};
 use std::sync::Arc;
 use tokio::sync::Mutex;
 
@@ -64,14 +64,13 @@ async fn vendor_file(State(state): State<Arc<AppState>>, Path(file): Path<String
     state.assets.vendor_file(&file).await
 }
 
-/// `{"panes": [...]}`, each pane as `panehost ls --json` prints it.
+/// The host's `panes` answer, `{"panes": [...]}`, as `panehost ls --json`
+/// prints it; `{"error": {"code", "message", "limitation"}}` (the
+/// protocol's error body) when the host cannot be reached.
 async fn list_panes(State(state): State<Arc<AppState>>) -> Response {
     let result = state.host.with_client(|client| async move { client.list().await }).await;
     match result {
-        Ok(panes) => {
-            let panes: Vec<_> = panes.iter().map(super::super::json::pane).collect();
-            json_response(StatusCode::OK, &serde_json::json!({ "panes": panes }))
-        }
+        Ok(panes) => json_response(StatusCode::OK, &super::super::json::answer(Answer::Panes { panes })),
         Err(error) => {
             tracing::warn!(%error, "cannot list the panes");
             json_response(StatusCode::BAD_GATEWAY, &serde_json::json!({ "error": wire::error_body(&error) }))
