@@ -163,6 +163,17 @@ describe('panehost web', () => {
     assert.equal(outputs[0].offset, snapshot.offset, 'output continues where the snapshot ends');
   });
 
+  test('the list says how an exited pane ended', async () => {
+    const pane = await rig.startShell(['sh', '-c', 'exit 3']);
+    await waitFor(async () => JSON.parse(await rig.run('ls', '--json')).panes.some((p) => p.id === pane && p.state.exited), {
+      what: 'the pane to exit',
+    });
+    await page.goto(`${rig.base}/`);
+    const row = page.locator(`tr[data-pane="${pane}"]`);
+    await row.waitFor({ timeout: 15000 });
+    assert.equal(await row.locator('td').nth(2).textContent(), 'exited (3)');
+  });
+
   test('the interrupt button stops a running command', async () => {
     await page.goto(`${rig.base}/?pane=${shellPane}`);
     await waitFor(async () => (await pageState(page))?.offset != null, { what: 'the pane to be drawn' });
