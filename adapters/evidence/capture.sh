@@ -103,7 +103,7 @@ OPTS[droid]="update:update --help|login:login --help"
 OPTS[qoder]="login:login --help|update:update --help"
 SUBS[amp]="threads --help|threads continue --help|last --help"
 OPTS[amp]="login:login --help|update:update --help"
-OPTS[hermes]="login:login --help|update:update --help|sessions:sessions --help"
+OPTS[hermes]="login:login --help|update:update --help|sessions:sessions --help|chat:chat --help"
 
 export CALLER_HOME="$HOME"
 NODE_DIR="$(dirname "$(command -v node)")"

@@ -60,7 +60,10 @@ fn every_requirement_is_met_by_the_help_the_canary_asks_for() {
         assert_eq!(recorded, floor, "{}: the floor is the version whose help was recorded", descriptor.id);
         checked += 1;
     }
-    assert_eq!(checked, 10, "codex, claude, gemini, opencode, qwen, copilot, grok, droid, qoder and amp install here");
+    assert_eq!(
+        checked, 11,
+        "codex, claude, gemini, opencode, qwen, copilot, grok, droid, qoder and amp (npm) and hermes (PyPI) install here"
+    );
 }
 
 #[test]
