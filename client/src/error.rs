@@ -85,6 +85,19 @@ pub enum ClientError {
         /// The largest frame a client may send.
         max: usize,
     },
+    /// A host on another machine could not be reached through ssh: ssh is
+    /// missing, could not connect or sign in, refused the host key, or the
+    /// `panehost` there is missing or failed. `transient` failures (the
+    /// network, a timeout) may pass; the others need someone to act.
+    #[error("cannot reach the host on {destination} through ssh: {message}")]
+    Remote {
+        /// The ssh destination.
+        destination: String,
+        /// What went wrong, and what to do about it.
+        message: String,
+        /// Whether trying again later may succeed.
+        transient: bool,
+    },
     /// The host command could not be spawned, or it exited before it
     /// answered.
     #[error("cannot start the host `{}`: {message}", program.display())]
@@ -119,6 +132,7 @@ impl ClientError {
                 | ClientError::ConnectionClosed
                 | ClientError::ConnectionError(_)
                 | ClientError::Timeout { .. }
+                | ClientError::Remote { transient: true, .. }
         )
     }
 

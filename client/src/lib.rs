@@ -11,6 +11,8 @@
 //!   answers.
 //! - [`RawConnection`]: a handshaken connection that passes frames through,
 //!   for bridges.
+//! - [`RemoteLink`]: the host of a user on another machine, through
+//!   OpenSSH (see [`remote`]).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), panehost_client::ClientError> {
@@ -42,6 +44,7 @@ mod follow_cursor;
 mod follower;
 mod options;
 mod raw;
+pub mod remote;
 mod retry;
 mod router;
 mod subscription;
@@ -60,6 +63,7 @@ pub use follow_cursor::FollowCursor;
 pub use follower::{FollowItem, FollowOptions, PaneFollower};
 pub use options::{ClientOptions, DEFAULT_EVENT_BUFFER, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT};
 pub use raw::RawConnection;
+pub use remote::{RemoteHost, RemoteLink, RemoteTarget, RemoteTargetError};
 pub use retry::ReconnectPolicy;
 pub use subscription::EventStream;
 pub use watch_stream::WatchStream;

@@ -3,11 +3,13 @@
 use super::{GlobalArgs, HostLaunch};
 use crate::{
     connect_or_start, connect_or_start_with, AutostartCommand, Client, ClientOptions, Connector, RawConnection,
+    RemoteLink,
 };
 use anyhow::Context as _;
 use panehost_ipc::Encoding;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The name the host logs for this command's connections.
 const CLIENT_NAME: &str = concat!("panehost-cli ", env!("CARGO_PKG_VERSION"));
@@ -18,6 +20,9 @@ pub(crate) struct Context {
     pub(crate) socket: PathBuf,
     pub(crate) state_dir: PathBuf,
     pub(crate) log_filter: Option<String>,
+    /// With `--remote`: the link to the host on the other machine, which
+    /// every connection of the command goes through instead of `socket`.
+    pub(crate) remote: Option<Arc<RemoteLink>>,
 }
 
 impl Context {
@@ -32,12 +37,15 @@ impl Context {
             Some(state_dir) => state_dir.clone(),
             None => default_state_dir(std::env::var_os("XDG_STATE_HOME"), std::env::var_os("HOME"))?,
         };
+        let socket = std::path::absolute(&socket)
+            .with_context(|| format!("cannot resolve the socket path {}", socket.display()))?;
+        let remote = super::remote::link(globals, &socket)?;
         Ok(Context {
-            socket: std::path::absolute(&socket)
-                .with_context(|| format!("cannot resolve the socket path {}", socket.display()))?,
+            socket,
             state_dir: std::path::absolute(&state_dir)
                 .with_context(|| format!("cannot resolve the state directory {}", state_dir.display()))?,
             log_filter: globals.log.clone().filter(|filter| !filter.is_empty()),
+            remote,
         })
     }
 
@@ -47,6 +55,15 @@ impl Context {
             socket: self.socket.clone(),
             state_dir: self.state_dir.clone(),
             log_filter: self.log_filter.clone(),
+        }
+    }
+
+    /// The host this command talks to, for people: its socket, or the
+    /// machine it is reached on.
+    pub(crate) fn host_description(&self) -> String {
+        match &self.remote {
+            Some(link) => format!("{} (through ssh)", link.target().destination()),
+            None => self.socket.display().to_string(),
         }
     }
 
@@ -91,6 +108,9 @@ impl Context {
     /// rebuild or an upgrade) is used, with a note on standard error that
     /// says how to replace it.
     pub(crate) async fn connect(&self) -> anyhow::Result<Client> {
+        if let Some(link) = &self.remote {
+            return Ok(link.connect(&self.client_options(Encoding::Bincode)).await?);
+        }
         let command = self.autostart_command()?;
         let client = connect_or_start(&self.socket, &self.client_options(Encoding::Bincode), &command).await?;
         self.note_another_build();
@@ -113,6 +133,9 @@ impl Context {
     /// Connects with the JSON encoding and hands frames through untouched,
     /// starting the host when none answers.
     pub(crate) async fn connect_raw_json(&self) -> anyhow::Result<RawConnection> {
+        if let Some(link) = &self.remote {
+            return Ok(link.connect_raw(&self.client_options(Encoding::Json)).await?);
+        }
         let command = self.autostart_command()?;
         let options = self.client_options(Encoding::Json);
         let socket: &Path = &self.socket;
@@ -121,6 +144,9 @@ impl Context {
 
     /// Opens connections after a loss the way [`Context::connect`] does.
     pub(crate) fn connector(&self) -> anyhow::Result<Connector> {
+        if let Some(link) = &self.remote {
+            return Ok(link.connector(self.client_options(Encoding::Bincode)));
+        }
         Ok(Connector::autostart(self.socket.clone(), self.client_options(Encoding::Bincode), self.autostart_command()?))
     }
 }
@@ -152,8 +178,12 @@ mod tests {
 
     #[test]
     fn the_started_host_gets_the_same_paths() {
-        let context =
-            Context { socket: PathBuf::from("/run/s.sock"), state_dir: PathBuf::from("/state"), log_filter: None };
+        let context = Context {
+            socket: PathBuf::from("/run/s.sock"),
+            state_dir: PathBuf::from("/state"),
+            log_filter: None,
+            remote: None,
+        };
         let command = context.autostart_command().unwrap();
         let args: Vec<_> = command.args.iter().map(|arg| arg.to_str().unwrap()).collect();
         assert_eq!(args, ["--socket", "/run/s.sock", "--state-dir", "/state", "host"]);

@@ -29,6 +29,7 @@ mod new;
 mod notify;
 mod output;
 mod pair_arg;
+mod remote;
 mod resize;
 mod runtimes;
 mod send;
@@ -84,6 +85,9 @@ pub fn main(entrypoints: Entrypoints) -> ExitCode {
         }
     };
     let result = Context::resolve(&cli.globals).and_then(|context| match cli.command {
+        Some(Command::Host | Command::Canary(_) | Command::Notify(_)) if context.remote.is_some() => {
+            Err(UsageError("--remote is for clients: `host`, `canary` and `notify` run on this machine".into()).into())
+        }
         Some(Command::Host) => host::run(&context, entrypoints.run_host).map(|()| ExitCode::SUCCESS),
         Some(Command::Canary(args)) => canary::run(&context, args, entrypoints.run_canary),
         Some(Command::Stop(args)) => stop::run(&context, args).map(|()| ExitCode::SUCCESS),
@@ -152,6 +156,7 @@ fn run_client(context: Context, command: Command) -> anyhow::Result<()> {
             Command::Notify(args) => notify::run(&context, args).await,
             Command::Control => control::run(&context).await,
             Command::Web(args) => web::run(&context, args).await,
+            Command::Up(args) => remote::up(&context, args).await,
         }
     });
     // A thread blocked on standard input must not keep the process alive.
@@ -180,6 +185,18 @@ pub(crate) struct GlobalArgs {
     /// Log filter, such as `debug` or `panehost_client=trace` (client logs go to standard error)
     #[arg(long, global = true, env = "PANEHOST_LOG", value_name = "FILTER")]
     pub(crate) log: Option<String>,
+    /// Drive the host of a user on another machine through ssh: [user@]host, or ssh://[user@]host[:port]
+    #[arg(long, global = true, env = "PANEHOST_REMOTE", value_name = "DEST")]
+    pub(crate) remote: Option<String>,
+    /// With --remote: the panehost program on the other machine, e.g. ~/.cargo/bin/panehost [default: panehost]
+    #[arg(long, global = true, env = "PANEHOST_REMOTE_PROGRAM", value_name = "PROGRAM")]
+    pub(crate) remote_panehost: Option<String>,
+    /// With --remote: the host's socket on the other machine [default: the default there]
+    #[arg(long, global = true, value_name = "PATH")]
+    pub(crate) remote_socket: Option<String>,
+    /// With --remote: the ssh configuration file (ssh -F) [default: ssh's own]
+    #[arg(long, global = true, env = "PANEHOST_SSH_CONFIG", value_name = "FILE")]
+    pub(crate) ssh_config: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -225,6 +242,9 @@ enum Command {
     Control,
     /// Serve a web terminal for the panes on a local HTTP port.
     Web(web::WebArgs),
+    /// Start the host unless one answers, and print its socket as JSON
+    /// (what --remote runs on the other machine).
+    Up(remote::UpArgs),
     /// Judge a candidate version of a runtime's CLI offline; never installs it.
     Canary(canary::CanaryArgs),
 }

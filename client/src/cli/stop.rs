@@ -22,8 +22,12 @@ pub(crate) struct StopArgs {
     close_panes: bool,
 }
 
-/// Stops the host that answers on the socket, if one does.
+/// Stops the host that answers on the socket, if one does (with
+/// `--remote`, the one on the other machine, by `panehost stop` there).
 pub(crate) fn run(context: &Context, args: StopArgs) -> anyhow::Result<()> {
+    if let Some(link) = &context.remote {
+        return super::remote::stop(link, args.close_panes);
+    }
     let Some(host) = HostProcess::find(&context.socket)? else {
         print_line(&format!("no host is running at {}", context.socket.display()))?;
         return Ok(());

@@ -95,7 +95,7 @@ pub(crate) async fn run(context: &Context, args: WebArgs) -> anyhow::Result<()> 
     }
     eprintln!(
         "panehost web: serving the panes of the host at {} on http://{}/ until interrupted",
-        context.socket.display(),
+        context.host_description(),
         display_address(local)
     );
     if !local.ip().is_loopback() {
