@@ -39,6 +39,7 @@ mod stdin_thread;
 mod stop;
 mod table;
 mod terminal;
+mod terminal_input;
 mod wait;
 mod web;
 

@@ -6,8 +6,8 @@
 //!                [--panehost PATH] [--payload-mib N] [--samples N] [--panes N]
 //! ```
 //!
-//! Benchmarks, in the order they run: `drain`, `echo`, `memory`, `panes`,
-//! `reconnect`, `stalled`. docs/PERFORMANCE.md says what each does.
+//! Benchmarks, in the order they run: `drain`, `echo`, `attach`, `start`,
+//! `memory`, `panes`, `reconnect`, `stalled`. docs/PERFORMANCE.md says what each does.
 //!
 //! The bench starts its own `panehost host` (the `panehost` binary next to
 //! this one unless `--panehost` names another) with a socket and state
@@ -18,6 +18,7 @@
 //! Benchmarks are not tests: nothing here asserts on time. Progress goes to
 //! stderr, figures to stdout.
 
+mod attach;
 mod drain;
 mod echo;
 mod follow;
@@ -30,6 +31,7 @@ mod raw_pty;
 mod reconnect;
 mod report;
 mod stalled;
+mod start;
 mod stats;
 mod tmux;
 
@@ -46,17 +48,19 @@ use tmux::TmuxServer;
 pub type BenchResult<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 /// The benchmarks, in the order they run.
-const BENCHMARKS: &[&str] = &["drain", "echo", "memory", "panes", "reconnect", "stalled"];
+const BENCHMARKS: &[&str] = &["drain", "echo", "attach", "start", "memory", "panes", "reconnect", "stalled"];
 
 const USAGE: &str = "usage: panehost-bench [--rounds N] [--only NAME[,NAME...]] [--json] [--panehost PATH]
                       [--payload-mib N] [--samples N] [--panes N]
 
   --rounds N       rounds of the drain and stalled-client benchmarks (default 5)
-  --only NAMES     run only these, comma-separated: drain, echo, memory, panes, reconnect, stalled
+  --only NAMES     run only these, comma-separated: drain, echo, attach, start, memory, panes,
+                   reconnect, stalled
   --json           print the figures as one JSON document instead of lines
   --panehost PATH  the panehost binary (default: the one next to this binary)
   --payload-mib N  size of the drain payload in MiB (default 64)
-  --samples N      keystroke echo samples per system (default 1000)
+  --samples N      keystroke echo samples per system (default 1000; a tenth of it, at least 20,
+                   pane starts)
   --panes N        panes of the many-panes benchmark (default 1000)";
 
 /// The command line.
@@ -240,6 +244,8 @@ fn run(options: Options) -> BenchResult<()> {
         let result = match *name {
             "drain" => drain::run(&bench),
             "echo" => echo::run(&bench),
+            "attach" => attach::run(&bench),
+            "start" => start::run(&bench),
             "memory" => memory::run(&bench),
             "panes" => many_panes::run(&bench),
             "reconnect" => reconnect::run(&bench),

@@ -33,6 +33,27 @@ impl RawPty {
         Ok(RawPty { _master: pair.master, child, reader, writer })
     }
 
+    /// Reads (and drops) output until none has come for `quiet`: what a
+    /// program draws at start, say, before anything is timed.
+    pub fn drain_until_quiet(&mut self, quiet: std::time::Duration) -> BenchResult<()> {
+        use rustix::event::{poll, PollFd, PollFlags, Timespec};
+        use std::os::fd::BorrowedFd;
+        let fd = self._master.as_raw_fd().ok_or("the terminal has no descriptor")?;
+        // The master outlives this call.
+        let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+        let timeout = Timespec { tv_sec: quiet.as_secs() as i64, tv_nsec: i64::from(quiet.subsec_nanos()) };
+        let mut buf = [0u8; 4096];
+        loop {
+            let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+            if poll(&mut fds, Some(&timeout))? == 0 {
+                return Ok(());
+            }
+            if self.reader.read(&mut buf)? == 0 {
+                return Err("end of output while draining".into());
+            }
+        }
+    }
+
     /// Ends the child (SIGKILL by its pid, through portable-pty) and reaps it.
     pub fn end(mut self) {
         if let Ok(None) = self.child.try_wait() {

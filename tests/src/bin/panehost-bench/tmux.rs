@@ -39,6 +39,11 @@ impl TmuxServer {
         Ok(server)
     }
 
+    /// The server's socket name (`-L`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The server's pid.
     pub fn pid(&self) -> u32 {
         self.pid
