@@ -177,3 +177,24 @@ async fn the_client_library_watches_and_unsubscribes_on_drop() {
     }
     host.stop();
 }
+
+/// A running pane that is closed is told exited, then ended: every time
+/// (the close waits for the exit, and the exit is told before it can be
+/// seen).
+#[test]
+fn a_closed_running_pane_is_told_exited_before_ended_every_time() {
+    let host = TestHost::start();
+    let mut watcher = host.connect(Encoding::Json);
+    let (subscription, _) = watch(&mut watcher);
+    let mut client = host.connect(Encoding::Bincode);
+    for round in 0..40 {
+        let pane = client.start(start_params("shell", &["sleep", "100"])).id;
+        client.ok(Request::Close { pane: pane.clone() });
+        let news = news_of(&mut watcher, subscription, &pane, |e| matches!(e, Event::PaneEnded { .. }));
+        let told = told(&news);
+        let exited = told.iter().position(|line| line.starts_with("exited"));
+        assert!(exited.is_some(), "round {round}: {told:?}");
+        assert_eq!(told.last().map(String::as_str), Some("ended closed"), "round {round}: {told:?}");
+    }
+    host.stop();
+}

@@ -875,9 +875,11 @@ impl Pane {
     fn record_exit(&self, status: ExitStatus) {
         lock(&self.turns).exited();
         lock(&self.record).exit = Some(status.clone());
-        self.progress.send_modify(|progress| progress.exit = Some(status.clone()));
-        self.news.exited(&self.info.id, status);
+        // Told before anyone can see the exit in the progress: a close that
+        // waits for it, and then has the pane leave, comes after.
+        self.news.exited(&self.info.id, status.clone());
         self.news.activity(&self.info.id, || self.activity());
+        self.progress.send_modify(|progress| progress.exit = Some(status));
     }
 }
 
