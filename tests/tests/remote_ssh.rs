@@ -244,11 +244,39 @@ fn the_library_reconnects_through_a_new_ssh_and_resumes_exactly() {
         expected.extend(seq_bytes(5001, 10000));
         assert!(seen == expected, "{} bytes seen, {} expected", seen.len(), expected.len());
         eprintln!("reconnect through a new ssh (sign-in, remote `up`, handshake): {} ms", reconnected.as_millis());
+        // More cuts, for the figures of docs/SCALING.md: the way back, and
+        // what the link's processes cost.
+        let mut times = Vec::new();
+        for _ in 0..10 {
+            let ssh = link.ssh_pid().await.expect("an ssh forward runs");
+            let cut = Instant::now();
+            kill_pid(ssh);
+            let client = link.connect(&options).await.unwrap();
+            client.list().await.unwrap();
+            times.push(cut.elapsed().as_secs_f64() * 1000.0);
+        }
+        times.sort_by(f64::total_cmp);
+        let ssh = link.ssh_pid().await.unwrap();
+        eprintln!(
+            "10 cuts: the way back (new ssh, remote `up`, handshake, a list) min {:.0} ms, median {:.0} ms, max {:.0} \
+             ms; the ssh client's Pss {} KiB",
+            times[0],
+            times[5],
+            times[9],
+            pss_kib(ssh)
+        );
         // Closing the link ends its ssh.
         drop((sender, client, follower));
         link.close().await;
         assert!(wait_gone(new_ssh).await, "ssh {new_ssh} outlived its link");
     });
+}
+
+/// A process's proportional set size, from `/proc` (0 when unreadable).
+fn pss_kib(pid: u32) -> u64 {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    let line = rollup.lines().find(|line| line.starts_with("Pss:")).unwrap_or("Pss: 0 kB");
+    line.split_whitespace().nth(1).and_then(|kib| kib.parse().ok()).unwrap_or(0)
 }
 
 /// The follower's next item, collecting its output bytes.

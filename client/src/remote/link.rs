@@ -320,7 +320,9 @@ impl Forward {
             .arg(format!("{local}:{remote}"))
             .arg("--")
             .arg(target.destination())
-            .arg(ssh::remote_command(target, &["up", "--hold"]))
+            // `exec`: the remote shell gives way to panehost, one process
+            // less on the other side for as long as the link lasts.
+            .arg(format!("exec {}", ssh::remote_command(target, &["up", "--hold"])))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
