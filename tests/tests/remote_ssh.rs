@@ -396,6 +396,17 @@ fn ask_web_and_a_closed_client_through_the_link() {
     let answer = ok(&machine, &["ask", &pane, "echo remote-$((6*7))"]);
     assert!(answer.contains("remote-42"), "{answer}");
 
+    // The JSON-lines bridge, through the link.
+    let mut control = machine.panehost(&["control"]);
+    control.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut control = control.spawn().unwrap();
+    let _control_guard = KillOnDrop(control.id());
+    control.stdin.take().unwrap().write_all(b"{\"id\":7,\"request\":{\"list\":{}}}\n").unwrap();
+    let output = control.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("\"id\":7") && stdout.contains(&pane), "{stdout}");
+
     // The web terminal serves the remote panes from a local page.
     let mut web = machine.panehost(&["web"]);
     web.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
