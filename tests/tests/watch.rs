@@ -198,3 +198,61 @@ fn a_closed_running_pane_is_told_exited_before_ended_every_time() {
     }
     host.stop();
 }
+
+/// `panehost watch`: the panes, then a line for each piece of news, as
+/// the protocol's JSON with --json.
+#[test]
+fn panehost_watch_prints_the_panes_then_their_news() {
+    use std::io::{BufRead, BufReader};
+    use support::command::Cli;
+    let host = TestHost::start();
+    let cli = Cli::for_host(&host);
+    let first = cli.ok(&["start", "shell", "--", "sleep", "100"]).trim().to_owned();
+    for json in [false, true] {
+        let mut args = vec!["watch"];
+        if json {
+            args.push("--json");
+        }
+        let mut watcher = cli.command(&args).stdout(std::process::Stdio::piped()).spawn().unwrap();
+        // Lines arrive on a thread, so that each wait has a bound.
+        let (sender, lines) = std::sync::mpsc::channel();
+        let stdout = watcher.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let next = || lines.recv_timeout(WAIT).expect("a line from watch within the wait");
+        let listed = next();
+        if json {
+            let value: serde_json::Value = serde_json::from_str(&listed).unwrap();
+            assert_eq!(value["panes"][0]["id"], first.as_str(), "{listed}");
+        } else {
+            assert!(listed.starts_with(&format!("{first} shell running")), "{listed}");
+        }
+        let pane = cli.ok(&["start", "shell", "--", "sleep", "100"]).trim().to_owned();
+        cli.ok(&["close", &pane]);
+        let mut seen = Vec::new();
+        loop {
+            let line = next();
+            let done = if json {
+                let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+                value["event"]["pane_ended"]["pane"] == pane.as_str()
+            } else {
+                line == format!("{pane} ended: closed")
+            };
+            seen.push(line);
+            if done {
+                break;
+            }
+        }
+        let started = if json { format!("\"pane_started\":{{\"pane\":{{") } else { format!("{pane} started shell") };
+        assert!(seen.iter().any(|line| line.contains(&started)), "{seen:?}");
+        let _ = watcher.kill();
+        let _ = watcher.wait();
+    }
+    cli.ok(&["close", &first]);
+    host.stop();
+}

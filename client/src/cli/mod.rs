@@ -41,6 +41,7 @@ mod table;
 mod terminal;
 mod terminal_input;
 mod wait;
+mod watch;
 mod web;
 
 use crate::error::ClientError;
@@ -154,6 +155,7 @@ fn run_client(context: Context, command: Command) -> anyhow::Result<()> {
             Command::Login(args) => login::run(&context, args).await,
             Command::Ask(args) => ask::run(&context, args).await,
             Command::Wait(args) => wait::run(&context, args).await,
+            Command::Watch(args) => watch::run(&context, args).await,
             Command::Notify(args) => notify::run(&context, args).await,
             Command::Control => control::run(&context).await,
             Command::Web(args) => web::run(&context, args).await,
@@ -237,6 +239,8 @@ enum Command {
     Ask(ask::AskArgs),
     /// Wait until a pane's screen (or output) matches a pattern.
     Wait(wait::WaitArgs),
+    /// Follow every pane: each that starts, changes activity, exits or leaves.
+    Watch(watch::WatchArgs),
     /// Report a turn signal from a CLI's hook (run inside a pane).
     Notify(notify::NotifyArgs),
     /// Bridge JSON-lines requests on standard input to the host.
