@@ -533,3 +533,84 @@ fn attach_through_the_link_comes_back_after_a_cut() {
     });
     assert!(shows(&screen, &format!("detached from {pane}")));
 }
+
+#[test]
+fn a_remote_host_that_went_away_is_started_again_through_the_link_and_its_panes_resume() {
+    let Some(machine) =
+        SshMachine::start("a_remote_host_that_went_away_is_started_again_through_the_link_and_its_panes_resume")
+    else {
+        return;
+    };
+    let target = RemoteTarget::new(MACHINE)
+        .unwrap()
+        .ssh_config(&machine.ssh_config)
+        .unwrap()
+        .remote_program(machine.remote_program.to_str().unwrap())
+        .unwrap()
+        .local_dir(machine.local_runtime_dir.join("panehost"));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let link = Arc::new(RemoteLink::new(target));
+        let options = ClientOptions::default();
+        let client = link.connect(&options).await.unwrap();
+        let pane = client
+            .start(StartParams {
+                runtime: "shell".into(),
+                command: vec!["sh".into(), "-c".into(), "stty -echo; seq 1 3000; read go; seq 3001 6000".into()],
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        let mut follower = PaneFollower::with_connector(
+            link.connector(options.clone()),
+            ReconnectPolicy::default(),
+            pane.id.clone(),
+            Some(0),
+        )
+        .await
+        .unwrap();
+        let mut seen = Vec::new();
+        let first = seq_bytes(1, 3000);
+        while seen.len() < first.len() {
+            next_item(&mut follower, &mut seen).await.expect("the stream goes on");
+        }
+        // The pane is quiet and its exact end is on disk there; then its
+        // host goes away, leaving the pane to its keeper.
+        let marker = machine.remote_state_dir().join("panehost/panes").join(format!("{}.end", pane.id));
+        wait_until("the pane's exact end on disk", || match std::fs::read(&marker) {
+            Ok(bytes) if bytes.first() == Some(&b'E') => Ok(()),
+            other => Err(format!("{other:?}")),
+        });
+        let old_host = machine.remote_host_pid().expect("a host runs there");
+        let old_ssh = link.ssh_pid().await.expect("an ssh forward runs");
+        drop(client);
+        let stop = finish(machine.panehost(&["stop"]));
+        assert_eq!(stop.code, Some(0), "{}", stop.stderr);
+        assert!(wait_gone(old_host).await, "the host there did not stop");
+
+        // The next connection finds no host behind the forward, opens a new
+        // link, whose `up` starts a host there, which takes the pane back.
+        let sender = link.connect(&options).await.unwrap();
+        let new_host = machine.remote_host_pid().expect("a host runs there again");
+        assert_ne!(new_host, old_host);
+        assert_ne!(link.ssh_pid().await, Some(old_ssh), "a new link started the host");
+        sender.send_input(&pane.id, b"go", true).await.unwrap();
+        let mut starts = Vec::new();
+        loop {
+            match next_item(&mut follower, &mut seen).await {
+                Some(FollowItem::Start(start)) => starts.push(start),
+                Some(FollowItem::Event(Event::Ended { .. })) | None => break,
+                Some(_) => {}
+            }
+        }
+        assert!(
+            !starts.is_empty() && starts.iter().all(|start| matches!(start, StreamStart::Replay { .. })),
+            "a quiet pane resumes by replay across a host restart: {starts:?}"
+        );
+        let mut expected = first;
+        expected.extend(seq_bytes(3001, 6000));
+        assert!(seen == expected, "{} bytes seen, {} expected", seen.len(), expected.len());
+        drop((sender, follower));
+        link.close().await;
+    });
+}

@@ -364,6 +364,11 @@ impl SshMachine {
         Some(peer.pid.as_raw_nonzero().get() as u32)
     }
 
+    /// The second user's `XDG_STATE_HOME`.
+    pub fn remote_state_dir(&self) -> PathBuf {
+        self.dir.path().join("remote-state")
+    }
+
     /// What sshd logged so far.
     pub fn sshd_log(&self) -> String {
         self.sshd_log.lock().unwrap().clone()
