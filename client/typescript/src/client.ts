@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { Connection } from "./connection.js";
 import { ConnectionLostError, HostRevisionError, PanehostError } from "./errors.js";
 import { MAX_CLIENT_FRAME } from "./frame.js";
+import type * as Raw from "./protocol.generated.js";
 import {
   type ConnectionState,
   DEFAULT_RECONNECT_POLICY,
@@ -45,6 +46,8 @@ import type {
   Welcome,
 } from "./types.js";
 import {
+  type Answer,
+  type AnswerKind,
   interruptReport,
   paneDetail,
   paneHistory,
@@ -455,7 +458,9 @@ export class Client {
   async waitFor(pane: string, pattern: string, options: WaitForOptions = {}): Promise<WaitMatch> {
     this.requireRevision("wait_for", LABELS_REVISION);
     const hostMs = options.timeout_ms ?? null;
-    const body = { pane, pattern, target: options.target ?? "screen", from: options.from ?? null, timeout_ms: hostMs };
+    // A target this client does not know goes as given: a newer host may know it.
+    const target = (options.target ?? "screen") as Raw.WaitTarget;
+    const body: Raw.WaitForParams = { pane, pattern, target, from: options.from ?? null, timeout_ms: hostMs };
     const answer = await this.call({ wait_for: body }, "waited", {
       signal: options.signal,
       timeoutMs: options.timeoutMs ?? this.longWait(hostMs ?? DEFAULT_WAIT_TIMEOUT_MS),
@@ -732,7 +737,7 @@ export class Client {
   }
 
   /** Sends one request on the shared connection. `retry`: may be sent again after a lost connection. */
-  private call(request: object, expect: string, options: CallOptions, retry = false): Promise<any> {
+  private call<K extends AnswerKind>(request: Raw.Request, expect: K, options: CallOptions, retry = false): Promise<Answer<K>> {
     return this.shared.call(request, expect, {
       timeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs,
       signal: options.signal,

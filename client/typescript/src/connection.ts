@@ -13,8 +13,9 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { ConnectionLostError, FrameError, PanehostError, RequestTimeoutError, UntrustedHostError } from "./errors.js";
 import { encodeFrame, FrameDecoder, MAX_CLIENT_FRAME, MAX_HELLO_FRAME, MAX_HOST_FRAME } from "./frame.js";
+import type * as Raw from "./protocol.generated.js";
 import type { Welcome } from "./types.js";
-import { tagged } from "./wire.js";
+import { type Answer, type AnswerKind, tagged } from "./wire.js";
 
 /**
  * Why the socket at `socketPath` is not one this user's host could have
@@ -79,26 +80,23 @@ export interface SubscriptionSink<E = unknown> {
    * @throws {@link FrameError} when it is malformed (the connection is
    *   then closed: the stream is corrupt).
    */
-  parse(raw: Json): E;
+  parse(raw: Raw.Event): E;
   /** An event of the subscription, in the order the host sent it. */
   event(event: E): void;
   /** The connection closed before the subscription ended. */
   lost(error: Error): void;
 }
 
-// The JSON the host sends, before conversion.
-type Json = any;
-
 /** What becomes of a request's answer. Exactly one of the three is called, once. */
-export interface PendingRequest {
+export interface PendingRequest<K extends AnswerKind = AnswerKind> {
   /** The answer kind expected, such as `started`. */
-  expect: string;
+  expect: K;
   /**
    * The answer's content. Runs synchronously when the answer is handled,
    * before any later frame (a subscription registers its sink here, so
    * that no event of it is missed).
    */
-  answer(content: Json): void;
+  answer(content: Answer<K>): void;
   /** The host answered with an error, or with an answer of another kind. */
   error(error: Error): void;
   /** The connection closed before the answer. */
@@ -117,7 +115,7 @@ export class Connection {
   private readonly socket: net.Socket;
   private readonly decoder: FrameDecoder;
   private readonly pending = new Map<number, PendingRequest>();
-  private readonly sinks = new Map<number, SubscriptionSink<any>>();
+  private readonly sinks = new Map<number, SubscriptionSink<unknown>>();
   private readonly closeListeners: Array<(error: Error | undefined) => void> = [];
   private nextId = 1;
   private pumping = false;
@@ -181,7 +179,7 @@ export class Connection {
         reject(error);
       };
       const onConnect = () => {
-        const hello = { protocol: PROTOCOL_VERSION, revision: PROTOCOL_REVISION, encoding: "json", client: options.clientName };
+        const hello: Raw.Hello = { protocol: PROTOCOL_VERSION, revision: PROTOCOL_REVISION, encoding: "json", client: options.clientName };
         try {
           // A refused peer may find the socket closed while it writes; the
           // reply is still read, so write errors are left to `close`.
@@ -200,19 +198,22 @@ export class Connection {
           return;
         }
         if (payload === undefined) return;
-        let reply: Json;
+        let parsed: Raw.HandshakeReply;
         try {
-          reply = JSON.parse(Buffer.from(payload).toString("utf8"));
+          parsed = JSON.parse(Buffer.from(payload).toString("utf8"));
         } catch {
           fail(new FrameError("the host's handshake reply is not JSON"));
           return;
         }
-        if (reply !== null && typeof reply === "object" && reply.welcome) {
+        const reply = parsed !== null && typeof parsed === "object" ? parsed : undefined;
+        if (reply !== undefined && "welcome" in reply && reply.welcome) {
           settled = true;
           cleanup();
-          const welcome = { revision: 1, ...(reply.welcome as Partial<Welcome>) } as Welcome;
+          const body = reply.welcome;
+          // A host from before revisions sends none: revision 1.
+          const welcome: Welcome = { protocol: body.protocol, revision: body.revision ?? 1, host: body.host, encoding: body.encoding };
           resolve(new Connection(socket, decoder, welcome));
-        } else if (reply !== null && typeof reply === "object" && reply.refused) {
+        } else if (reply !== undefined && "refused" in reply && reply.refused) {
           const refused = reply.refused;
           fail(
             new PanehostError(String(refused.code), String(refused.message), {
@@ -270,10 +271,17 @@ export class Connection {
    * @throws {@link FrameError} when the request does not fit into a frame
    *   (nothing is written then).
    */
-  send(request: object, pending: PendingRequest): number {
+  send<K extends AnswerKind>(request: Raw.Request, pending: PendingRequest<K>): number {
     const id = this.nextId++;
-    const frame = encodeFrame(Buffer.from(JSON.stringify({ id, request }), "utf8"), MAX_CLIENT_FRAME);
-    this.pending.set(id, pending);
+    const message: Raw.RequestFrame = { id, request };
+    const frame = encodeFrame(Buffer.from(JSON.stringify(message), "utf8"), MAX_CLIENT_FRAME);
+    this.pending.set(id, {
+      expect: pending.expect,
+      // `dispatch` hands on only an answer of the kind `expect` names.
+      answer: (content) => pending.answer(content as Answer<K>),
+      error: (error) => pending.error(error),
+      lost: (error) => pending.lost(error),
+    });
     this.socket.write(frame);
     return id;
   }
@@ -317,41 +325,41 @@ export class Connection {
   }
 
   private dispatch(payload: Uint8Array): void {
-    let message: Json;
+    let parsed: Raw.ServerMessage;
     try {
-      message = JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString("utf8"));
+      parsed = JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString("utf8"));
     } catch {
       this.fail(new FrameError("a frame from the host is not JSON"));
       return;
     }
-    let kind: string;
-    let body: Json;
+    let message;
     try {
-      [kind, body] = tagged(message, "server message");
+      message = tagged(parsed, "server message");
     } catch (error) {
       this.fail(error as Error);
       return;
     }
-    switch (kind) {
+    switch (message.kind) {
       case "response": {
+        const body = message.body;
         const entry = this.take(body.id);
         if (entry === undefined) break; // Dropped: timed out or aborted.
-        let answerKind: string;
-        let content: Json;
+        let answer;
         try {
-          [answerKind, content] = tagged(body.body, "response body");
+          answer = tagged(body.body, "response body");
         } catch (error) {
           entry.error(error as Error);
           break;
         }
-        if (answerKind !== entry.expect) {
-          entry.error(new FrameError(`unexpected answer from the host: expected \`${entry.expect}\`, got \`${answerKind}\``));
+        if (answer.kind !== entry.expect) {
+          entry.error(new FrameError(`unexpected answer from the host: expected \`${entry.expect}\`, got \`${answer.kind}\``));
           break;
         }
-        entry.answer(content);
+        entry.answer(answer.body);
         break;
       }
       case "error": {
+        const body = message.body;
         const error = new PanehostError(String(body.error?.code), String(body.error?.message), {
           limitation: body.error?.limitation ?? null,
           requestId: typeof body.id === "number" ? body.id : null,
@@ -365,12 +373,13 @@ export class Connection {
         break;
       }
       case "event": {
+        const body = message.body;
         const sink = this.sinks.get(body.subscription);
         if (sink === undefined) break;
         let event: unknown;
         let name: string;
         try {
-          [name] = tagged(body.event, "event");
+          name = tagged(body.event, "event").kind;
           event = sink.parse(body.event);
         } catch (error) {
           this.fail(error as Error);
@@ -381,7 +390,7 @@ export class Connection {
         break;
       }
       default:
-        // A server message this client does not know: ignore it.
+        // A server message this client does not know (a newer host's): ignore it.
         break;
     }
   }

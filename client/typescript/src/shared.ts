@@ -9,10 +9,9 @@
 
 import { Connection, type ConnectionOptions } from "./connection.js";
 import { AbortError, ConnectionLostError, FrameError, isConnectionLost, RequestTimeoutError } from "./errors.js";
+import type * as Raw from "./protocol.generated.js";
 import type { Welcome } from "./types.js";
-
-// The JSON the host sends, before conversion.
-type Json = any;
+import type { Answer, AnswerKind } from "./wire.js";
 
 /**
  * How the client reconnects after it lost its connection to the host.
@@ -57,8 +56,8 @@ export interface ConnectionWatcher {
   unavailable(error: Error, final: boolean): void;
 }
 
-/** Options of one {@link SharedConnection.call}. */
-export interface CallSettings {
+/** Options of one {@link SharedConnection.call} expecting an answer of kind `K`. */
+export interface CallSettings<K extends AnswerKind = AnswerKind> {
   /** How long to wait for the answer (the wait for a connection included); `0` waits forever. */
   timeoutMs: number;
   /** Stops waiting when aborted. */
@@ -70,17 +69,17 @@ export interface CallSettings {
    */
   retry: boolean;
   /** Runs synchronously with the answer, before any later frame is handled; `conn` is where it came from. */
-  onAnswer?: ((content: Json, conn: Connection) => void) | undefined;
+  onAnswer?: ((content: Answer<K>, conn: Connection) => void) | undefined;
   /** Runs with an answer that comes after the call stopped waiting (timed out or aborted). */
-  onLate?: ((content: Json, conn: Connection) => void) | undefined;
+  onLate?: ((content: Answer<K>, conn: Connection) => void) | undefined;
 }
 
 interface Call {
-  request: object;
-  expect: string;
+  request: Raw.Request;
+  expect: AnswerKind;
   what: string;
   settings: CallSettings;
-  resolve(content: Json): void;
+  resolve(content: Answer<AnswerKind>): void;
   reject(error: Error): void;
   /** Settled: answered, failed, timed out or aborted. */
   done: boolean;
@@ -160,8 +159,11 @@ export class SharedConnection {
    * `expect`. Waits for a connection first when there is none (and starts
    * connecting when the client is `down`).
    */
-  call(request: object, expect: string, settings: CallSettings): Promise<Json> {
-    return new Promise<Json>((resolve, reject) => {
+  call<K extends AnswerKind>(request: Raw.Request, expect: K, settings: CallSettings<K>): Promise<Answer<K>> {
+    // The connection hands on only an answer of the kind `expect` names.
+    const typed = (content: Answer<AnswerKind>) => content as Answer<K>;
+    const { onAnswer, onLate } = settings;
+    return new Promise<Answer<K>>((resolve, reject) => {
       const name = Object.keys(request)[0] ?? "request";
       if (this.current === "closed") {
         reject(new ConnectionLostError(`the client is closed; \`${name}\` was not sent`, { requestSent: false }));
@@ -176,8 +178,14 @@ export class SharedConnection {
         request,
         expect,
         what: `the answer to \`${name}\``,
-        settings,
-        resolve,
+        settings: {
+          timeoutMs: settings.timeoutMs,
+          signal: settings.signal,
+          retry: settings.retry,
+          onAnswer: onAnswer && ((content, conn) => onAnswer(typed(content), conn)),
+          onLate: onLate && ((content, conn) => onLate(typed(content), conn)),
+        },
+        resolve: (content) => resolve(typed(content)),
         reject,
         done: false,
         conn: undefined,
@@ -207,15 +215,15 @@ export class SharedConnection {
    * closed first, or after `timeoutMs`. For `unsubscribe`: a subscription
    * lives on one connection and ends with it.
    */
-  sendOn(conn: Connection, request: object, expect: string, timeoutMs: number): Promise<Json | undefined> {
+  sendOn<K extends AnswerKind>(conn: Connection, request: Raw.Request, expect: K, timeoutMs: number): Promise<Answer<K> | undefined> {
     if (conn.isClosed) return Promise.resolve(undefined);
-    return new Promise<Json | undefined>((resolve) => {
+    return new Promise<Answer<K> | undefined>((resolve) => {
       let id: number | undefined;
       const timer = setTimeout(() => {
         if (id !== undefined) conn.drop(id);
         resolve(undefined);
       }, timeoutMs);
-      const settle = (value: Json | undefined) => {
+      const settle = (value: Answer<K> | undefined) => {
         clearTimeout(timer);
         resolve(value);
       };
@@ -278,7 +286,7 @@ export class SharedConnection {
     if (this.current === "down") this.reconnect();
   }
 
-  private answered(call: Call, conn: Connection, content: Json): void {
+  private answered(call: Call, conn: Connection, content: Answer<AnswerKind>): void {
     if (call.done) {
       call.settings.onLate?.(content, conn);
       return;
@@ -289,7 +297,7 @@ export class SharedConnection {
       this.settle(call, error as Error);
       return;
     }
-    this.settle(call, undefined, content);
+    this.settle(call, { answer: content });
   }
 
   /** The connection `call` was written on closed before its answer. */
@@ -330,12 +338,13 @@ export class SharedConnection {
     this.settle(call, error);
   }
 
-  private settle(call: Call, error: Error | undefined, content?: Json): void {
+  /** Rejects `call` with an error, or resolves it with an answer; once. */
+  private settle(call: Call, outcome: Error | { answer: Answer<AnswerKind> }): void {
     if (call.done) return;
     call.done = true;
     for (const cleanup of call.cleanup.splice(0)) cleanup();
-    if (error !== undefined) call.reject(error);
-    else call.resolve(content);
+    if (outcome instanceof Error) call.reject(outcome);
+    else call.resolve(outcome.answer);
   }
 
   /** Makes `conn` the connection: writes the waiting calls, tells the streams. */

@@ -1,13 +1,21 @@
 /**
  * Conversions between the JSON encoding and the types of `types.ts`:
  * externally tagged enums become `kind` unions and base64 strings become
- * bytes. Unknown fields are ignored, as PROTOCOL.md asks of clients.
+ * bytes.
+ *
+ * The JSON is typed by `protocol.generated.ts`, generated from the
+ * protocol's JSON Schema, so that a field renamed or retyped in the host's
+ * wire types fails the build here. What the types do not say, the code
+ * still tolerates, as PROTOCOL.md section 11 asks of clients: fields it
+ * does not know are ignored, and an enum variant it does not know (a newer
+ * host's) reaches the `default` branch of its `switch`.
  *
  * @module
  * @internal
  */
 
 import { FrameError } from "./errors.js";
+import type * as Raw from "./protocol.generated.js";
 import type {
   ExitStatus,
   InterruptReport,
@@ -29,7 +37,49 @@ import type {
   Watching,
 } from "./types.js";
 
-type Json = any;
+/**
+ * The names of the variants of an externally tagged enum `T`: the strings
+ * of its unit variants and the single keys of its other variants.
+ */
+export type VariantName<T> = T extends string ? T : T extends object ? keyof T & string : never;
+
+/**
+ * The content of variant `K` of the enum `T` (of each, for a union of
+ * names); `{}` for a unit variant.
+ */
+export type VariantBody<T, K extends VariantName<T>> = K extends unknown ? BodyOf<T, K> : never;
+
+type BodyOf<T, K extends string> = T extends string
+  ? T extends K
+    ? Record<string, never>
+    : never
+  : T extends { [key in K]: infer B }
+    ? B
+    : never;
+
+/** One variant of the enum `T`: its name and its content, a union discriminated by `kind`. */
+export type Variant<T> = { [K in VariantName<T>]: { kind: K; body: VariantBody<T, K> } }[VariantName<T>];
+
+/** The name of an answer to a request, such as `started`. */
+export type AnswerKind = VariantName<Raw.Response>;
+
+/** The content of the answer named `K`, such as a `PaneSummary` for `started`. */
+export type Answer<K extends AnswerKind> = VariantBody<Raw.Response, K>;
+
+/**
+ * A variant none of the enum's names match: one a newer host added. A
+ * `switch` over {@link Variant.kind} reaches its `default` branch with it,
+ * where the types say `never`; this names it again.
+ */
+export interface UnknownVariant {
+  kind: string;
+  body: unknown;
+}
+
+/** The variant a `switch` did not know, as what it is at run time. */
+export function unknownVariant(variant: never): UnknownVariant {
+  return variant;
+}
 
 /** Decodes a standard base64 string into fresh bytes. */
 export function fromBase64(text: string): Uint8Array {
@@ -42,32 +92,47 @@ export function toBase64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 }
 
-/** The single key of an externally tagged enum value, and its content. */
-export function tagged(value: Json, what: string): [string, Json] {
-  if (typeof value === "string") return [value, {}];
+/**
+ * The variant of an externally tagged enum value: a unit variant's string,
+ * or an object's single key, and its content.
+ *
+ * @throws {@link FrameError} when the value is neither.
+ */
+export function tagged<T>(value: T, what: string): Variant<T> {
+  if (typeof value === "string") return { kind: value, body: {} } as Variant<T>;
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const keys = Object.keys(value);
-    if (keys.length === 1) return [keys[0]!, value[keys[0]!]];
+    if (keys.length === 1) {
+      const kind = keys[0]!;
+      return { kind, body: (value as Record<string, unknown>)[kind] } as Variant<T>;
+    }
   }
   throw new FrameError(`malformed ${what}: ${JSON.stringify(value)?.slice(0, 200)}`);
 }
 
-function size(raw: Json): Size {
+function size(raw: Raw.Size): Size {
   return { cols: raw.cols, rows: raw.rows };
 }
 
-function exitStatus(raw: Json): ExitStatus {
+function exitStatus(raw: Raw.ExitStatus): ExitStatus {
   return { code: raw.code, signal: raw.signal ?? null };
 }
 
-function paneState(raw: Json): PaneState {
-  const [kind, body] = tagged(raw, "pane state");
-  if (kind === "exited") return { kind: "exited", status: exitStatus(body) };
-  return { kind: "running" };
+function paneState(raw: Raw.PaneState): PaneState {
+  const state = tagged(raw, "pane state");
+  switch (state.kind) {
+    case "exited":
+      return { kind: "exited", status: exitStatus(state.body) };
+    case "running":
+      return { kind: "running" };
+    default:
+      // A state this client does not know: the pane is there, so running.
+      return { kind: "running" };
+  }
 }
 
 /** A `PaneSummary` from its JSON. */
-export function paneSummary(raw: Json): PaneSummary {
+export function paneSummary(raw: Raw.PaneSummary): PaneSummary {
   return {
     id: raw.id,
     runtime: raw.runtime,
@@ -87,7 +152,7 @@ export function paneSummary(raw: Json): PaneSummary {
 }
 
 /** A map of strings from its JSON; `{}` when absent. */
-function stringMap(raw: Json): Record<string, string> {
+function stringMap(raw: { [name: string]: string | undefined } | undefined): Record<string, string> {
   const map: Record<string, string> = {};
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return map;
   for (const [name, value] of Object.entries(raw)) {
@@ -97,7 +162,7 @@ function stringMap(raw: Json): Record<string, string> {
 }
 
 /** A `ScreenSnapshot` from its JSON. */
-export function screenSnapshot(raw: Json): ScreenSnapshot {
+export function screenSnapshot(raw: Raw.ScreenSnapshot): ScreenSnapshot {
   return {
     offset: raw.offset,
     size: size(raw.size),
@@ -116,17 +181,17 @@ export function screenSnapshot(raw: Json): ScreenSnapshot {
 }
 
 /** A `PaneDetail` from its JSON. */
-export function paneDetail(raw: Json): PaneDetail {
+export function paneDetail(raw: Raw.PaneDetail): PaneDetail {
   return { pane: paneSummary(raw.pane), screen: screenSnapshot(raw.screen) };
 }
 
 /** A `PaneHistory` from its JSON. */
-export function paneHistory(raw: Json): PaneHistory {
+export function paneHistory(raw: Raw.PaneHistory): PaneHistory {
   return { pane: raw.pane, from: raw.from, to: raw.to, text: raw.text, truncated: raw.truncated };
 }
 
 /** A `RuntimeInfo` from its JSON (absent optional fields become `null`). */
-export function runtimeInfo(raw: Json): RuntimeInfo {
+export function runtimeInfo(raw: Raw.RuntimeInfo): RuntimeInfo {
   return {
     id: raw.id,
     display_name: raw.display_name,
@@ -140,31 +205,31 @@ export function runtimeInfo(raw: Json): RuntimeInfo {
     sha256: raw.sha256 ?? null,
     version_floor: raw.version_floor ?? null,
     floor_status: raw.floor_status ?? null,
-    readiness: raw.readiness,
+    readiness: raw.readiness ?? "",
     readiness_gate: raw.readiness_gate ?? null,
     readiness_reason: raw.readiness_reason ?? null,
-    sign_in: raw.sign_in,
+    sign_in: raw.sign_in ?? "",
     sign_in_detail: raw.sign_in_detail ?? null,
     receipt: raw.receipt == null ? null : receipt(raw.receipt),
     receipt_valid: raw.receipt_valid ?? false,
-    completion: raw.completion,
-    login: raw.login,
-    evidence: raw.evidence,
+    completion: raw.completion ?? "",
+    login: raw.login ?? "",
+    evidence: raw.evidence ?? "",
     permission_profiles: raw.permission_profiles ?? [],
   };
 }
 
 /** An `InterruptReport` (the `interrupted` answer) from its JSON. */
-export function interruptReport(raw: Json): InterruptReport {
+export function interruptReport(raw: Raw.InterruptReport): InterruptReport {
   return {
     pane: raw.pane,
     outcome: raw.outcome,
-    steps: (raw.steps ?? []).map((step: Json) => ({ action: step.action, detail: step.detail, at_ms: step.at_ms })),
+    steps: (raw.steps ?? []).map((step) => ({ action: step.action, detail: step.detail, at_ms: step.at_ms })),
   };
 }
 
 /** A `Receipt` (the `receipt` answer, or `RuntimeInfo.receipt`) from its JSON. */
-export function receipt(raw: Json): Receipt {
+export function receipt(raw: Raw.Receipt): Receipt {
   return {
     runtime: raw.runtime,
     passed: raw.passed,
@@ -179,7 +244,7 @@ export function receipt(raw: Json): Receipt {
 }
 
 /** A `Usage` from its JSON (absent numbers become `null`; an absent usage is `unavailable`). */
-export function usage(raw: Json): Usage {
+export function usage(raw: Raw.Usage | undefined): Usage {
   return {
     kind: raw?.kind ?? "unavailable",
     input_tokens: raw?.input_tokens ?? null,
@@ -189,7 +254,7 @@ export function usage(raw: Json): Usage {
 }
 
 /** A `TurnReport` (the `answered` answer) from its JSON. */
-export function turnReport(raw: Json): TurnReport {
+export function turnReport(raw: Raw.TurnReport): TurnReport {
   return {
     source: raw.source,
     started_offset: raw.started_offset,
@@ -202,22 +267,23 @@ export function turnReport(raw: Json): TurnReport {
 }
 
 /** A `StreamStart` from its JSON. */
-export function streamStart(raw: Json): StreamStart {
-  const [kind, body] = tagged(raw, "stream start");
-  switch (kind) {
+export function streamStart(raw: Raw.StreamStart): StreamStart {
+  const start = tagged(raw, "stream start");
+  switch (start.kind) {
     case "replay":
-      return { kind: "replay", from: body.from };
+      return { kind: "replay", from: start.body.from };
     case "snapshot":
-      return { kind: "snapshot", snapshot: screenSnapshot(body.snapshot), skipped_from: body.skipped_from ?? null };
+      return { kind: "snapshot", snapshot: screenSnapshot(start.body.snapshot), skipped_from: start.body.skipped_from ?? null };
     case "generation_changed":
-      return { kind: "generation_changed", previous: body.previous, snapshot: screenSnapshot(body.snapshot) };
+      return { kind: "generation_changed", previous: start.body.previous, snapshot: screenSnapshot(start.body.snapshot) };
     default:
-      throw new FrameError(`unknown stream start \`${kind}\``);
+      // Where the output would begin is unknown: the stream cannot go on.
+      throw new FrameError(`unknown stream start \`${unknownVariant(start).kind}\``);
   }
 }
 
 /** A `Subscription` (the `subscribed` answer) from its JSON. */
-export function subscription(raw: Json): Subscription {
+export function subscription(raw: Raw.Subscription): Subscription {
   return {
     subscription: raw.subscription,
     pane: raw.pane,
@@ -227,64 +293,85 @@ export function subscription(raw: Json): Subscription {
 }
 
 /** An event from its JSON; one this client does not know becomes an `other` event. */
-export function paneEvent(raw: Json): PaneEvent {
-  const [kind, body] = tagged(raw, "event");
-  switch (kind) {
+export function paneEvent(raw: Raw.Event): PaneEvent {
+  const event = tagged(raw, "event");
+  switch (event.kind) {
     case "output":
-      return { kind: "output", offset: body.offset, data: fromBase64(body.data) };
+      return { kind: "output", offset: event.body.offset, data: fromBase64(event.body.data) };
     case "resync":
-      return { kind: "resync", skipped_from: body.skipped_from, snapshot: screenSnapshot(body.snapshot) };
+      return { kind: "resync", skipped_from: event.body.skipped_from, snapshot: screenSnapshot(event.body.snapshot) };
     case "resized":
-      return { kind: "resized", size: size(body.size) };
+      return { kind: "resized", size: size(event.body.size) };
     case "exited":
-      return { kind: "exited", status: exitStatus(body.status), offset: body.offset };
+      return { kind: "exited", status: exitStatus(event.body.status), offset: event.body.offset };
     case "ended":
-      return { kind: "ended", reason: body.reason };
+      return { kind: "ended", reason: event.body.reason };
     case "turn_started":
-      return { kind: "turn_started", offset: body.offset, source: body.source };
+      return { kind: "turn_started", offset: event.body.offset, source: event.body.source };
     case "turn_completed":
       return {
         kind: "turn_completed",
-        offset: body.offset,
-        source: body.source,
-        usage: usage(body.usage),
-        exit_code: body.exit_code ?? null,
+        offset: event.body.offset,
+        source: event.body.source,
+        usage: usage(event.body.usage),
+        exit_code: event.body.exit_code ?? null,
       };
     case "awaiting_input":
     case "approval_requested":
-      return { kind, offset: body.offset, source: body.source, detail: body.detail ?? "" };
-    default:
-      return { kind: "other", name: kind, body };
+      return { kind: event.kind, offset: event.body.offset, source: event.body.source, detail: event.body.detail ?? "" };
+    case "pane_started":
+    case "pane_activity":
+    case "pane_exited":
+    case "pane_ended":
+    case "pane_list":
+      // Events of a watch, not of a pane's subscription.
+      return { kind: "other", name: event.kind, body: event.body };
+    default: {
+      const other = unknownVariant(event);
+      return { kind: "other", name: other.kind, body: other.body };
+    }
   }
 }
 
 /** A `Watching` (the `watching` answer) from its JSON. */
-export function watching(raw: Json): Watching {
+export function watching(raw: Answer<"watching">): Watching {
   return { subscription: raw.subscription, panes: (raw.panes ?? []).map(paneSummary) };
 }
 
 /** An event of a watch from its JSON; one this client does not know becomes an `other` event. */
-export function watchEvent(raw: Json): WatchEvent {
-  const [kind, body] = tagged(raw, "event");
-  switch (kind) {
+export function watchEvent(raw: Raw.Event): WatchEvent {
+  const event = tagged(raw, "event");
+  switch (event.kind) {
     case "pane_started":
-      return { kind: "pane_started", pane: paneSummary(body.pane) };
+      return { kind: "pane_started", pane: paneSummary(event.body.pane) };
     case "pane_activity":
-      return { kind: "pane_activity", pane: body.pane, activity: body.activity ?? "unknown" };
+      return { kind: "pane_activity", pane: event.body.pane, activity: event.body.activity ?? "unknown" };
     case "pane_exited":
-      return { kind: "pane_exited", pane: body.pane, status: exitStatus(body.status) };
+      return { kind: "pane_exited", pane: event.body.pane, status: exitStatus(event.body.status) };
     case "pane_ended":
-      return { kind: "pane_ended", pane: body.pane, reason: body.reason ?? "" };
+      return { kind: "pane_ended", pane: event.body.pane, reason: event.body.reason ?? "" };
     case "pane_list":
-      return { kind: "pane_list", panes: (body.panes ?? []).map(paneSummary), missed: body.missed ?? 0 };
+      return { kind: "pane_list", panes: (event.body.panes ?? []).map(paneSummary), missed: event.body.missed ?? 0 };
     case "ended":
-      return { kind: "ended", reason: body.reason };
-    default:
-      return { kind: "other", name: kind, body };
+      return { kind: "ended", reason: event.body.reason };
+    case "output":
+    case "resync":
+    case "resized":
+    case "exited":
+    case "turn_started":
+    case "turn_completed":
+    case "awaiting_input":
+    case "approval_requested":
+      // Events of a pane's subscription, not of a watch.
+      return { kind: "other", name: event.kind, body: event.body };
+    default: {
+      const other = unknownVariant(event);
+      return { kind: "other", name: other.kind, body: other.body };
+    }
   }
 }
 
 /** A `WaitMatch` (the `waited` answer) from its JSON. */
-export function waitMatch(raw: Json): WaitMatch {
+export function waitMatch(raw: Raw.WaitMatch): WaitMatch {
   return { pane: raw.pane, target: raw.target, offset: raw.offset, matched: raw.matched };
 }
