@@ -27,7 +27,7 @@ set -euo pipefail
 EVIDENCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE_DIR="${1:-${PANEHOST_CLI_CACHE:-$HOME/.cache/panehost/clis}}"
 PANEHOST="${PANEHOST:-panehost}"
-RUNTIMES=(${CANARY_ONLY:-codex claude gemini opencode qwen copilot grok droid qoder amp hermes})
+RUNTIMES=(${CANARY_ONLY:-codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi})
 OUT_DIR="$EVIDENCE_DIR/canary"
 mkdir -p "$OUT_DIR"
 CACHE_DIR="$(cd "$CACHE_DIR" && pwd)"

@@ -45,6 +45,12 @@
 #      (the installer's own words, or the commands as they ran); nothing is
 #      made up.
 #
+# A runtime from PyPI (REGISTRY[...]=pypi) is a virtual environment in
+# CACHE_DIR/<runtime> instead of an npm prefix, made by /usr/bin/python3, or,
+# where PYTHON[...] names a version, by an interpreter of that version:
+# $PANEHOST_PYTHON_3_13 (for 3.13), python3.13 on PATH, or pyenv's
+# ${PYENV_ROOT:-~/.pyenv}/versions/3.13.*; its record then says "python".
+#
 # Needs: bash, node + npm, python3 (it runs each command in a new session,
 # i.e. setsid(), and writes the JSON), sha256sum, readlink, mktemp, date.
 set -euo pipefail
@@ -58,8 +64,8 @@ export CAPTURED_ON
 # runtime -> npm package, pinned version, bin name.
 # grok: the facts file names 1.0.1, but the registry publishes only 0.0.34
 # of @vibe-kit/grok-cli (`npm view @vibe-kit/grok-cli versions`).
-RUNTIMES=(codex claude gemini opencode qwen copilot grok droid qoder amp hermes)
-declare -A PKG VER BIN ENVS SUBS OPTS EXTRA ALLOW REGISTRY
+RUNTIMES=(codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi)
+declare -A PKG VER BIN ENVS SUBS OPTS EXTRA ALLOW REGISTRY PYTHON
 PKG[codex]=@openai/codex;              VER[codex]=0.171.0;   BIN[codex]=codex
 PKG[claude]=@anthropic-ai/claude-code; VER[claude]=2.1.197;  BIN[claude]=claude
 PKG[gemini]=@google/gemini-cli;        VER[gemini]=0.61.0;   BIN[gemini]=gemini
@@ -76,6 +82,14 @@ ALLOW[droid]=@factory/cli
 PKG[qoder]=@qoder-ai/qodercli;         VER[qoder]=1.1.52;    BIN[qoder]=qodercli
 PKG[hermes]=hermes-agent;               VER[hermes]=0.19.0;   BIN[hermes]=hermes
 REGISTRY[hermes]=pypi
+# kimi: kimi-cli 1.51.0 and 1.52.0 are stubs of the archived CLI (every
+# argument prints a deprecation notice; none runs an installer fetched from
+# the internet), so 1.50.0, the last working release. It needs Python 3.12 or
+# later, and failed on 3.12.1 (TypeError: super(type, obj) at import): 3.13
+# (see find_python below).
+PKG[kimi]=kimi-cli;                     VER[kimi]=1.50.0;     BIN[kimi]=kimi
+REGISTRY[kimi]=pypi
+PYTHON[kimi]=3.13
 PKG[amp]=@ampcode/cli;                 VER[amp]=0.0.1790142911-g7618fb; BIN[amp]=amp
 ALLOW[amp]=@ampcode/cli
 
@@ -103,6 +117,8 @@ OPTS[droid]="update:update --help|login:login --help"
 OPTS[qoder]="login:login --help|update:update --help"
 SUBS[amp]="threads --help|threads continue --help|last --help"
 OPTS[amp]="login:login --help|update:update --help"
+ENVS[kimi]="KIMI_CLI_NO_AUTO_UPDATE=1"
+SUBS[kimi]="login --help"
 OPTS[hermes]="login:login --help|update:update --help|sessions:sessions --help|chat:chat --help"
 
 export CALLER_HOME="$HOME"
@@ -276,8 +292,23 @@ with open(out, "w") as f:
     f.write("\n")
 PY
 
+find_python() {  # minor version (3.13) -> an interpreter of it, or nothing
+  # PANEHOST_PYTHON_<3_13>, else pythonX.Y on PATH when it runs (a pyenv shim
+  # of a version that is not selected does not), else pyenv's own copy.
+  local want="$1" var="PANEHOST_PYTHON_${1//./_}" candidate
+  for candidate in "${!var:-}" "$(command -v "python$want" || true)" \
+      "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$want".*/bin/"python$want"; do
+    if [[ -n "$candidate" && -x "$candidate" ]] &&
+        [[ "$("$candidate" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" == "$want" ]]; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+
 meta_json() {  # runtime package pinned_version executable sha256 resolved [error]
-  EXTRA_PKGS="${EXTRA[$1]:-}" ALLOW_PKGS="${ALLOW[$1]:-}" REG="${REGISTRY[$1]:-npm}" python3 - "$@" <<'PY'
+  EXTRA_PKGS="${EXTRA[$1]:-}" ALLOW_PKGS="${ALLOW[$1]:-}" REG="${REGISTRY[$1]:-npm}" PY_VERSION="${PYTHON[$1]:-}" python3 - "$@" <<'PY'
 import json, os, sys
 rt, pkg, pinned, exe, sha, resolved = sys.argv[1:7]
 doc = {"runtime": rt, "package": pkg, "pinned_version": pinned,
@@ -286,6 +317,8 @@ doc = {"runtime": rt, "package": pkg, "pinned_version": pinned,
 if os.environ.get("REG") == "pypi":
     doc["package"] = None
     doc["pypi_package"] = pkg
+    if os.environ.get("PY_VERSION"):
+        doc["python"] = os.environ["PY_VERSION"]
 if os.environ.get("EXTRA_PKGS"):
     doc["extra_packages"] = os.environ["EXTRA_PKGS"].split()
 if os.environ.get("ALLOW_PKGS"):
@@ -337,10 +370,21 @@ for rt in "${RUNTIMES[@]}"; do
   echo "== $rt ($pkg@$ver)" >&2
 
   if [[ "${REGISTRY[$rt]:-npm}" == pypi ]]; then
-    if [[ "$("$prefix/bin/pip" show "$pkg" 2>/dev/null | sed -n 's/^Version: //p')" != "$ver" ]]; then
-      if ! { /usr/bin/python3 -m venv "$prefix" && "$prefix/bin/pip" install --disable-pip-version-check -q "$pkg==$ver"; } \
+    python=/usr/bin/python3
+    if [[ -n "${PYTHON[$rt]:-}" ]] && ! python="$(find_python "${PYTHON[$rt]}")"; then
+      err="no Python ${PYTHON[$rt]} found (PANEHOST_PYTHON_${PYTHON[$rt]//./_}, python${PYTHON[$rt]} on PATH, or pyenv's versions/${PYTHON[$rt]}.*)"
+      python3 "$WORK/write.py" "$out" "$(meta_json "$rt" "$pkg" "$ver" "$bin" "" "" "$err")" "" "$CACHE_DIR" ""
+      echo "   $err; recorded error" >&2
+      continue
+    fi
+    minor='import sys; print("%d.%d" % sys.version_info[:2])'
+    # Made again when the pin or the interpreter's version changed.
+    if [[ "$("$prefix/bin/pip" show "$pkg" 2>/dev/null | sed -n 's/^Version: //p')" != "$ver" ]] ||
+        [[ "$("$prefix/bin/python3" -c "$minor" 2>/dev/null || true)" != "$("$python" -c "$minor")" ]]; then
+      rm -rf "$prefix"
+      if ! { "$python" -m venv "$prefix" && "$prefix/bin/pip" install --disable-pip-version-check -q "$pkg==$ver"; } \
             >"$WORK/install.log" 2>&1; then
-        err="/usr/bin/python3 -m venv <cache>/$rt && <cache>/$rt/bin/pip install $pkg==$ver failed: $(tail -n 15 "$WORK/install.log")"
+        err="python${PYTHON[$rt]:-3} -m venv <cache>/$rt && <cache>/$rt/bin/pip install $pkg==$ver failed: $(tail -n 15 "$WORK/install.log")"
         python3 "$WORK/write.py" "$out" "$(meta_json "$rt" "$pkg" "$ver" "$bin" "" "" "$err")" "" "$CACHE_DIR" ""
         echo "   install failed; recorded error" >&2
         continue

@@ -17,7 +17,8 @@ use std::path::PathBuf;
 /// Runtimes whose resume by exact reference has been proven with the real
 /// program: the fixture agent by this repository's end-to-end tests, the
 /// others by the live-proof runner (`tests/live-records/`).
-pub const LIVE_PROVEN_REFERENCES: &[&str] = &["fixture", "claude", "codex", "qwen", "copilot", "opencode", "hermes"];
+pub const LIVE_PROVEN_REFERENCES: &[&str] =
+    &["fixture", "claude", "codex", "qwen", "copilot", "opencode", "hermes", "kimi"];
 
 /// A reference no pattern accepts: it only tells whether the launcher has a
 /// reference form at all (an `Unsupported` refusal) or checks references

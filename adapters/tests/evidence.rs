@@ -61,8 +61,8 @@ fn every_requirement_is_met_by_the_help_the_canary_asks_for() {
         checked += 1;
     }
     assert_eq!(
-        checked, 11,
-        "codex, claude, gemini, opencode, qwen, copilot, grok, droid, qoder and amp (npm) and hermes (PyPI) install here"
+        checked, 12,
+        "codex, claude, gemini, opencode, qwen, copilot, grok, droid, qoder and amp (npm), hermes and kimi (PyPI) install here"
     );
 }
 

@@ -68,8 +68,8 @@ fn installed_version(prefix: &Path, package: &str) -> Option<String> {
 /// Makes sure `runtime`'s pinned version is in `cache`; returns where, and
 /// the outcome of the `install` step.
 pub fn ensure(repo: &Path, cache: &Path, runtime: &str) -> (Option<Installed>, Outcome) {
-    if let Ok(Some((package, version, executable))) = pypi_pin(repo, runtime) {
-        return ensure_pypi(cache, runtime, &package, &version, &executable);
+    if let Ok(Some(pin)) = pypi_pin(repo, runtime) {
+        return ensure_pypi(cache, runtime, &pin);
     }
     let pin = match pin(repo, runtime) {
         Ok(pin) => pin,
@@ -155,30 +155,93 @@ fn allow_scripts(prefix: &Path, names: &[String]) -> std::io::Result<()> {
 }
 
 /// The pin of a runtime published on PyPI (`pypi_package` in its evidence
-/// record): package, version, executable.
-fn pypi_pin(repo: &Path, runtime: &str) -> Result<Option<(String, String, String)>, String> {
+/// record).
+#[derive(Debug, Clone)]
+struct PypiPin {
+    package: String,
+    version: String,
+    executable: String,
+    /// The Python it needs (`"3.13"`), when not the system's.
+    python: Option<String>,
+}
+
+fn pypi_pin(repo: &Path, runtime: &str) -> Result<Option<PypiPin>, String> {
     let path = repo.join("adapters/evidence").join(format!("{runtime}.json"));
     let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
     let doc: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     let field = |name: &str| doc[name].as_str().map(str::to_owned);
     Ok(match (field("pypi_package"), field("pinned_version"), field("executable")) {
-        (Some(package), Some(version), Some(executable)) => Some((package, version, executable)),
+        (Some(package), Some(version), Some(executable)) => {
+            Some(PypiPin { package, version, executable, python: field("python") })
+        }
         _ => None,
     })
 }
 
-/// A runtime from PyPI: a virtual environment of the system's Python in
-/// `CACHE/<runtime>` (`/usr/bin/python3 -m venv`, then its pip installs
-/// `PACKAGE==VERSION`), as `adapters/evidence/capture.sh` makes it. Only
+/// The `major.minor` of a Python interpreter, if it runs.
+fn python_minor(python: &Path) -> Option<String> {
+    let output = Command::new(python)
+        .args(["-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    output.status.success().then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// An interpreter of Python `minor` (`"3.13"`), as `capture.sh` finds one:
+/// `$PANEHOST_PYTHON_3_13`, `python3.13` on PATH when it runs (a pyenv shim
+/// of a version that is not selected does not), or pyenv's own copy,
+/// `${PYENV_ROOT:-~/.pyenv}/versions/3.13.*/bin/python3.13`.
+fn find_python(minor: &str) -> Option<PathBuf> {
+    let named = format!("python{minor}");
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(path) = std::env::var_os(format!("PANEHOST_PYTHON_{}", minor.replace('.', "_"))) {
+        candidates.push(PathBuf::from(path));
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        candidates.extend(std::env::split_paths(&path).map(|dir| dir.join(&named)));
+    }
+    let pyenv = std::env::var_os("PYENV_ROOT")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".pyenv")));
+    if let Some(versions) = pyenv.map(|root| root.join("versions")) {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(&versions)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with(&format!("{minor}.")))
+            .map(|entry| entry.path().join("bin").join(&named))
+            .collect();
+        found.sort();
+        candidates.extend(found);
+    }
+    candidates.into_iter().find(|path| path.is_file() && python_minor(path).as_deref() == Some(minor))
+}
+
+/// A runtime from PyPI: a virtual environment in `CACHE/<runtime>` of the
+/// system's Python (`/usr/bin/python3 -m venv`), or of the Python version
+/// its record names (`find_python`), then its pip installs
+/// `PACKAGE==VERSION`, as `adapters/evidence/capture.sh` makes it. Only
 /// the executable is put on the host's PATH (a link in
 /// `CACHE/<runtime>/exposed`), not the environment's python and pip.
-fn ensure_pypi(
-    cache: &Path,
-    runtime: &str,
-    package: &str,
-    version: &str,
-    executable: &str,
-) -> (Option<Installed>, Outcome) {
+fn ensure_pypi(cache: &Path, runtime: &str, pin: &PypiPin) -> (Option<Installed>, Outcome) {
+    let (package, version, executable) = (pin.package.as_str(), pin.version.as_str(), pin.executable.as_str());
+    let python = match &pin.python {
+        None => PathBuf::from("/usr/bin/python3"),
+        Some(minor) => match find_python(minor) {
+            Some(python) => python,
+            None => {
+                return (
+                    None,
+                    Outcome::fail(format!(
+                        "no Python {minor} found (PANEHOST_PYTHON_{}, python{minor} on PATH, or pyenv's versions/{minor}.*): {package} {version} needs it",
+                        minor.replace('.', "_")
+                    )),
+                )
+            }
+        },
+    };
     let prefix = cache.join(runtime);
     let pip = prefix.join("bin/pip");
     let spec = format!("{package}=={version}");
@@ -189,10 +252,14 @@ fn ensure_pypi(
         .ok()
         .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
         .and_then(|text| text.lines().find_map(|l| l.strip_prefix("Version: ").map(str::to_owned)));
-    let already = installed.as_deref() == Some(version);
+    // Made again when the pin or the interpreter's version changed.
+    let already = installed.as_deref() == Some(version)
+        && python_minor(&prefix.join("bin/python3")).is_some_and(|minor| Some(minor) == python_minor(&python));
+    let shown = format!("python{}", pin.python.as_deref().unwrap_or("3"));
     if !already {
-        eprintln!("[live] {runtime}: installing {spec} into {}", prefix.display());
-        let venv = Command::new("/usr/bin/python3").args(["-m", "venv"]).arg(&prefix).stdin(Stdio::null()).output();
+        eprintln!("[live] {runtime}: installing {spec} into {} with {}", prefix.display(), python.display());
+        let _ = std::fs::remove_dir_all(&prefix);
+        let venv = Command::new(&python).args(["-m", "venv"]).arg(&prefix).stdin(Stdio::null()).output();
         let install = match venv {
             Ok(output) if output.status.success() => Command::new(&pip)
                 .args(["install", "--disable-pip-version-check", "-q", &spec])
@@ -209,7 +276,7 @@ fn ensure_pypi(
                 return (
                     None,
                     Outcome::fail(format!(
-                        "/usr/bin/python3 -m venv <cache>/{runtime} && <cache>/{runtime}/bin/pip install {spec} failed ({}): {}",
+                        "{shown} -m venv <cache>/{runtime} && <cache>/{runtime}/bin/pip install {spec} failed ({}): {}",
                         output.status,
                         tail.join(" / ")
                     )),
@@ -232,9 +299,9 @@ fn ensure_pypi(
         }
     }
     let how = if already {
-        "already in the cache"
+        format!("already in the cache ({shown})")
     } else {
-        "installed with /usr/bin/python3 -m venv <cache>/<runtime> and its pip"
+        format!("installed with {shown} -m venv <cache>/<runtime> and its pip")
     };
     (Some(Installed { bin_dir: exposed }), Outcome::pass(format!("{spec} (PyPI): {how}")))
 }

@@ -16,8 +16,8 @@
 //! ```
 //!
 //! * `--runtime ID`: only this CLI (repeatable): `codex`, `claude`,
-//!   `gemini`, `qwen`, `copilot`, `opencode`, `grok`, `hermes`, `droid`,
-//!   `qoder`, `amp`. Default: all eleven, in that order. The records of the others are left as they are.
+//!   `gemini`, `qwen`, `copilot`, `opencode`, `grok`, `hermes`, `kimi`,
+//!   `droid`, `qoder`, `amp`. Default: all twelve, in that order. The records of the others are left as they are.
 //! * `--cache DIR`: where the pinned CLIs are (one npm prefix per CLI, as
 //!   `adapters/evidence/capture.sh` lays them out). Default:
 //!   `$PANEHOST_CLI_CACHE`, else `~/.cache/panehost/clis`.
@@ -36,9 +36,11 @@
 //!   (`regressions.rs`): exit 1 when a step that passed there does not pass
 //!   now. `.ci/run` runs codex, claude and qwen this way.
 //!
-//! It needs node and npm (most CLIs are npm packages) and the system's
-//! Python 3 with its venv module (hermes is a PyPI package), and no network
-//! once the CLIs are in the cache. A run of all eleven takes about
+//! It needs node and npm (most CLIs are npm packages), the system's
+//! Python 3 with its venv module (hermes is a PyPI package) and a Python
+//! 3.13 (kimi is a PyPI package that needs it: `$PANEHOST_PYTHON_3_13`,
+//! `python3.13` on PATH, or pyenv's `versions/3.13.*`), and no network
+//! once the CLIs are in the cache. A run of all twelve takes about
 //! thirteen minutes
 //! (droid, qoder and amp stop at their vendor's sign-in and take seconds).
 //! Progress goes to stderr, a summary to stdout; the exit status is 0 when

@@ -87,6 +87,9 @@ pub const PROFILES: &[Profile] = &[
     // ~/.hermes/config.yaml names the fixture as a custom provider and its
     // model (`-m` does not apply to the interactive REPL).
     Profile { id: "hermes", ..REACHES },
+    // ~/.kimi/config.toml names the fixture as an OpenAI-compatible
+    // provider and its model as the default.
+    Profile { id: "kimi", ..REACHES },
     // It talks to its vendor's server (`AMP_URL`), not to a model API: the
     // one-shot run is pointed at the fixture to show which requests it makes.
     Profile {
@@ -224,6 +227,16 @@ pub fn write_configs(home: &Path, work: &Path, port: u16) -> std::io::Result<()>
         ".hermes/config.yaml",
         format!(
             "model:\n  default: test-model\n  provider: custom\n  base_url: http://127.0.0.1:{port}/v1\n  api_key: x\n"
+        ),
+    )?;
+    // kimi: the fixture as an OpenAI-compatible provider (`openai_legacy`:
+    // chat completions) and a model of it as the default; no telemetry.
+    write(
+        ".kimi/config.toml",
+        format!(
+            "default_model = \"fixture\"\ntelemetry = false\n\n[providers.fixture]\ntype = \"openai_legacy\"\n\
+             base_url = \"http://127.0.0.1:{port}/v1\"\napi_key = \"x\"\n\n[models.fixture]\nprovider = \"fixture\"\n\
+             model = \"test-model\"\nmax_context_size = 128000\n"
         ),
     )?;
     std::fs::create_dir_all(&work)?;
