@@ -443,6 +443,7 @@ fn private_forward_dir(target: &RemoteTarget) -> Result<tempfile::TempDir, Clien
         .create(&base)
         .map_err(|error| local_error(format!("cannot create {}: {error}", base.display())))?;
     panehost_ipc::socket_path::check_private_dir(&base, uid).map_err(|problem| local_error(problem.to_string()))?;
+    remove_abandoned_forward_dirs(&base);
     let dir = tempfile::Builder::new()
         .prefix("ssh-")
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
@@ -451,6 +452,53 @@ fn private_forward_dir(target: &RemoteTarget) -> Result<tempfile::TempDir, Clien
     panehost_ipc::socket_path::check_private_dir(dir.path(), uid)
         .map_err(|problem| local_error(problem.to_string()))?;
     Ok(dir)
+}
+
+/// How old the directory of a forward that nothing serves must be before
+/// it is taken for abandoned (one being made is younger).
+const ABANDONED_AFTER: Duration = Duration::from_secs(60);
+
+/// Removes the directories of forwards whose process ended without
+/// removing them (it was killed): older than [`ABANDONED_AFTER`], with no
+/// socket in them or one that nothing listens on (as the kernel's list of
+/// listening sockets says: connecting would open a channel to the other
+/// machine). At most 64 are looked at; nothing is removed when the list
+/// cannot be read.
+fn remove_abandoned_forward_dirs(base: &Path) {
+    let Ok(sockets) = std::fs::read_to_string("/proc/net/unix") else { return };
+    let listening: std::collections::HashSet<&str> = sockets
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // Num RefCount Protocol Flags Type St Inode Path; 00010000 is
+            // a listening socket.
+            (fields.len() >= 8 && fields[3] == "00010000").then(|| fields[7])
+        })
+        .collect();
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    for entry in entries.flatten().take(64) {
+        let name = entry.file_name();
+        if !name.to_string_lossy().starts_with("ssh-") {
+            continue;
+        }
+        let dir = entry.path();
+        let old = std::fs::symlink_metadata(&dir)
+            .ok()
+            .filter(std::fs::Metadata::is_dir)
+            .and_then(|meta| meta.modified().ok())
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age > ABANDONED_AFTER);
+        if !old {
+            continue;
+        }
+        let socket = dir.join(panehost_ipc::socket_path::SOCKET_FILE_NAME);
+        if !listening.contains(socket.to_string_lossy().as_ref()) {
+            tracing::debug!(dir = %dir.display(), "removing the directory of an abandoned ssh forward");
+            let _ = std::fs::remove_file(&socket);
+            let _ = std::fs::remove_dir(&dir);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -486,6 +534,30 @@ mod tests {
         std::fs::set_permissions(&open, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         let error = private_forward_dir(&RemoteTarget::new("m").unwrap().local_dir(&open)).unwrap_err();
         assert!(error.to_string().contains("it must be 0700"), "{error}");
+    }
+
+    #[test]
+    fn abandoned_forward_directories_are_removed_and_young_or_served_ones_kept() {
+        let base = tempfile::tempdir().unwrap();
+        let old = std::time::SystemTime::now() - ABANDONED_AFTER * 2;
+        let make = |name: &str, age: std::time::SystemTime| {
+            let dir = base.path().join(name);
+            std::fs::create_dir(&dir).unwrap();
+            std::fs::File::open(&dir).unwrap().set_modified(age).unwrap();
+            dir
+        };
+        let abandoned = make("ssh-gone", old);
+        let stale_socket = make("ssh-stale", old);
+        drop(std::os::unix::net::UnixListener::bind(stale_socket.join("host.sock")).unwrap());
+        std::fs::File::open(&stale_socket).unwrap().set_modified(old).unwrap();
+        let served = make("ssh-served", old);
+        let _listener = std::os::unix::net::UnixListener::bind(served.join("host.sock")).unwrap();
+        std::fs::File::open(&served).unwrap().set_modified(old).unwrap();
+        let young = make("ssh-young", std::time::SystemTime::now());
+        let other = make("keep-me", old);
+        remove_abandoned_forward_dirs(base.path());
+        assert!(!abandoned.exists() && !stale_socket.exists());
+        assert!(served.exists() && young.exists() && other.exists());
     }
 
     #[tokio::test]
