@@ -64,7 +64,7 @@ export CAPTURED_ON
 # runtime -> npm package, pinned version, bin name.
 # grok: the facts file names 1.0.1, but the registry publishes only 0.0.34
 # of @vibe-kit/grok-cli (`npm view @vibe-kit/grok-cli versions`).
-RUNTIMES=(codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi)
+RUNTIMES=(codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi omp)
 declare -A PKG VER BIN ENVS SUBS OPTS EXTRA ALLOW REGISTRY PYTHON
 PKG[codex]=@openai/codex;              VER[codex]=0.171.0;   BIN[codex]=codex
 PKG[claude]=@anthropic-ai/claude-code; VER[claude]=2.1.197;  BIN[claude]=claude
@@ -90,6 +90,12 @@ REGISTRY[hermes]=pypi
 PKG[kimi]=kimi-cli;                     VER[kimi]=1.50.0;     BIN[kimi]=kimi
 REGISTRY[kimi]=pypi
 PYTHON[kimi]=3.13
+# omp: 18.3.4's @oh-my-pi/omp-stats@18.3.4 is not on the registry; 18.2.3
+# installs. Its bin is a Bun script (engines: bun >=1.3.14): Bun from the
+# npm registry beside it, whose install script links its native binary.
+PKG[omp]=@oh-my-pi/pi-coding-agent;     VER[omp]=18.2.3;      BIN[omp]=omp
+EXTRA[omp]=bun@1.4.5
+ALLOW[omp]=bun
 PKG[amp]=@ampcode/cli;                 VER[amp]=0.0.1790142911-g7618fb; BIN[amp]=amp
 ALLOW[amp]=@ampcode/cli
 
