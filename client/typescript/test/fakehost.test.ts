@@ -4,7 +4,9 @@
 // aborts, streams that let go of their subscription when their consumer
 // falls behind, and the limit of streams. A client has one connection:
 // each script below plays one connection of the host, in the order the
-// client makes them.
+// client makes them. Every frame either side writes is checked against the
+// protocol's schema (schema.ts), but for the few a newer host would send,
+// which are checked to be beyond it.
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -27,6 +29,7 @@ import {
   RequestTimeoutError,
   type StreamItem,
 } from "../src/index.js";
+import { assertNoSchemaMismatch, checkBeyondSchema, checkFrame } from "./schema.js";
 import { withTimeout } from "./support.js";
 
 type Json = any;
@@ -36,14 +39,22 @@ class Peer {
   private readonly decoder = new FrameDecoder(MAX_HOST_FRAME);
   private readonly frames: Json[] = [];
   private waiting: ((frame: Json) => void) | undefined;
+  private received = 0;
+  private sent = 0;
   closed: Promise<void>;
 
-  constructor(readonly socket: net.Socket) {
+  constructor(
+    readonly socket: net.Socket,
+    private readonly where: string,
+  ) {
     socket.on("error", () => {});
     socket.on("data", (chunk) => {
       this.decoder.push(chunk);
       for (let payload = this.decoder.next(); payload; payload = this.decoder.next()) {
-        this.frames.push(JSON.parse(Buffer.from(payload).toString("utf8")));
+        const frame = JSON.parse(Buffer.from(payload).toString("utf8"));
+        const index = this.received++;
+        checkFrame(index === 0 ? "Hello" : "RequestFrame", frame, `${this.where}, client frame ${index}`);
+        this.frames.push(frame);
       }
       if (this.waiting && this.frames.length > 0) {
         const waiting = this.waiting;
@@ -60,7 +71,21 @@ class Peer {
     return withTimeout(new Promise((resolve) => (this.waiting = resolve)), 10_000, "a frame from the client");
   }
 
+  /** Sends a message, which must match the schema: the handshake reply first, then server messages. */
   send(message: Json): void {
+    this.socket.write(this.frame(message));
+  }
+
+  /** The frame of a message, checked as {@link Peer.send} checks it, for a test that writes it its own way. */
+  frame(message: Json): Buffer {
+    const index = this.sent++;
+    checkFrame(index === 0 ? "HandshakeReply" : "ServerMessage", message, `${this.where}, host frame ${index}`);
+    return encodeFrame(Buffer.from(JSON.stringify(message)), MAX_HOST_FRAME);
+  }
+
+  /** Sends a server message of a newer host: one that must not match this schema. */
+  sendBeyondSchema(message: Json): void {
+    checkBeyondSchema("ServerMessage", message, `${this.where}, host frame ${this.sent++}`);
     this.socket.write(encodeFrame(Buffer.from(JSON.stringify(message)), MAX_HOST_FRAME));
   }
 
@@ -87,7 +112,7 @@ class FakeHost {
   constructor(dir: string, name: string) {
     this.path = path.join(dir, name);
     this.server = net.createServer((socket) => {
-      const peer = new Peer(socket);
+      const peer = new Peer(socket, `${name}, connection ${this.peers.length + 1}`);
       this.peers.push(peer);
       const script = this.scripts.shift();
       if (script) void script(peer).catch(() => socket.destroy());
@@ -126,6 +151,8 @@ after(async () => {
   await Promise.allSettled(clients.map((client) => client.disconnect()));
   await Promise.allSettled(hosts.map((host) => host.close()));
   fs.rmSync(dir, { recursive: true, force: true });
+  // Frames of the last disconnects, after the last test's own check.
+  assertNoSchemaMismatch();
 });
 
 async function fake(): Promise<FakeHost> {
@@ -278,7 +305,7 @@ describe("client against a scripted host", () => {
         { response: { id: second.id, body: { panes: { panes: [summary] } } } },
         { error: { id: first.id, error: { code: "UNKNOWN_PANE", message: "no pane p9", limitation: null } } },
       ];
-      const bytes = Buffer.concat(messages.map((m) => encodeFrame(Buffer.from(JSON.stringify(m)), MAX_HOST_FRAME)));
+      const bytes = Buffer.concat(messages.map((m) => peer.frame(m)));
       for (const byte of bytes) peer.socket.write(Uint8Array.of(byte));
     });
     const client = await connected({ socketPath: host.path });
@@ -515,7 +542,7 @@ describe("client against a scripted host", () => {
         peer.send(event({ approval_requested: { offset: 2, source: "hook", detail: "may I?" } }));
         peer.send(event({ awaiting_input: { offset: 2, source: "hook", detail: "" } }));
         peer.send(event({ turn_completed: { offset: 2, source: "hook", usage: { kind: "measured", input_tokens: 1, output_tokens: 2, cost_micro_usd: 3 } } }));
-        peer.send(event({ pane_renamed: { name: "x" } }));
+        peer.sendBeyondSchema(event({ pane_renamed: { name: "x" } }));
         peer.send(event({ ended: { reason: "closed" } }));
       },
     );
@@ -822,7 +849,7 @@ describe("calls: waiting, aborts, timeouts, revisions", () => {
       event({ pane_exited: { pane: "p1", status: { code: 1, signal: null } } });
       event({ pane_ended: { pane: "p1", reason: "closed" } });
       event({ pane_list: { panes: [labelled], missed: 12 } });
-      event({ pane_renamed: { pane: "p1" } });
+      peer.sendBeyondSchema({ event: { subscription: 4, event: { pane_renamed: { pane: "p1" } } } });
       event({ ended: { reason: "closed" } });
     });
     const client = await connected({ socketPath: host.path });

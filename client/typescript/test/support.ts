@@ -1,18 +1,21 @@
-// Test support: a real host in a temp directory, a Unix-socket proxy, and a
+// Test support: a real host in a temp directory, behind a tap that checks
+// every frame against the protocol's schema, a Unix-socket proxy, and a
 // collector that reads a stream in the background and lets tests wait for
 // conditions with timeouts.
+//
+// Every test of a file that imports this module fails when a frame that
+// went by during it does not match the schema (schema.ts).
 
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
+import { afterEach } from "node:test";
 import type { PaneStream, PaneWatch, StreamItem, WatchEvent, WatchItem } from "../src/index.js";
+import { assertNoSchemaMismatch, FrameChecker, packageDir } from "./schema.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-/** client/typescript, from dist/test. */
-const packageDir = path.resolve(here, "..", "..");
+afterEach(() => assertNoSchemaMismatch());
 
 let cachedTargetDir: string | undefined;
 
@@ -56,16 +59,25 @@ export async function waitUntil<T>(what: string, ms: number, check: () => Promis
   }
 }
 
-/** A `panehost host` of its own: temp socket, state dir and HOME, clean environment. */
+/**
+ * A `panehost host` of its own: temp socket, state dir and HOME, clean
+ * environment. Clients connect to {@link TestHost.socket}, a
+ * {@link SchemaTap} in front of the host's own socket.
+ */
 export class TestHost {
   readonly dir: string;
+  /** Where clients connect: the tap that checks every frame. */
   readonly socket: string;
+  /** The host's own socket, behind the tap. */
+  readonly hostSocket: string;
   private readonly child: ChildProcess;
+  private tap: SchemaTap | undefined;
   private log = "";
 
-  private constructor(dir: string, socket: string, child: ChildProcess) {
+  private constructor(dir: string, socket: string, hostSocket: string, child: ChildProcess) {
     this.dir = dir;
     this.socket = socket;
+    this.hostSocket = hostSocket;
     this.child = child;
     child.stderr?.on("data", (chunk: Buffer) => {
       this.log += chunk.toString("utf8");
@@ -84,13 +96,13 @@ export class TestHost {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ph-ts-"));
     const home = path.join(dir, "home");
     fs.mkdirSync(home);
-    const socket = path.join(dir, "run", "host.sock");
+    const hostSocket = path.join(dir, "host", "host.sock");
     const bin = panehostBin();
-    const child = spawn(bin, ["host", "--socket", socket, "--state-dir", path.join(dir, "state")], {
+    const child = spawn(bin, ["host", "--socket", hostSocket, "--state-dir", path.join(dir, "state")], {
       env: { HOME: home, SHELL: options.shell ?? "/bin/sh", PATH: `${path.dirname(bin)}:/usr/bin:/bin`, LANG: "C.UTF-8" },
       stdio: ["ignore", "ignore", "pipe"],
     });
-    const host = new TestHost(dir, socket, child);
+    const host = new TestHost(dir, path.join(dir, "run", "host.sock"), hostSocket, child);
     // A last resort when the test process ends without its `after` hooks
     // (an uncaught error): end the host by its pid all the same.
     const killOnExit = () => {
@@ -102,7 +114,15 @@ export class TestHost {
       child.once("exit", (code, signal) => reject(new Error(`host exited early (${code ?? signal}):\n${host.log}`)));
     });
     exited.catch(() => {});
-    await Promise.race([waitUntil("the host to listen", 15_000, () => accepts(socket)), exited]);
+    try {
+      await Promise.race([waitUntil("the host to listen", 15_000, () => accepts(hostSocket)), exited]);
+      // The client checks that the socket's directory is the user's alone.
+      fs.mkdirSync(path.dirname(host.socket), { mode: 0o700 });
+      host.tap = await SchemaTap.start(hostSocket, host.socket, "real host");
+    } catch (error) {
+      await host.stop();
+      throw error;
+    }
     return host;
   }
 
@@ -116,8 +136,13 @@ export class TestHost {
     return this.log;
   }
 
-  /** Ends the host by its pid (SIGTERM, then SIGKILL) and removes its directory. */
+  /**
+   * Ends the host by its pid (SIGTERM, then SIGKILL) and removes its
+   * directory; then fails if a frame that went by since the last test does
+   * not match the schema.
+   */
   async stop(): Promise<void> {
+    await this.tap?.close();
     if (this.child.exitCode === null && this.child.signalCode === null) {
       const exited = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
       process.kill(this.pid, "SIGTERM");
@@ -129,6 +154,64 @@ export class TestHost {
       }
     }
     fs.rmSync(this.dir, { recursive: true, force: true });
+    assertNoSchemaMismatch();
+  }
+}
+
+/**
+ * A Unix-socket relay in front of a host that checks every frame against
+ * the schema (schema.ts): from the client a `Hello`, then request frames;
+ * from the host a handshake reply, then server messages. It passes the
+ * bytes on unchanged, whatever it finds.
+ */
+export class SchemaTap {
+  private readonly server: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+  private connections = 0;
+
+  private constructor(server: net.Server, target: string, name: string) {
+    this.server = server;
+    server.on("connection", (client) => this.accept(client, target, `${name}, connection ${++this.connections}`));
+  }
+
+  /** Listens on `socketPath` and relays to `target`; `name` heads its mismatches. */
+  static async start(target: string, socketPath: string, name: string): Promise<SchemaTap> {
+    const server = net.createServer();
+    const tap = new SchemaTap(server, target, name);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socketPath, () => resolve());
+    });
+    return tap;
+  }
+
+  /** Stops listening and drops every connection. */
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(client: net.Socket, target: string, where: string): void {
+    const upstream = net.createConnection({ path: target });
+    for (const socket of [client, upstream]) {
+      this.sockets.add(socket);
+      socket.on("error", () => {});
+      socket.once("close", () => {
+        this.sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    const fromHost = new FrameChecker("HandshakeReply", "ServerMessage", `${where}, host to client`);
+    const fromClient = new FrameChecker("Hello", "RequestFrame", `${where}, client to host`, (hello, index) => {
+      // After a Hello asking for bincode, later frames are not JSON.
+      if (index === 0 && (hello as { encoding?: unknown } | null)?.encoding !== "json") fromClient.rest = fromHost.rest = null;
+    });
+    client.on("data", (chunk: Buffer) => fromClient.push(chunk));
+    upstream.on("data", (chunk: Buffer) => fromHost.push(chunk));
+    client.pipe(upstream);
+    upstream.pipe(client);
   }
 }
 
