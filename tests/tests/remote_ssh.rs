@@ -531,7 +531,8 @@ fn attach_through_the_link_comes_back_after_a_cut() {
             Ok(())
         }
     });
-    assert!(shows(&screen, &format!("detached from {pane}")));
+    let farewell = format!("detached from {pane}");
+    wait_until("the farewell line", || if shows(&screen, &farewell) { Ok(()) } else { Err(String::new()) });
 }
 
 #[test]
