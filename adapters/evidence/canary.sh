@@ -14,7 +14,9 @@
 # For each runtime it runs
 #   panehost canary --runtime ID --binary CACHE_DIR/ID/node_modules/.bin/EXE --json
 # (EXE: the `executable` of adapters/evidence/ID.json, `qodercli` for qoder;
-# CACHE_DIR/ID/bin/EXE for a runtime from PyPI, a virtual environment)
+# CACHE_DIR/ID/bin/EXE for a runtime from PyPI, a virtual environment; for
+# omp, whose `omp` is a Bun script, PATH starts with that prefix's
+# node_modules/.bin, where bun is)
 # (the probes run in a private network namespace; nothing is installed or
 # promoted) with a state directory of its own, and writes
 # adapters/evidence/canary/<runtime>.json: the report with the cache written
@@ -27,7 +29,9 @@ set -euo pipefail
 EVIDENCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE_DIR="${1:-${PANEHOST_CLI_CACHE:-$HOME/.cache/panehost/clis}}"
 PANEHOST="${PANEHOST:-panehost}"
-RUNTIMES=(${CANARY_ONLY:-codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi})
+RUNTIMES=(${CANARY_ONLY:-codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi omp})
+# Runtimes whose interpreter is in their own prefix's bin directory.
+BESIDE=(omp)
 OUT_DIR="$EVIDENCE_DIR/canary"
 mkdir -p "$OUT_DIR"
 CACHE_DIR="$(cd "$CACHE_DIR" && pwd)"
@@ -43,8 +47,12 @@ for runtime in "${RUNTIMES[@]}"; do
     echo "[canary] $runtime: not installed at $bin; skipped" >&2
     continue
   fi
+  # A CLI whose interpreter is installed beside it (omp: a Bun script, and
+  # bun in the same prefix) finds it through PATH: that directory first.
+  search="$PATH"
+  if [[ " ${BESIDE[*]} " == *" $runtime "* ]]; then search="$(dirname "$bin"):$PATH"; fi
   status=0
-  report="$(DISABLE_AUTOUPDATER=1 "$PANEHOST" --state-dir "$STATE" canary --runtime "$runtime" --binary "$bin" --json)" || status=$?
+  report="$(PATH="$search" DISABLE_AUTOUPDATER=1 "$PANEHOST" --state-dir "$STATE" canary --runtime "$runtime" --binary "$bin" --json)" || status=$?
   echo "[canary] $runtime: exit $status" >&2
   REPORT="$report" CACHE="$CACHE_DIR" STATE_DIR="$STATE" python3 - "$OUT_DIR/$runtime.json" <<'PY'
 import json, os, sys

@@ -90,6 +90,9 @@ pub const PROFILES: &[Profile] = &[
     // ~/.kimi/config.toml names the fixture as an OpenAI-compatible
     // provider and its model as the default.
     Profile { id: "kimi", ..REACHES },
+    // An Anthropic model through `ANTHROPIC_BASE_URL`; ~/.omp/agent/config.yml
+    // makes it the default and skips the first start's setup wizard.
+    Profile { id: "omp", variables: &["ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"], ..REACHES },
     // It talks to its vendor's server (`AMP_URL`), not to a model API: the
     // one-shot run is pointed at the fixture to show which requests it makes.
     Profile {
@@ -238,6 +241,14 @@ pub fn write_configs(home: &Path, work: &Path, port: u16) -> std::io::Result<()>
              base_url = \"http://127.0.0.1:{port}/v1\"\napi_key = \"x\"\n\n[models.fixture]\nprovider = \"fixture\"\n\
              model = \"test-model\"\nmax_context_size = 128000\n"
         ),
+    )?;
+    // omp: the setup wizard done (its version), no update check at
+    // startup, and an Anthropic model (reached through
+    // `ANTHROPIC_BASE_URL`) as the default.
+    write(
+        ".omp/agent/config.yml",
+        "setupVersion: 2\nstartup:\n  checkUpdate: false\nmodelRoles:\n  default: anthropic/claude-sonnet-4-5\n"
+            .to_owned(),
     )?;
     std::fs::create_dir_all(&work)?;
     Ok(())

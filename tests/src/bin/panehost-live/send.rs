@@ -23,8 +23,10 @@ const ASK_TIMEOUT: Duration = Duration::from_secs(40);
 /// How long `PONG` may take to show once the prompt reached the model.
 const PONG_WAIT: Duration = Duration::from_secs(20);
 
+/// Whether the pane's completion signal ends turns (a hook, the notify
+/// program, or the CLI's own terminal notification).
 fn observed(completion: &str) -> bool {
-    matches!(completion, "hook" | "notify_program")
+    matches!(completion, "hook" | "notify_program" | "terminal_notification")
 }
 
 pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
