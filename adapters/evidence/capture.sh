@@ -64,7 +64,7 @@ export CAPTURED_ON
 # runtime -> npm package, pinned version, bin name.
 # grok: the facts file names 1.0.1, but the registry publishes only 0.0.34
 # of @vibe-kit/grok-cli (`npm view @vibe-kit/grok-cli versions`).
-RUNTIMES=(codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi omp)
+RUNTIMES=(codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi omp pi)
 declare -A PKG VER BIN ENVS SUBS OPTS EXTRA ALLOW REGISTRY PYTHON
 PKG[codex]=@openai/codex;              VER[codex]=0.171.0;   BIN[codex]=codex
 PKG[claude]=@anthropic-ai/claude-code; VER[claude]=2.1.197;  BIN[claude]=claude
@@ -96,6 +96,10 @@ PYTHON[kimi]=3.13
 PKG[omp]=@oh-my-pi/pi-coding-agent;     VER[omp]=18.2.3;      BIN[omp]=omp
 EXTRA[omp]=bun@1.4.5
 ALLOW[omp]=bun
+# pi: a node script (omp's package has its name under another scope). PI_OFFLINE keeps it from downloading fd and
+# ripgrep and from its version check at startup.
+PKG[pi]=@mariozechner/pi-coding-agent;  VER[pi]=0.73.1;       BIN[pi]=pi
+ENVS[pi]="PI_OFFLINE=1 PI_SKIP_VERSION_CHECK=1"
 PKG[amp]=@ampcode/cli;                 VER[amp]=0.0.1790142911-g7618fb; BIN[amp]=amp
 ALLOW[amp]=@ampcode/cli
 

@@ -96,7 +96,7 @@ fn runtime_ids_are_unique() {
     for descriptor in runtimes::built_in() {
         assert!(seen.insert(descriptor.id.clone()), "duplicate id {}", descriptor.id);
     }
-    assert_eq!(seen.len(), 21, "shell, nineteen agent CLIs and the fixture");
+    assert_eq!(seen.len(), 22, "shell, twenty agent CLIs and the fixture");
 }
 
 #[test]

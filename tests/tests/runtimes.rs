@@ -26,7 +26,7 @@ fn runtimes_reports_identity_version_floor_and_readiness() {
     let host = TestHost::start();
     let mut conn = host.connect(Encoding::Json);
     let all = runtimes(&mut conn);
-    assert_eq!(all.len(), 21);
+    assert_eq!(all.len(), 22);
     let fixture = all.iter().find(|r| r.id == "fixture").unwrap();
     assert!(fixture.available, "{fixture:?}");
     // Installed and identified, but no completion receipt yet.

@@ -23,6 +23,7 @@ mod kimi;
 mod muse;
 mod omp;
 mod opencode;
+mod pi;
 mod qoder;
 mod qwen;
 mod shell;
@@ -52,6 +53,7 @@ pub fn built_in() -> Vec<Descriptor> {
         cursor::descriptor(),
         hermes::descriptor(),
         omp::descriptor(),
+        pi::descriptor(),
         qoder::descriptor(),
         muse::descriptor(),
         droid::descriptor(),

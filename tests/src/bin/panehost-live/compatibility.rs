@@ -165,7 +165,7 @@ pub fn render(descriptors: &[Descriptor], records: &[Record]) -> String {
     let mut out = String::new();
     out.push_str(HEADER);
     out.push_str(&format!(
-        "\n## Regenerating it\n\n```sh\n{RUN_COMMAND}\n```\n\nruns every CLI that installs here (about thirteen minutes; `--runtime ID` runs one, and\nleaves the other records alone) and rewrites this page. To rewrite the page from\nthe records in `tests/live-records/` and the descriptors without running\nanything:\n\n```sh\n{DOC_COMMAND}\n```\n\nThe runner's own documentation is at the top of\n`tests/src/bin/panehost-live/main.rs`.\n"
+        "\n## Regenerating it\n\n```sh\n{RUN_COMMAND}\n```\n\nruns every CLI that installs here (about fourteen minutes; `--runtime ID` runs one, and\nleaves the other records alone) and rewrites this page. To rewrite the page from\nthe records in `tests/live-records/` and the descriptors without running\nanything:\n\n```sh\n{DOC_COMMAND}\n```\n\nThe runner's own documentation is at the top of\n`tests/src/bin/panehost-live/main.rs`.\n"
     ));
     out.push_str(READING);
     out.push_str("\n## The table\n\n");

@@ -93,6 +93,10 @@ pub const PROFILES: &[Profile] = &[
     // An Anthropic model through `ANTHROPIC_BASE_URL`; ~/.omp/agent/config.yml
     // makes it the default and skips the first start's setup wizard.
     Profile { id: "omp", variables: &["ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"], ..REACHES },
+    // ~/.pi/agent/models.json declares the fixture as a provider, and
+    // settings.json makes its model the default; `PI_OFFLINE` keeps it
+    // from downloading fd and ripgrep at startup.
+    Profile { id: "pi", variables: &["PI_OFFLINE"], ..REACHES },
     // It talks to its vendor's server (`AMP_URL`), not to a model API: the
     // one-shot run is pointed at the fixture to show which requests it makes.
     Profile {
@@ -129,6 +133,7 @@ pub fn host_variables(port: u16) -> Vec<(String, String)> {
         ("COPILOT_MODEL", "test-model"),
         ("GROK_BASE_URL", v1.as_str()),
         ("GROK_API_KEY", "x"),
+        ("PI_OFFLINE", "1"),
     ]
     .iter()
     .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
@@ -249,6 +254,22 @@ pub fn write_configs(home: &Path, work: &Path, port: u16) -> std::io::Result<()>
         ".omp/agent/config.yml",
         "setupVersion: 2\nstartup:\n  checkUpdate: false\nmodelRoles:\n  default: anthropic/claude-sonnet-4-5\n"
             .to_owned(),
+    )?;
+    // pi: the fixture as an OpenAI-compatible provider (chat completions,
+    // no `developer` role or reasoning effort), its model the default.
+    write(
+        ".pi/agent/models.json",
+        json(serde_json::json!({"providers": {"fixture": {
+            "baseUrl": format!("http://127.0.0.1:{port}/v1"),
+            "api": "openai-completions",
+            "apiKey": "x",
+            "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+            "models": [{"id": "test-model"}],
+        }}})),
+    )?;
+    write(
+        ".pi/agent/settings.json",
+        json(serde_json::json!({"defaultProvider": "fixture", "defaultModel": "test-model"})),
     )?;
     std::fs::create_dir_all(&work)?;
     Ok(())
