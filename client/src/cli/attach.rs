@@ -10,7 +10,6 @@ use super::detach_key::{self, describe_key};
 use super::output::print_line;
 use super::output::write_stdout;
 use super::terminal::{self, RawMode, CLEAR_SCREEN, LEAVE_MODES};
-use super::terminal_input::TerminalInput;
 use super::{stdin_thread, UsageError};
 use crate::{Client, ClientError, Connector, FollowItem, PaneFollower, ReconnectPolicy};
 use anyhow::Context as _;
@@ -75,7 +74,7 @@ pub(crate) async fn run(context: &Context, args: AttachArgs) -> anyhow::Result<(
     }
     let mut follower = PaneFollower::with_connector(connector.clone(), policy, pane.clone(), None).await?;
     let mut signals = Signals::new().context("cannot watch signals")?;
-    let mut stdin = Keystrokes::open().context("cannot read standard input")?;
+    let mut stdin = stdin_thread::spawn_chunk_reader().context("cannot read standard input")?;
     let (inputs, queued) = mpsc::channel(256);
     let mut input_task = tokio::spawn(forward_input(input_client, connector, policy, pane.clone(), queued));
 
@@ -116,7 +115,7 @@ fn farewell(pane: &PaneId, outcome: &Outcome) -> Option<String> {
 /// ends.
 async fn relay(
     follower: &mut PaneFollower,
-    stdin: &mut Keystrokes,
+    stdin: &mut mpsc::Receiver<std::io::Result<Vec<u8>>>,
     inputs: &mpsc::Sender<Input>,
     input_task: &mut JoinHandle<Result<(), ClientError>>,
     signals: &mut Signals,
@@ -156,7 +155,7 @@ async fn relay(
                     return Ok(Outcome::Detached);
                 }
             }
-            chunk = stdin.next() => match chunk {
+            chunk = stdin.recv() => match chunk {
                 None => return Ok(Outcome::Detached),
                 Some(Err(error)) => return Err(error).context("cannot read the terminal"),
                 Some(Ok(bytes)) => match bytes.iter().position(|byte| *byte == detach_key) {
@@ -183,45 +182,6 @@ async fn relay(
                 finished.context("the input task failed")??;
                 anyhow::bail!("input to the pane stopped");
             }
-        }
-    }
-}
-
-/// Where keystrokes come from: the terminal itself, read when the runtime
-/// says it is readable; or, where it cannot be opened again, a thread that
-/// reads standard input.
-#[derive(Debug)]
-enum Keystrokes {
-    Terminal(TerminalInput),
-    Thread(mpsc::Receiver<std::io::Result<Vec<u8>>>),
-}
-
-impl Keystrokes {
-    fn open() -> std::io::Result<Keystrokes> {
-        match TerminalInput::open() {
-            Ok(terminal) => Ok(Keystrokes::Terminal(terminal)),
-            Err(error) => {
-                tracing::debug!(%error, "cannot open the terminal again; reading standard input on a thread");
-                Ok(Keystrokes::Thread(stdin_thread::spawn_chunk_reader()?))
-            }
-        }
-    }
-
-    /// What was typed next; `None` at end of input.
-    ///
-    /// # Cancel safety
-    /// Cancel safe: keystrokes are either returned or left to be read.
-    async fn next(&mut self) -> Option<std::io::Result<Vec<u8>>> {
-        match self {
-            Keystrokes::Terminal(terminal) => {
-                let mut buf = [0u8; 16 * 1024];
-                match terminal.read(&mut buf).await {
-                    Ok(0) => None,
-                    Ok(len) => Some(Ok(buf[..len].to_vec())),
-                    Err(error) => Some(Err(error)),
-                }
-            }
-            Keystrokes::Thread(chunks) => chunks.recv().await,
         }
     }
 }

@@ -39,7 +39,6 @@ mod stdin_thread;
 mod stop;
 mod table;
 mod terminal;
-mod terminal_input;
 mod wait;
 mod watch;
 mod web;

@@ -205,6 +205,8 @@ fn run(options: Options) -> BenchResult<()> {
         Some(path) => path.clone(),
         None => std::env::current_exe()?.parent().ok_or("the bench's own path has no directory")?.join("panehost"),
     };
+    // Absolute: children started in other directories run it too.
+    let panehost_bin = std::fs::canonicalize(&panehost_bin).unwrap_or(panehost_bin);
     if !panehost_bin.is_file() {
         return Err(format!(
             "{} is missing: build it first (see docs/PERFORMANCE.md) or pass --panehost PATH",
