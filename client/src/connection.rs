@@ -8,6 +8,7 @@ use crate::transport;
 use crate::watch_stream::WatchStream;
 use crate::writer::FrameWriter;
 use futures_util::StreamExt;
+use interprocess::local_socket::traits::StreamCommon as _;
 use panehost_ipc::{
     Encoding, ExitStatus, InterruptReport, Labels, PaneDetail, PaneHistory, PaneId, PaneSummary, Receipt, Request,
     Response, RuntimeInfo, SendParams, Size, StartParams, TurnReport, WaitForParams, WaitMatch, Welcome,
@@ -51,6 +52,7 @@ struct Inner {
     welcome: Welcome,
     request_timeout: Option<Duration>,
     reader: AbortHandle,
+    host_pid: Option<u32>,
 }
 
 impl Drop for Inner {
@@ -83,7 +85,8 @@ impl Client {
     #[tracing::instrument(level = "debug", skip_all, fields(path = %path.display()))]
     pub async fn connect(path: &Path, options: &ClientOptions) -> Result<Client, ClientError> {
         let stream = transport::connect_socket(path, options.handshake_timeout).await?;
-        Client::connect_with_stream(stream, options).await
+        let host_pid = stream.peer_creds().ok().and_then(|creds| creds.pid()).and_then(|pid| u32::try_from(pid).ok());
+        Client::handshake(stream, options, host_pid).await
     }
 
     /// Performs the handshake on an already connected byte stream (a socket,
@@ -96,6 +99,13 @@ impl Client {
     where
         S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
     {
+        Client::handshake(stream, options, None).await
+    }
+
+    async fn handshake<S>(stream: S, options: &ClientOptions, host_pid: Option<u32>) -> Result<Client, ClientError>
+    where
+        S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+    {
         let (framed, welcome) = transport::open(stream, options).await?;
         let shared = Arc::new(Shared::new(options.encoding));
         let (sink, frames) = framed.split();
@@ -104,8 +114,22 @@ impl Client {
             tokio::spawn(router::read_frames(frames, Arc::clone(&shared), Arc::clone(&writer), options.event_buffer))
                 .abort_handle();
         Ok(Client {
-            inner: Arc::new(Inner { shared, writer, welcome, request_timeout: options.request_timeout, reader }),
+            inner: Arc::new(Inner {
+                shared,
+                writer,
+                welcome,
+                request_timeout: options.request_timeout,
+                reader,
+                host_pid,
+            }),
         })
+    }
+
+    /// The host's process id, as the kernel named the process listening on
+    /// the socket when this connection was made; `None` for a connection
+    /// made on a stream of the caller's ([`Client::connect_with_stream`]).
+    pub fn host_pid(&self) -> Option<u32> {
+        self.inner.host_pid
     }
 
     /// What the host said when it accepted the connection.

@@ -10,7 +10,7 @@
 //! reservation: no client can hold an offset beyond it, and every client is
 //! told of the bytes in between as a gap.
 
-use crate::atomic_file::write_atomically;
+use crate::atomic_file::{write_atomically, write_replacing};
 use panehost_ipc::{check_client_env, check_labels, ExitStatus, PaneId, Size, StartParams};
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -148,6 +148,17 @@ impl RecordStore {
     pub fn save(&self, record: &PaneRecord) -> io::Result<()> {
         let bytes = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
         write_atomically(&self.dir, &format!("{}.json", record.id), &bytes)
+    }
+
+    /// Writes a record as [`save`](Self::save) does, without waiting for
+    /// the disk: a host that restarts reads it, a machine that loses power
+    /// may not (a record it cannot read is moved aside, as any bad record).
+    ///
+    /// # Errors
+    /// Fails when the file cannot be written.
+    pub fn save_unsynced(&self, record: &PaneRecord) -> io::Result<()> {
+        let bytes = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
+        write_replacing(&self.dir, &format!("{}.json", record.id), &bytes)
     }
 
     /// Forgets a pane's record.

@@ -113,12 +113,15 @@ impl Context {
         }
         let command = self.autostart_command()?;
         let client = connect_or_start(&self.socket, &self.client_options(Encoding::Bincode), &command).await?;
-        self.note_another_build();
+        self.note_another_build(&client);
         Ok(client)
     }
 
-    fn note_another_build(&self) {
-        let Ok(Some(host)) = super::host_process::HostProcess::find(&self.socket) else { return };
+    /// The host on the other end of `client` (the kernel named its process
+    /// when the connection was made).
+    fn note_another_build(&self, client: &Client) {
+        let Some(pid) = client.host_pid() else { return };
+        let host = super::host_process::HostProcess { pid };
         if host.runs_this_executable() == Some(false) {
             eprintln!(
                 "note: the host at {} (pid {}) runs another build of panehost ({}); `panehost stop` ends it, \

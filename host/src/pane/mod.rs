@@ -374,7 +374,13 @@ impl Pane {
             restored_by,
         });
         pane.publish(reopened);
-        pane.save_record().await;
+        // A host that restarts finds the pane from here on; the disk has
+        // it a moment later (a start does not wait for it: a machine that
+        // loses power in between comes back without the pane, never with
+        // a wrong one).
+        pane.write_record(false).await;
+        let durable = Arc::clone(&pane);
+        tokio::spawn(async move { durable.save_record().await });
         // Nothing is read yet: the end is exact.
         pane.record_saved_at(base);
         tokio::spawn(reader::run(Arc::clone(&pane)));
@@ -441,8 +447,14 @@ impl Pane {
         (offset < snapshot.offset).then(|| snapshot.clone())
     }
 
-    /// Writes the pane's record (off the async threads).
+    /// Writes the pane's record (off the async threads), and waits until
+    /// it is on the disk.
     async fn save_record(&self) {
+        self.write_record(true).await;
+    }
+
+    /// Writes the pane's record; `durable`: waits until it is on the disk.
+    async fn write_record(&self, durable: bool) {
         // Saves and the removal on release take turns: a save that finishes
         // after the release would bring a forgotten pane back.
         let released = self.record_released.lock().await;
@@ -451,7 +463,17 @@ impl Pane {
         }
         let record = self.record();
         let records = self.records.clone();
-        let saved = tokio::task::spawn_blocking(move || records.save(&record)).await;
+        let saved =
+            tokio::task::spawn_blocking(
+                move || {
+                    if durable {
+                        records.save(&record)
+                    } else {
+                        records.save_unsynced(&record)
+                    }
+                },
+            )
+            .await;
         if let Ok(Err(err)) | Err(err) = saved.map_err(io::Error::other) {
             tracing::warn!(pane = %self.info.id, %err, "cannot write the pane record");
         }
