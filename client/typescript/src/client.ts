@@ -7,7 +7,7 @@
 
 import * as os from "node:os";
 import * as path from "node:path";
-import { Connection } from "./connection.js";
+import { Connection, type ConnectionOptions } from "./connection.js";
 import { ConnectionLostError, HostRevisionError, PanehostError } from "./errors.js";
 import { MAX_CLIENT_FRAME } from "./frame.js";
 import type * as Raw from "./protocol.generated.js";
@@ -17,6 +17,7 @@ import {
   type ReconnectPolicy,
   SharedConnection,
 } from "./shared.js";
+import { RemoteLink, type RemoteOptions, resolveRemote } from "./remote.js";
 import { DEFAULT_MAX_BUFFERED_EVENTS, type EventsOptions, PaneStream } from "./stream.js";
 import { PaneWatch, type WatchOptions } from "./watch.js";
 import type {
@@ -122,6 +123,19 @@ export interface ConnectOptions {
    * `PANEHOST_MAX_SUBSCRIPTIONS`.
    */
   maxSubscriptions?: number;
+  /**
+   * The host of this user on another machine, reached through OpenSSH:
+   * the client runs `ssh DEST panehost up` to learn the host's socket there
+   * (starting the host when none answers), then
+   * `ssh -L LOCAL:REMOTE DEST exec panehost up --hold` to forward it to a
+   * socket in a new private directory inside the directory of
+   * `socketPath` (by default this user's own socket directory), and
+   * connects there. A connection that fails through the forward ends that
+   * ssh and opens a new one; streams resume exactly where they were.
+   * Every value is checked first ({@link RemoteTargetError}); ssh's own
+   * failures reject with a {@link RemoteError}. See docs/TYPESCRIPT.md.
+   */
+  remote?: RemoteOptions;
 }
 
 /**
@@ -157,6 +171,11 @@ export function defaultSocketPath(env: NodeJS.ProcessEnv = process.env): string 
  *   {@link RequestTimeoutError} when the host does not reply in time.
  */
 export async function connect(options: ConnectOptions = {}): Promise<Client> {
+  // Checked before anything runs.
+  const target =
+    options.remote === undefined
+      ? undefined
+      : resolveRemote(options.remote, path.dirname(options.socketPath ?? defaultSocketPath()));
   const resolved: ResolvedOptions = {
     socketPath: options.socketPath ?? defaultSocketPath(),
     clientName: options.clientName ?? `@panehost/client/${CLIENT_VERSION}`,
@@ -166,8 +185,21 @@ export async function connect(options: ConnectOptions = {}): Promise<Client> {
     maxBufferedEvents: options.maxBufferedEvents ?? DEFAULT_MAX_BUFFERED_EVENTS,
     maxSubscriptions: options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS,
   };
-  const connection = await Connection.open(resolved);
-  return new Client(new SharedConnection(resolved, resolved.reconnect, connection), resolved);
+  if (target === undefined) {
+    const connection = await Connection.open(resolved);
+    return new Client(new SharedConnection(resolved, resolved.reconnect, connection), resolved);
+  }
+  const link = new RemoteLink(target);
+  const open = (opening: ConnectionOptions) => link.connect((socketPath) => Connection.open({ ...opening, socketPath }));
+  let connection: Connection;
+  try {
+    connection = await open(resolved);
+  } catch (error) {
+    await link.close();
+    throw error;
+  }
+  resolved.socketPath = link.localSocket ?? resolved.socketPath;
+  return new Client(new SharedConnection(resolved, resolved.reconnect, connection, open), resolved, link);
 }
 
 /** The options of a {@link Client} with every default filled in. */
@@ -219,8 +251,18 @@ export interface ResolvedOptions {
  * Create one with {@link connect}.
  */
 export class Client {
-  /** The socket path this client connects to. */
+  /**
+   * The socket path this client connects to; with the `remote` option, the
+   * local end of the first ssh forward (a new forward has a new one: see
+   * {@link Client.remote}).
+   */
   readonly socketPath: string;
+  /**
+   * With the `remote` option, the ssh link: its destination, the running
+   * forward's `sshPid` and `localSocket`, and what the other machine's
+   * `panehost up` said (`remoteHost`). `undefined` for a local host.
+   */
+  readonly remote: RemoteLink | undefined;
   private readonly shared: SharedConnection;
   private readonly options: ResolvedOptions;
   private readonly streams = new Set<Subscriber>();
@@ -228,12 +270,15 @@ export class Client {
   private closedWith: { error: Error | undefined } | undefined;
 
   /** @internal Use {@link connect}. */
-  constructor(shared: SharedConnection, options: ResolvedOptions) {
+  constructor(shared: SharedConnection, options: ResolvedOptions, remote?: RemoteLink) {
     this.shared = shared;
     this.options = options;
     this.socketPath = options.socketPath;
+    this.remote = remote;
     shared.onStateChange((state, error) => {
       if (state !== "closed" || this.closedWith !== undefined) return;
+      // Closed for good: the ssh forward ends with the client.
+      void remote?.close();
       this.closedWith = { error };
       for (const listener of this.closeListeners.splice(0)) listener(error);
     });
@@ -712,6 +757,7 @@ export class Client {
     const closing = streams.map((stream) => stream.close());
     this.shared.close();
     await Promise.allSettled(closing);
+    await this.remote?.close();
   }
 
   /** Why a new stream or watch is refused at once, if it is: the client is closed, or at its limit. */

@@ -12,6 +12,10 @@
  *   the limit, a payload that is not a message); the connection is closed.
  * - {@link HostRevisionError}: the call needs a newer protocol revision than
  *   the host speaks; nothing was sent.
+ * - {@link RemoteTargetError}: a value of the `remote` option was refused;
+ *   nothing was run.
+ * - {@link RemoteError}: ssh could not reach the host of the other machine
+ *   (`reason` says why).
  *
  * @module
  */
@@ -173,11 +177,87 @@ export class FrameError extends Error {
 }
 
 /**
+ * A value of the `remote` option of `connect` that cannot be used, and why. Nothing was
+ * run: every value is checked before it reaches ssh's command line.
+ */
+export class RemoteTargetError extends Error {
+  /** The option that was refused, such as `destination`. */
+  readonly field: string;
+
+  /** Builds the error. */
+  constructor(field: string, message: string) {
+    super(message);
+    this.name = "RemoteTargetError";
+    this.field = field;
+  }
+}
+
+/**
+ * Why a {@link RemoteError} happened:
+ *
+ * - `ssh_missing`: the ssh program cannot be run here;
+ * - `host_key`: ssh refused the machine's host key (unknown or changed);
+ * - `permission_denied`: ssh could not sign in (only keys and agents work: no prompt is shown);
+ * - `ssh_failed`: ssh failed otherwise (exit status 255: no route, refused, the link dropped);
+ * - `remote_program_missing`: the remote program was not found there (exit status 127);
+ * - `remote_program_not_executable`: it cannot be run there (exit status 126);
+ * - `remote_outdated`: the panehost there has no `up` command (it is older than this client);
+ * - `remote_failed`: `panehost up` there failed with another exit status, or named no usable socket;
+ * - `timeout`: no answer within `readyTimeoutMs`;
+ * - `local_dir`: the local end of the forward cannot be made (its directory is not private, or too long a path);
+ * - `forward_refused`: the other side's sshd would not connect the forwarded socket.
+ */
+export type RemoteErrorReason =
+  | "ssh_missing"
+  | "host_key"
+  | "permission_denied"
+  | "ssh_failed"
+  | "remote_program_missing"
+  | "remote_program_not_executable"
+  | "remote_outdated"
+  | "remote_failed"
+  | "timeout"
+  | "local_dir"
+  | "forward_refused";
+
+/**
+ * ssh could not reach the host of the other machine: see `reason`. When
+ * `transient` is true (the link dropped, no answer in time) a new attempt
+ * may succeed, and the client's reconnecting tries again within its
+ * policy; otherwise something must be fixed first, as the message says.
+ */
+export class RemoteError extends Error {
+  /** The ssh destination. */
+  readonly destination: string;
+  /** What went wrong. */
+  readonly reason: RemoteErrorReason;
+  /** True when trying again may help. */
+  readonly transient: boolean;
+  /** ssh's exit status, when it ended with one. */
+  readonly exitCode: number | null;
+
+  /** Builds the error. */
+  constructor(destination: string, reason: RemoteErrorReason, message: string, options: { transient?: boolean; exitCode?: number | null } = {}) {
+    super(`${destination}: ${message}`);
+    this.name = "RemoteError";
+    this.destination = destination;
+    this.reason = reason;
+    this.transient = options.transient ?? false;
+    this.exitCode = options.exitCode ?? null;
+  }
+}
+
+/**
  * True when `error` means the connection was lost or could not be made, so
  * that a new connection may succeed: {@link ConnectionLostError} and
- * {@link RequestTimeoutError}. Answers of the host ({@link PanehostError})
- * are not.
+ * {@link RequestTimeoutError}, and a {@link RemoteError} whose `transient`
+ * is true (the ssh link dropped or did not answer in time). Answers of the
+ * host ({@link PanehostError}) are not.
  */
 export function isConnectionLost(error: unknown): boolean {
-  return error instanceof ConnectionLostError || error instanceof RequestTimeoutError;
+  return (
+    error instanceof ConnectionLostError ||
+    error instanceof RequestTimeoutError ||
+    (error instanceof RemoteError && error.transient)
+  );
 }

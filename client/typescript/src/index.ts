@@ -42,6 +42,22 @@ export {
   FrameError,
   UntrustedHostError,
   HostRevisionError,
+  RemoteError,
+  RemoteTargetError,
   isConnectionLost,
 } from "./errors.js";
+export type { RemoteErrorReason } from "./errors.js";
+export {
+  RemoteLink,
+  checkDestination,
+  checkRemoteProgram,
+  checkSocketPath,
+  DEFAULT_SSH_PROGRAM,
+  DEFAULT_REMOTE_PROGRAM,
+  DEFAULT_REMOTE_READY_TIMEOUT_MS,
+  MAX_DESTINATION_LEN,
+  MAX_PROGRAM_LEN,
+  MAX_SOCKET_PATH_LEN,
+} from "./remote.js";
+export type { RemoteOptions, RemoteHost, RemoteTarget } from "./remote.js";
 export type * from "./types.js";

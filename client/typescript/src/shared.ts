@@ -117,11 +117,14 @@ export class SharedConnection {
    * @param policy - How to reconnect; `false` never does: a lost
    *   connection closes the client for good.
    * @param first - The connection opened by `connect()`.
+   * @param opener - How a new connection is opened: `Connection.open` by
+   *   default; through the ssh forward with the `remote` option.
    */
   constructor(
     private readonly options: ConnectionOptions,
     readonly policy: ReconnectPolicy | false,
     first: Connection,
+    private readonly opener: (options: ConnectionOptions) => Promise<Connection> = (options) => Connection.open(options),
   ) {
     this.lastWelcome = first.welcome;
     this.adopt(first);
@@ -399,7 +402,7 @@ export class SharedConnection {
           // policy's time (but every attempt gets a fair second).
           const limit = Math.max(MIN_ATTEMPT_MS, deadline - Date.now());
           const configured = this.options.requestTimeoutMs > 0 ? this.options.requestTimeoutMs : Infinity;
-          const conn = await Connection.open({ ...this.options, requestTimeoutMs: Math.min(configured, limit) });
+          const conn = await this.opener({ ...this.options, requestTimeoutMs: Math.min(configured, limit) });
           if (this.isClosed()) {
             conn.close();
             return;
