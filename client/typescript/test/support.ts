@@ -20,7 +20,7 @@ afterEach(() => assertNoSchemaMismatch());
 let cachedTargetDir: string | undefined;
 
 /** The workspace's target directory, as cargo says (it honours CARGO_TARGET_DIR). */
-function targetDir(): string {
+export function targetDir(): string {
   if (cachedTargetDir !== undefined) return cachedTargetDir;
   const metadata = execFileSync("cargo", ["metadata", "--format-version", "1", "--no-deps"], {
     cwd: path.resolve(packageDir, "..", ".."),
