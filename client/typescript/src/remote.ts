@@ -607,6 +607,7 @@ export class RemoteLink {
   /** Serialises the opening of forwards. */
   private opening: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private closing: Promise<void> | undefined;
 
   /** @internal Made by {@link connect}. */
   constructor(target: RemoteTarget) {
@@ -696,14 +697,17 @@ export class RemoteLink {
   }
 
   /** Ends the forward (by its ssh's pid) and removes its directory; the link opens no more. */
-  async close(): Promise<void> {
-    this.closed = true;
-    openLinks.delete(this);
-    if (openLinks.size === 0) process.off("exit", killOpenLinks);
-    await this.opening.catch(() => {});
-    const forward = this.forward;
-    this.forward = undefined;
-    if (forward) await endForward(forward);
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      await this.opening.catch(() => {});
+      const forward = this.forward;
+      this.forward = undefined;
+      if (forward) await endForward(forward);
+      openLinks.delete(this);
+      if (openLinks.size === 0) process.off("exit", killOpenLinks);
+    })();
+    return this.closing;
   }
 
   /** The running forward, or a new one when there is none or `failed` names it. */
