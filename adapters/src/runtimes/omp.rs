@@ -20,10 +20,10 @@
 //!   clears the editor and a second one within half a second exits;
 //! - at the end of each turn that was not stopped it rings the terminal's
 //!   bell (its `completion.notify`, on by default, in a terminal it does
-//!   not know to take OSC 9 or OSC 99), but the bell comes a few bytes
-//!   *before* the frame that draws the answer: a turn ended at the bell
-//!   carries no answer (the live `completion` step saw exactly that), so
-//!   completion is not declared observed;
+//!   not know to take OSC 9 or OSC 99); the bell comes a few bytes
+//!   *before* the frame that draws the answer, so the host records the
+//!   end once the output after the bell has settled (as for every terminal
+//!   notification), and the turn holds the answer;
 //! - its first start opens a setup wizard whose first step signs in to a
 //!   provider; a key in the environment (`ANTHROPIC_API_KEY`, …) is
 //!   enough (it shows "logged in (env)"), and leaving the wizard (Ctrl-C,
@@ -34,9 +34,10 @@
 //!   settings file switches the check off (`startup.checkUpdate: false`
 //!   in `~/.omp/agent/config.yml`): no flag or variable does.
 
-use super::{agent_cli, resume, strings, UNOBSERVED};
+use super::{agent_cli, resume, strings};
 use crate::descriptor::{
-    Descriptor, Evidence, LoginForm, ModelForm, ReceiptForm, ReceiptSupport, ReferenceCapture, ResumeMode, VersionProbe,
+    CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, ReceiptForm, ReceiptSupport, ReferenceCapture,
+    ResumeMode, VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
 use crate::session_store::{SessionEntry, SessionStore};
@@ -88,7 +89,9 @@ pub(super) fn descriptor() -> Descriptor {
             "OPENROUTER_API_KEY",
             "PI_CODING_AGENT_DIR",
         ]),
-        limitations: strings(&[UNOBSERVED, limitation::PERMISSION_PROFILE_UNENFORCED]),
+        // The bell at each turn's end (above).
+        completion: CompletionSignal::TerminalNotification,
+        limitations: strings(&[limitation::PERMISSION_PROFILE_UNENFORCED]),
         // Published on the npm registry (`adapters/evidence/omp.json` names the same package).
         npm_package: Some("@oh-my-pi/pi-coding-agent".into()),
         ..agent_cli("omp", "OMP", &["omp"], Evidence::CapturedHelp { file: "omp.json".into() })

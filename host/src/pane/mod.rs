@@ -693,6 +693,28 @@ impl Pane {
         }
         let offset = self.current_progress().end;
         let reported = lock(&self.turns).reported(event, payload, offset);
+        self.act_on(reported);
+        if let ReferenceCapture::HookField(field) = &self.reference_capture {
+            let value = serde_json::from_str::<serde_json::Value>(payload).ok();
+            if let Some(reference) = value.as_ref().and_then(|value| value.get(field)).and_then(|value| value.as_str())
+            {
+                self.capture_reference(reference);
+            }
+        }
+        true
+    }
+
+    fn record_terminal_notices(self: &Arc<Self>, notices: &[TerminalNotice], offset: u64) {
+        for notice in notices {
+            let reported = lock(&self.turns).terminal_notice(notice, offset);
+            self.act_on(reported);
+        }
+    }
+
+    /// Publishes a signal now, or records a reported end once the output
+    /// after it has settled (at most [`limits::HOOK_SETTLE_LIMIT`] later),
+    /// at the offset reached then.
+    fn act_on(self: &Arc<Self>, reported: Reported) {
         match reported {
             Reported::Now(signal) => self.publish(signal),
             Reported::EndPending(pending) => {
@@ -704,21 +726,6 @@ impl Pane {
                     pane.publish(signal);
                 });
             }
-        }
-        if let ReferenceCapture::HookField(field) = &self.reference_capture {
-            let value = serde_json::from_str::<serde_json::Value>(payload).ok();
-            if let Some(reference) = value.as_ref().and_then(|value| value.get(field)).and_then(|value| value.as_str())
-            {
-                self.capture_reference(reference);
-            }
-        }
-        true
-    }
-
-    fn record_terminal_notices(&self, notices: &[TerminalNotice], offset: u64) {
-        for notice in notices {
-            let signal = lock(&self.turns).terminal_notice(notice, offset);
-            self.publish(signal);
         }
     }
 

@@ -202,8 +202,24 @@ impl TurnTracker {
         self.complete(offset, pending.source, pending.usage)
     }
 
-    /// A terminal notification in the output, at `offset`.
-    pub fn terminal_notice(&mut self, notice: &TerminalNotice, offset: u64) -> Option<TurnSignal> {
+    /// A terminal notification in the output, at `offset`. A prompt mark
+    /// acts at once; a notification that ends a turn (OSC 9, OSC 777, a
+    /// bell) is recorded once the output after it has settled, as a hook's
+    /// end is: a CLI may ring before it draws its answer.
+    pub fn terminal_notice(&mut self, notice: &TerminalNotice, offset: u64) -> Reported {
+        match (self.completion, notice) {
+            (
+                CompletionSignal::TerminalNotification,
+                TerminalNotice::Osc9(_) | TerminalNotice::Osc777(_) | TerminalNotice::Bell,
+            ) => {
+                Reported::EndPending(PendingEnd { source: source::TERMINAL_NOTIFICATION, usage: Usage::unavailable() })
+            }
+            _ => Reported::Now(self.prompt_mark(notice, offset)),
+        }
+    }
+
+    /// A prompt mark of a shell with integration, at `offset`.
+    fn prompt_mark(&mut self, notice: &TerminalNotice, offset: u64) -> Option<TurnSignal> {
         match (self.completion, notice) {
             (CompletionSignal::ShellIntegration, TerminalNotice::CommandStarted) => {
                 // A command typed at the prompt (in an attached terminal,
@@ -219,10 +235,6 @@ impl TurnTracker {
                 self.open.as_ref()?;
                 self.complete_with(offset, source::SHELL_INTEGRATION, Usage::unavailable(), *status)
             }
-            (
-                CompletionSignal::TerminalNotification,
-                TerminalNotice::Osc9(_) | TerminalNotice::Osc777(_) | TerminalNotice::Bell,
-            ) => self.complete(offset, source::TERMINAL_NOTIFICATION, Usage::unavailable()),
             _ => None,
         }
     }
@@ -290,6 +302,14 @@ impl TurnTracker {
 mod tests {
     use super::*;
 
+    /// The signal of a report that acts at once.
+    fn now(reported: Reported) -> Option<TurnSignal> {
+        match reported {
+            Reported::Now(signal) => signal,
+            Reported::EndPending(_) => panic!("a prompt mark acts at once"),
+        }
+    }
+
     #[test]
     fn input_starts_a_turn_and_a_notification_ends_it() {
         let mut tracker = TurnTracker::new(CompletionSignal::TerminalNotification, None);
@@ -297,7 +317,11 @@ mod tests {
         let started = tracker.input_submitted(10, "hi").unwrap();
         assert!(matches!(started.event, Event::TurnStarted { offset: 10, ref source } if source == "input"));
         assert!(tracker.input_submitted(11, "hi").is_none(), "one turn at a time");
-        let done = tracker.terminal_notice(&TerminalNotice::Osc9("done".into()), 50).unwrap();
+        // Recorded once the output after it has settled, where it had got to.
+        let Reported::EndPending(pending) = tracker.terminal_notice(&TerminalNotice::Osc9("done".into()), 40) else {
+            panic!("a notification's end waits for the output to settle")
+        };
+        let done = tracker.end_reported(pending, 50).unwrap();
         assert!(
             matches!(done.event, Event::TurnCompleted { offset: 50, ref source, .. } if source == "terminal_notification")
         );
@@ -310,7 +334,7 @@ mod tests {
     fn signals_a_runtime_does_not_rely_on_are_ignored() {
         let mut hooked = TurnTracker::new(CompletionSignal::Hook, Some(HookInjection::ClaudeSettings));
         hooked.input_submitted(0, "hi");
-        assert!(hooked.terminal_notice(&TerminalNotice::Bell, 5).is_none());
+        assert!(matches!(hooked.terminal_notice(&TerminalNotice::Bell, 5), Reported::Now(None)));
         assert!(hooked.quiet(5).is_none());
         assert!(hooked.busy());
         let mut unobserved = TurnTracker::new(CompletionSignal::Unobserved, None);
@@ -371,27 +395,27 @@ mod tests {
     fn prompt_marks_end_a_command_with_its_status_and_open_a_typed_one() {
         let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, Some(HookInjection::BashPromptMarks));
         // The first prompt's mark ends nothing.
-        assert!(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5).is_none());
+        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5)).is_none());
         tracker.input_submitted(10, "false");
         // The command's own mark: the host's input opened the turn already.
-        assert!(tracker.terminal_notice(&TerminalNotice::CommandStarted, 12).is_none());
+        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandStarted, 12)).is_none());
         assert!(tracker.quiet(20).is_none(), "quiet output ends nothing here");
-        assert!(tracker.terminal_notice(&TerminalNotice::Bell, 21).is_none(), "nor does a bell");
-        let done = tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(1)), 30).unwrap();
+        assert!(now(tracker.terminal_notice(&TerminalNotice::Bell, 21)).is_none(), "nor does a bell");
+        let done = now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(1)), 30)).unwrap();
         assert!(
             matches!(&done.event, Event::TurnCompleted { source, exit_code: Some(1), offset: 30, .. } if source == "shell_integration"),
             "{done:?}"
         );
         assert_eq!(tracker.activity(), activity::IDLE);
         // A command typed in an attached terminal is a turn of its own.
-        let typed = tracker.terminal_notice(&TerminalNotice::CommandStarted, 40).unwrap();
+        let typed = now(tracker.terminal_notice(&TerminalNotice::CommandStarted, 40)).unwrap();
         assert!(matches!(&typed.event, Event::TurnStarted { source, .. } if source == "shell_integration"));
-        let ended = tracker.terminal_notice(&TerminalNotice::CommandFinished(None), 50).unwrap();
+        let ended = now(tracker.terminal_notice(&TerminalNotice::CommandFinished(None), 50)).unwrap();
         assert!(matches!(ended.event, Event::TurnCompleted { exit_code: None, .. }));
         // Marks mean nothing to a pane that relies on something else.
         let mut heuristic = TurnTracker::new(CompletionSignal::ScreenHeuristic, None);
         heuristic.input_submitted(0, "ls");
-        assert!(heuristic.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5).is_none());
+        assert!(now(heuristic.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5)).is_none());
         assert!(heuristic.busy());
     }
 
