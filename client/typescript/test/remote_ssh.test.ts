@@ -112,6 +112,37 @@ describe("the remote option through a real sshd", () => {
     }
   });
 
+  test("a host there that went away is started again through a new ssh, the old one ended by its pid", async (t) => {
+    const m = need(t);
+    if (!m) return;
+    let client: Client | undefined;
+    try {
+      client = await connect({ remote: m.remote(), socketPath: m.localSocketPath, clientName: "ts-tests/remote-restart" });
+      const link = client.remote!;
+      const oldHost = link.remoteHost!.pid;
+      m.remoteHostPids.add(oldHost);
+      const oldSsh = link.sshPid!;
+      const pane = await client.start({ runtime: "shell", command: ["sh", "-c", "echo ready; read line"] });
+      // The host there stops (its panes stay with their keepers). The
+      // forward's ssh would run on with nothing behind it (`up --hold`
+      // waits for its standard input): the client, reconnecting, ends it
+      // and opens a new forward, whose `up` starts a host there again.
+      assert.equal(await m.panehost(["stop"]), 0);
+      assert.ok(await waitGone(oldHost), "the host there stopped");
+      const panes = await client.list();
+      assert.ok(panes.some((p) => p.id === pane.id), "the pane is listed by the new host");
+      const newHost = link.remoteHost!.pid;
+      m.remoteHostPids.add(newHost);
+      assert.notEqual(newHost, oldHost);
+      assert.equal(uidOf(newHost), m.uid);
+      assert.notEqual(link.sshPid, oldSsh);
+      assert.ok(await waitGone(oldSsh), "the old ssh was ended");
+      await client.close(pane.id);
+    } finally {
+      await client?.disconnect();
+    }
+  });
+
   test("a machine whose host key is not known is refused with a typed error", async (t) => {
     const m = need(t);
     if (!m) return;

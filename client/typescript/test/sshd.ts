@@ -275,6 +275,29 @@ export class SshMachine {
     return path.join(this.localRuntimeDir, "panehost", "host.sock");
   }
 
+  /**
+   * Runs `panehost --remote machine ... ARGS` (the CLI under test) as this
+   * user and resolves with its exit status; ends it by its pid and rejects
+   * after {@link WAIT_MS}.
+   */
+  async panehost(args: string[]): Promise<number | null> {
+    const child = spawn(
+      panehostBin(),
+      ["--remote", MACHINE, "--ssh-config", this.sshConfig, "--remote-panehost", this.remoteProgram, ...args],
+      {
+        stdio: ["ignore", "ignore", "ignore"],
+        env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: this.localRuntimeDir, XDG_RUNTIME_DIR: this.localRuntimeDir, LANG: "C.UTF-8" },
+      },
+    );
+    const ended = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      return await withTimeout(ended, WAIT_MS, `panehost --remote ${args.join(" ")}`);
+    } catch (error) {
+      await killAndWait(child);
+      throw error;
+    }
+  }
+
   /** What sshd logged so far. */
   get sshdLog(): string {
     return this.log.text;
@@ -282,27 +305,17 @@ export class SshMachine {
 
   /**
    * Ends the second user's host (with its panes: `panehost --remote
-   * machine stop --close-panes`, then by its pid if that did not end it),
+   * machine up`, then `stop --close-panes`, then by its pid if that did
+   * not end it),
    * then sshd by its pid, and removes the directory.
    */
   async stop(): Promise<void> {
     try {
       if (this.remoteHostPids.size > 0) {
-        const bin = panehostBin();
-        const stop = spawn(
-          bin,
-          ["--remote", MACHINE, "--ssh-config", this.sshConfig, "--remote-panehost", this.remoteProgram, "stop", "--close-panes"],
-          {
-            stdio: ["ignore", "ignore", "ignore"],
-            env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: this.localRuntimeDir, XDG_RUNTIME_DIR: this.localRuntimeDir, LANG: "C.UTF-8" },
-          },
-        );
-        const ended = new Promise<void>((resolve) => stop.once("exit", () => resolve()));
-        try {
-          await withTimeout(ended, WAIT_MS, "panehost stop through ssh");
-        } catch {
-          await killAndWait(stop);
-        }
+        // A host there (started again if a test left it stopped: it takes
+        // back the panes their keepers hold), then stopped with its panes.
+        await this.panehost(["up"]).catch(() => {});
+        await this.panehost(["stop", "--close-panes"]).catch(() => {});
         for (const pid of this.remoteHostPids) {
           if (!(await waitGone(pid))) process.kill(pid, "SIGKILL");
         }
