@@ -15,7 +15,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
-import { panehostBin, targetDir, withTimeout } from "./support.js";
+import { panehostBin, withTimeout } from "./support.js";
 
 /** How long any one wait may take. */
 export const WAIT_MS = 30_000;
@@ -158,10 +158,12 @@ export class SshMachine {
     let reason = cannotRun();
     let tmp: string | undefined;
     if (reason === undefined) {
-      // Not under /tmp: sshd's StrictModes wants every directory above the
-      // authorized keys to be writable by no one but root.
-      tmp = path.join(targetDir(), "tmp");
+      // Not under /tmp, nor under the checkout (which may be): sshd's
+      // StrictModes wants every directory above the authorized keys to be
+      // writable by no one but root. /run is root's.
+      tmp = "/run/panehost-test-ssh";
       fs.mkdirSync(tmp, { recursive: true, mode: 0o755 });
+      fs.chmodSync(tmp, 0o755);
       reason = unsafeForStrictModes(tmp);
     }
     if (reason !== undefined || tmp === undefined) {

@@ -33,6 +33,10 @@ pub const MACHINE_AS_ROOT: &str = "machine-as-root";
 /// The same machine, with a `known_hosts` that does not know it.
 pub const MACHINE_UNKNOWN_KEY: &str = "machine-with-an-unknown-key";
 
+/// Where each machine's files go: a directory of root's, whatever the
+/// checkout's path.
+const FIXTURE_PARENT: &str = "/run/panehost-test-ssh";
+
 /// Set (by CI) when sshd must run: a missing sshd then fails the test
 /// instead of skipping it.
 pub const REQUIRE_ENV: &str = "PANEHOST_REQUIRE_SSHD";
@@ -158,9 +162,12 @@ impl SshMachine {
             return None;
         }
         let uid = second_user();
-        // Not under /tmp: sshd's StrictModes wants every directory above
-        // the authorized keys to be writable by no one but root.
-        let dir = tempfile::Builder::new().prefix("ssh-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        // Not under /tmp, nor under the checkout (which may be): sshd's
+        // StrictModes wants every directory above the authorized keys to
+        // be writable by no one but root. /run is root's.
+        let parent = Path::new(FIXTURE_PARENT);
+        mkdir(parent, 0o755, None);
+        let dir = tempfile::Builder::new().prefix("ssh-").tempdir_in(parent).unwrap();
         let base = dir.path().to_owned();
         std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o755)).unwrap();
         // sshd's privilege separation directory.
