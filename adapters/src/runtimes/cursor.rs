@@ -1,6 +1,7 @@
-//! `cursor`: the Cursor agent CLI. Declared from its public docs (it does
-//! not install here): `--resume [chatId]` resumes an exact chat, the
-//! `resume` subcommand the latest, `login` signs in in the terminal.
+//! `cursor`: the Cursor agent CLI. Declared from its public docs (it
+//! installs from no registry this machine reaches: docs/ADAPTERS.md):
+//! `--resume [chatId]` resumes an exact chat, the `resume` subcommand the
+//! latest, `login` signs in in the terminal.
 
 use super::{agent_cli, resume, resume_subcommand, strings, UNOBSERVED};
 use crate::descriptor::{Descriptor, Evidence, LoginForm, ModelForm, ResumeMode};

@@ -1,7 +1,8 @@
-//! `goose`: Goose. Declared from its public docs (it does not install
-//! here): sessions run as `goose session`; `--resume --session-id <id>`
-//! resumes an exact one, `--resume` alone the latest; `goose configure`
-//! sets up a provider in the terminal.
+//! `goose`: Goose. Declared from its public docs (it installs from no
+//! registry this machine reaches: docs/ADAPTERS.md): sessions run as
+//! `goose session`; `--resume --session-id <id>` resumes an exact one,
+//! `--resume` alone the latest; `goose configure` sets up a provider in the
+//! terminal.
 
 use super::{agent_cli, resume, strings, UNOBSERVED};
 use crate::descriptor::{Descriptor, Evidence, LoginForm, ResumeMode};

@@ -1,4 +1,5 @@
-//! `muse`: Muse Code. It does not install here; nothing about its flags is
+//! `muse`: Muse Code. It installs from no registry this machine reaches
+//! (docs/ADAPTERS.md says what was looked up); nothing about its flags is
 //! checked, so no resume form is declared until there is evidence of one.
 
 use super::documented_only;
