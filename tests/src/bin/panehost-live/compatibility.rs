@@ -160,6 +160,21 @@ fn contract_checks(descriptor: &Descriptor, column: &Column) -> bool {
     }
 }
 
+/// Why a runtime has no live run, for those declared from documentation:
+/// docs/ADAPTERS.md (under `NOT_RUN_LINK`) says what was looked up and
+/// tried for each.
+pub const NOT_RUN: &[(&str, &str)] = &[
+    ("antigravity", "no registry package here"),
+    ("deepseek", "installs from npm, not in the live run yet"),
+    ("cursor", "no registry package here"),
+    ("muse", "no registry package here"),
+    ("autohand", "not on the npm registry here"),
+    ("goose", "no registry package here"),
+];
+
+/// Where docs/ADAPTERS.md says why (from docs/COMPATIBILITY.md).
+pub const NOT_RUN_LINK: &str = "ADAPTERS.md#the-six-declared-from-documentation-what-was-looked-up";
+
 /// The whole page.
 pub fn render(descriptors: &[Descriptor], records: &[Record]) -> String {
     let mut out = String::new();
@@ -185,7 +200,10 @@ pub fn render(descriptors: &[Descriptor], records: &[Record]) -> String {
         let record = records.iter().find(|r| r.runtime == descriptor.id);
         let run = match record {
             Some(r) => format!("{}, {}", if r.cli_version.is_empty() { "?" } else { &r.cli_version }, r.date),
-            None => "-".to_owned(),
+            None => match NOT_RUN.iter().find(|(id, _)| *id == descriptor.id) {
+                Some((_, why)) => format!("- ({why}: [ADAPTERS.md]({NOT_RUN_LINK}))"),
+                None => "-".to_owned(),
+            },
         };
         let mut row = format!("| `{}` | {} |", descriptor.id, run);
         for column in COLUMNS {
@@ -265,6 +283,12 @@ Each cell lists its evidence, strongest first (`<br>` separates items):
 | `declared: CODE` | The adapter declares this limitation (section 10 of [PROTOCOL.md](PROTOCOL.md)): the host refuses the operation naming it (for `REFERENCE_PENDING_LIVE_PROOF`: the exact resume is offered but awaits a live proof). `(refusal seen live V)`: the live run asked anyway, the host refused naming it, and the step is recorded as `not_applicable`. |
 | `blocked: REASON` | The CLI installs here, but this step could not run offline: REASON (its vendor's sign-in or servers) stands in the way. The record says what was run, what the CLI printed, and which steps therefore did not run; the steps that need no model (detect, start up to the sign-in screen, close, the refusals of declared limitations, leftovers) still ran. |
 | `unverified` | Nothing here shows it. |
+
+In the `live run` column, `-` means no live record; for the six runtimes
+declared from documentation it says why in parentheses (no package of the
+CLI on a registry this machine reaches, or not run yet), and
+[ADAPTERS.md](ADAPTERS.md#the-six-declared-from-documentation-what-was-looked-up)
+quotes what was looked up and tried.
 
 A `live proof` next to `declared: REFERENCE_PENDING_LIVE_PROOF` means the
 live run showed the exact resume the adapter still calls unproven: the
