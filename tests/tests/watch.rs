@@ -142,7 +142,7 @@ fn a_watch_begins_with_every_pane_and_each_watcher_sees_the_same_news() {
     // A pane that left is not in a later watch's list.
     let mut three = host.connect(Encoding::Json);
     let (_, listed) = watch(&mut three);
-    assert_eq!(listed.iter().map(|pane| pane.id.clone()).collect::<Vec<_>>(), [first.clone()]);
+    assert_eq!(listed.iter().map(|pane| pane.id.clone()).collect::<Vec<_>>(), std::slice::from_ref(&first));
     client.ok(Request::Close { pane: first });
     host.stop();
 }
@@ -248,7 +248,7 @@ fn panehost_watch_prints_the_panes_then_their_news() {
                 break;
             }
         }
-        let started = if json { format!("\"pane_started\":{{\"pane\":{{") } else { format!("{pane} started shell") };
+        let started = if json { "\"pane_started\":{\"pane\":{".to_owned() } else { format!("{pane} started shell") };
         assert!(seen.iter().any(|line| line.contains(&started)), "{seen:?}");
         let _ = watcher.kill();
         let _ = watcher.wait();
