@@ -54,6 +54,13 @@ pub enum SessionEntry {
     /// A directory directly in the store whose name is the reference; its
     /// files' times say when it was written.
     Directory,
+    /// A directory anywhere below the store, in a directory named `parent`,
+    /// whose name is the reference (reasonix 1.38.11:
+    /// `projects/<dir>/sessions-v4/<id>/`, beside `.query-cache/<id>/`).
+    NestedDirectory {
+        /// The name the session directory's own directory must have.
+        parent: String,
+    },
 }
 
 /// A session found in a store.
@@ -115,6 +122,11 @@ impl SessionStore {
                     let time = created(&path.symlink_metadata().ok()?);
                     (time >= since).then(|| (file_name(&path).to_owned(), path, time))
                 })
+                .collect(),
+            SessionEntry::NestedDirectory { parent } => walk(&store)
+                .into_iter()
+                .filter(|entry| entry.is_dir && entry.time >= since && parent_name(&entry.path) == Some(parent))
+                .map(|entry| (file_name(&entry.path).to_owned(), entry.path, entry.time))
                 .collect(),
         };
         candidates
@@ -280,6 +292,29 @@ mod tests {
             directories.newest_since(&home.join(".cli/state"), start, &any).unwrap().reference,
             "11111111-2222-3333-4444-555555555555"
         );
+        std::fs::remove_dir_all(&home).unwrap();
+    }
+
+    #[test]
+    fn a_nested_directory_store_names_the_directory_in_its_parent() {
+        let home = home();
+        let start = SystemTime::now();
+        let store = SessionStore {
+            dir: ".cli/projects".into(),
+            moved_by: None,
+            entry: SessionEntry::NestedDirectory { parent: "sessions-v4".into() },
+        };
+        let id = "09e658159f522f12c9ee4bc49461a9d4";
+        write(&home.join(format!(".cli/projects/-work/sessions-v4/{id}/manifest.json")), "{}");
+        write(&home.join(format!(".cli/projects/-work/sessions-v4/.{id}.ownership.lock")), "");
+        // Created later, with a session's name, but not in `sessions-v4`;
+        // `.query-cache` itself is, and the pattern turns it away.
+        write(&home.join(format!(".cli/projects/-work/sessions-v4/.query-cache/{id}/catalog.json")), "{}");
+        let hex = |reference: &str| reference.len() == 32 && reference.bytes().all(|b| b.is_ascii_hexdigit());
+        let found = store.newest_since(&home.join(".cli/projects"), start, &hex).unwrap();
+        assert_eq!(found.reference, id);
+        assert_eq!(found.path, home.join(format!(".cli/projects/-work/sessions-v4/{id}")));
+        assert_eq!(store.newest_since(&home.join(".cli/projects"), start + Duration::from_secs(60), &hex), None);
         std::fs::remove_dir_all(&home).unwrap();
     }
 }
