@@ -29,7 +29,7 @@ set -euo pipefail
 EVIDENCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE_DIR="${1:-${PANEHOST_CLI_CACHE:-$HOME/.cache/panehost/clis}}"
 PANEHOST="${PANEHOST:-panehost}"
-RUNTIMES=(${CANARY_ONLY:-codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi omp pi})
+RUNTIMES=(${CANARY_ONLY:-codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi omp pi deepseek})
 # Runtimes whose interpreter is in their own prefix's bin directory.
 BESIDE=(omp)
 OUT_DIR="$EVIDENCE_DIR/canary"

@@ -64,7 +64,7 @@ export CAPTURED_ON
 # runtime -> npm package, pinned version, bin name.
 # grok: the facts file names 1.0.1, but the registry publishes only 0.0.34
 # of @vibe-kit/grok-cli (`npm view @vibe-kit/grok-cli versions`).
-RUNTIMES=(codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi omp pi)
+RUNTIMES=(codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi omp pi deepseek)
 declare -A PKG VER BIN ENVS SUBS OPTS EXTRA ALLOW REGISTRY PYTHON
 PKG[codex]=@openai/codex;              VER[codex]=0.171.0;   BIN[codex]=codex
 PKG[claude]=@anthropic-ai/claude-code; VER[claude]=2.1.197;  BIN[claude]=claude
@@ -100,6 +100,10 @@ ALLOW[omp]=bun
 # ripgrep and from its version check at startup.
 PKG[pi]=@mariozechner/pi-coding-agent;  VER[pi]=0.73.1;       BIN[pi]=pi
 ENVS[pi]="PI_OFFLINE=1 PI_SKIP_VERSION_CHECK=1"
+# deepseek: Reasonix; its `reasonix` is a node launcher of the native binary
+# in the optional package for the platform, pinned beside it.
+PKG[deepseek]=reasonix;                 VER[deepseek]=1.38.11;  BIN[deepseek]=reasonix
+EXTRA[deepseek]=@reasonix/cli-linux-x64@1.38.11
 PKG[amp]=@ampcode/cli;                 VER[amp]=0.0.1790142911-g7618fb; BIN[amp]=amp
 ALLOW[amp]=@ampcode/cli
 
@@ -125,6 +129,8 @@ OPTS[grok]="auth:auth --help|login:login --help"
 SUBS[droid]="exec --help|resume --help"
 OPTS[droid]="update:update --help|login:login --help"
 OPTS[qoder]="login:login --help|update:update --help"
+SUBS[deepseek]="run --help"
+OPTS[deepseek]="upgrade:upgrade --help"
 SUBS[amp]="threads --help|threads continue --help|last --help"
 OPTS[amp]="login:login --help|update:update --help"
 ENVS[kimi]="KIMI_CLI_NO_AUTO_UPDATE=1"

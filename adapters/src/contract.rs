@@ -18,7 +18,7 @@ use std::path::PathBuf;
 /// program: the fixture agent by this repository's end-to-end tests, the
 /// others by the live-proof runner (`tests/live-records/`).
 pub const LIVE_PROVEN_REFERENCES: &[&str] =
-    &["fixture", "claude", "codex", "qwen", "copilot", "opencode", "hermes", "kimi", "omp", "pi"];
+    &["fixture", "claude", "codex", "qwen", "copilot", "opencode", "hermes", "kimi", "omp", "pi", "deepseek"];
 
 /// A reference no pattern accepts: it only tells whether the launcher has a
 /// reference form at all (an `Unsupported` refusal) or checks references

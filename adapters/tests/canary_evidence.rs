@@ -1,4 +1,4 @@
-//! The canary's offline probes of the fourteen installable CLIs, kept in
+//! The canary's offline probes of the fifteen installable CLIs, kept in
 //! `adapters/evidence/canary/` (rerun `adapters/evidence/canary.sh` to
 //! record them again): each judged the binary that `capture.sh` recorded,
 //! in a private network namespace, with the help commands and requirements
@@ -27,7 +27,7 @@ fn installable() -> Vec<Descriptor> {
 #[test]
 fn each_installable_cli_was_probed_offline_and_none_failed() {
     let descriptors = installable();
-    assert_eq!(descriptors.len(), 14);
+    assert_eq!(descriptors.len(), 15);
     for descriptor in descriptors {
         let id = descriptor.id.as_str();
         let report = evidence(&format!("canary/{id}.json"));

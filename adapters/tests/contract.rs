@@ -61,6 +61,7 @@ fn sample_reference(descriptor: &Descriptor) -> String {
         p if p.starts_with("T-") => format!("T-{uuid}"),
         "[0-9A-Za-z][0-9A-Za-z_]{0,63}" => "20261130_3".into(),
         "[0-9]{8}_[0-9]{6}_[0-9a-f]{6}" => "20261201_185953_1444df".into(),
+        "[0-9a-f]{32}" => "09e658159f522f12c9ee4bc49461a9d4".into(),
         other => panic!("no sample reference for pattern {other:?} of {}: add one here", descriptor.id),
     }
 }

@@ -61,8 +61,8 @@ fn every_requirement_is_met_by_the_help_the_canary_asks_for() {
         checked += 1;
     }
     assert_eq!(
-        checked, 14,
-        "codex, claude, gemini, opencode, qwen, copilot, grok, droid, qoder, amp, omp and pi (npm), hermes and kimi (PyPI) install here"
+        checked, 15,
+        "codex, claude, gemini, opencode, qwen, copilot, grok, droid, qoder, amp, omp, pi and deepseek (npm), hermes and kimi (PyPI) install here"
     );
 }
 

@@ -165,7 +165,6 @@ fn contract_checks(descriptor: &Descriptor, column: &Column) -> bool {
 /// tried for each.
 pub const NOT_RUN: &[(&str, &str)] = &[
     ("antigravity", "no registry package here"),
-    ("deepseek", "installs from npm, not in the live run yet"),
     ("cursor", "no registry package here"),
     ("muse", "no registry package here"),
     ("autohand", "not on the npm registry here"),

@@ -4,16 +4,16 @@ use std::path::PathBuf;
 
 /// The runtimes that install here, in the order they run.
 pub const LIVE_RUNTIMES: &[&str] = &[
-    "codex", "claude", "gemini", "qwen", "copilot", "opencode", "grok", "hermes", "kimi", "omp", "pi", "droid",
-    "qoder", "amp",
+    "codex", "claude", "gemini", "qwen", "copilot", "opencode", "grok", "hermes", "kimi", "omp", "pi", "deepseek",
+    "droid", "qoder", "amp",
 ];
 
 pub const USAGE: &str = "usage: panehost-live [--runtime ID]... [--cache DIR] [--records DIR] [--doc FILE]
                      [--bin-dir DIR] [--keep] [--doc-only] [--boundaries] [--expect DIR]
 
   --runtime ID   run only this runtime (repeatable): codex, claude, gemini, qwen,
-                 copilot, opencode, grok, hermes, kimi, omp, pi, droid, qoder,
-                 amp (default: all fourteen)
+                 copilot, opencode, grok, hermes, kimi, omp, pi, deepseek, droid,
+                 qoder, amp (default: all fifteen)
   --cache DIR    where the pinned CLIs are installed, one npm prefix each
                  (default: $PANEHOST_CLI_CACHE, else ~/.cache/panehost/clis)
   --records DIR  where the records go (default: tests/live-records)

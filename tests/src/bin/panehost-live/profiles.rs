@@ -97,6 +97,10 @@ pub const PROFILES: &[Profile] = &[
     // settings.json makes its model the default; `PI_OFFLINE` keeps it
     // from downloading fd and ripgrep at startup.
     Profile { id: "pi", variables: &["PI_OFFLINE"], ..REACHES },
+    // ~/.reasonix/config.toml declares the fixture as its one provider,
+    // whose key is read from `DEEPSEEK_API_KEY`, and turns off its usage
+    // statistics (else it asks about them first).
+    Profile { id: "deepseek", variables: &["DEEPSEEK_API_KEY"], ..REACHES },
     // It talks to its vendor's server (`AMP_URL`), not to a model API: the
     // one-shot run is pointed at the fixture to show which requests it makes.
     Profile {
@@ -134,6 +138,7 @@ pub fn host_variables(port: u16) -> Vec<(String, String)> {
         ("GROK_BASE_URL", v1.as_str()),
         ("GROK_API_KEY", "x"),
         ("PI_OFFLINE", "1"),
+        ("DEEPSEEK_API_KEY", "x"),
     ]
     .iter()
     .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
@@ -270,6 +275,16 @@ pub fn write_configs(home: &Path, work: &Path, port: u16) -> std::io::Result<()>
     write(
         ".pi/agent/settings.json",
         json(serde_json::json!({"defaultProvider": "fixture", "defaultModel": "test-model"})),
+    )?;
+    // deepseek: the fixture as an OpenAI-compatible provider (chat
+    // completions), the default; no usage statistics.
+    write(
+        ".reasonix/config.toml",
+        format!(
+            "default_model = \"fixture\"\n\n[[providers]]\nname = \"fixture\"\nkind = \"openai\"\n\
+             base_url = \"http://127.0.0.1:{port}/v1\"\nmodel = \"test-model\"\napi_key_env = \"DEEPSEEK_API_KEY\"\n\n\
+             [telemetry]\ncli_metrics = \"off\"\n"
+        ),
     )?;
     std::fs::create_dir_all(&work)?;
     Ok(())
