@@ -17,7 +17,7 @@
 //!
 //! * `--runtime ID`: only this CLI (repeatable): `codex`, `claude`,
 //!   `gemini`, `qwen`, `copilot`, `opencode`, `grok`, `hermes`, `kimi`,
-//!   `omp`, `pi`, `droid`, `qoder`, `amp`. Default: all fourteen, in that order. The records of the others are left as they are.
+//!   `omp`, `pi`, `deepseek`, `droid`, `qoder`, `amp`. Default: all fifteen, in that order. The records of the others are left as they are.
 //! * `--cache DIR`: where the pinned CLIs are (one npm prefix per CLI, as
 //!   `adapters/evidence/capture.sh` lays them out). Default:
 //!   `$PANEHOST_CLI_CACHE`, else `~/.cache/panehost/clis`.
