@@ -172,14 +172,14 @@ pub const NOT_RUN: &[(&str, &str)] = &[
 ];
 
 /// Where docs/ADAPTERS.md says why (from docs/COMPATIBILITY.md).
-pub const NOT_RUN_LINK: &str = "ADAPTERS.md#the-six-declared-from-documentation-what-was-looked-up";
+pub const NOT_RUN_LINK: &str = "ADAPTERS.md#declared-from-documentation-what-was-looked-up";
 
 /// The whole page.
 pub fn render(descriptors: &[Descriptor], records: &[Record]) -> String {
     let mut out = String::new();
     out.push_str(HEADER);
     out.push_str(&format!(
-        "\n## Regenerating it\n\n```sh\n{RUN_COMMAND}\n```\n\nruns every CLI that installs here (about fourteen minutes; `--runtime ID` runs one, and\nleaves the other records alone) and rewrites this page. To rewrite the page from\nthe records in `tests/live-records/` and the descriptors without running\nanything:\n\n```sh\n{DOC_COMMAND}\n```\n\nThe runner's own documentation is at the top of\n`tests/src/bin/panehost-live/main.rs`.\n"
+        "\n## Regenerating it\n\n```sh\n{RUN_COMMAND}\n```\n\nruns every CLI that installs here (about fifteen minutes; `--runtime ID` runs one, and\nleaves the other records alone) and rewrites this page. To rewrite the page from\nthe records in `tests/live-records/` and the descriptors without running\nanything:\n\n```sh\n{DOC_COMMAND}\n```\n\nThe runner's own documentation is at the top of\n`tests/src/bin/panehost-live/main.rs`.\n"
     ));
     out.push_str(READING);
     out.push_str("\n## The table\n\n");
@@ -283,10 +283,10 @@ Each cell lists its evidence, strongest first (`<br>` separates items):
 | `blocked: REASON` | The CLI installs here, but this step could not run offline: REASON (its vendor's sign-in or servers) stands in the way. The record says what was run, what the CLI printed, and which steps therefore did not run; the steps that need no model (detect, start up to the sign-in screen, close, the refusals of declared limitations, leftovers) still ran. |
 | `unverified` | Nothing here shows it. |
 
-In the `live run` column, `-` means no live record; for the six runtimes
+In the `live run` column, `-` means no live record; for the five runtimes
 declared from documentation it says why in parentheses (no package of the
 CLI on a registry this machine reaches, or not run yet), and
-[ADAPTERS.md](ADAPTERS.md#the-six-declared-from-documentation-what-was-looked-up)
+[ADAPTERS.md](ADAPTERS.md#declared-from-documentation-what-was-looked-up)
 quotes what was looked up and tried.
 
 A `live proof` next to `declared: REFERENCE_PENDING_LIVE_PROOF` means the

@@ -40,10 +40,10 @@
 //! Python 3 with its venv module (hermes is a PyPI package) and a Python
 //! 3.13 (kimi is a PyPI package that needs it: `$PANEHOST_PYTHON_3_13`,
 //! `python3.13` on PATH, or pyenv's `versions/3.13.*`), and no network
-//! once the CLIs are in the cache. A run of all fourteen takes about
-//! fourteen minutes (the twelve took about thirteen; omp alone took 32 s
-//! and pi 25 s; droid, qoder and amp stop at their vendor's sign-in and
-//! take seconds).
+//! once the CLIs are in the cache. A run of all fifteen takes about
+//! fifteen minutes (the twelve took about thirteen; omp alone took 32 s,
+//! pi 25 s and deepseek about 54 s; droid, qoder and amp stop at their
+//! vendor's sign-in and take seconds).
 //! Progress goes to stderr, a summary to stdout; the exit status is 0 when
 //! every record was written, whatever the CLIs did (unless `--expect`
 //! finds a regression).
