@@ -32,14 +32,20 @@ fn the_screen_and_the_output_are_waited_for_in_both_encodings() {
         // Output from now on: sent before the line is typed, answered once
         // the program prints. The escape sequences are in the output.
         let waiting = conn.send(Request::WaitFor(params(&pane, r"go\x1b\[0m-(\d+)", WaitTarget::Output)));
-        conn.type_line(&pane, "42");
-        let found = loop {
+        // Typed without waiting for its answer: the wait's may come first.
+        let line =
+            panehost_ipc::SendParams { pane: pane.clone(), text: "42".into(), enter: true, ..Default::default() };
+        let typed = conn.send(Request::Send(line));
+        let mut found = None;
+        let mut sent = false;
+        while found.is_none() || !sent {
             match conn.next_answer() {
-                (id, Ok(Response::Waited(found))) if id == waiting => break found,
-                (id, other) if id == waiting => panic!("{other:?}"),
-                _ => {}
+                (id, Ok(Response::Waited(waited))) if id == waiting => found = Some(waited),
+                (id, Ok(Response::Sent { .. })) if id == typed => sent = true,
+                (id, other) => panic!("answer to {id}: {other:?}"),
             }
-        };
+        }
+        let found = found.unwrap();
         assert_eq!(found.matched, "go\x1b[0m-42", "{encoding:?}");
         assert_eq!(found.target, WaitTarget::Output);
         // The offset is just past the match: the output up to it ends with it.
@@ -74,20 +80,23 @@ fn a_wait_ends_when_the_process_exits_first() {
     let pane = conn.start(start_params("shell", &["sh", "-c", "read line; echo bye; exit 3"])).id;
     for target in [WaitTarget::Output, WaitTarget::Screen] {
         let waiting = conn.send(Request::WaitFor(params(&pane, "never printed", target)));
-        if target == WaitTarget::Output {
-            // Typed without waiting for its answer, which may come after
-            // the wait's.
+        // Typed without waiting for its answer, which may come after the
+        // wait's.
+        let typed = (target == WaitTarget::Output).then(|| {
             let line =
                 panehost_ipc::SendParams { pane: pane.clone(), text: "x".into(), enter: true, ..Default::default() };
-            conn.send(Request::Send(line));
-        }
-        let error = loop {
+            conn.send(Request::Send(line))
+        });
+        let mut error = None;
+        let mut sent = typed.is_none();
+        while error.is_none() || !sent {
             match conn.next_answer() {
-                (id, Err(error)) if id == waiting => break error,
-                (id, other) if id == waiting => panic!("{other:?}"),
-                (_, other) => assert!(matches!(other, Ok(Response::Sent { .. })), "{other:?}"),
+                (id, Err(failed)) if id == waiting => error = Some(failed),
+                (id, Ok(Response::Sent { .. })) if Some(id) == typed => sent = true,
+                (id, other) => panic!("answer to {id}: {other:?}"),
             }
-        };
+        }
+        let error = error.unwrap();
         assert_eq!(error.code, "PANE_EXITED", "{target:?}: {error:?}");
         assert!(error.message.contains("code 3"), "{}", error.message);
     }
