@@ -78,9 +78,13 @@ pub const OUTPUT_EVENT_BYTES: usize = 32 * 1024;
 
 /// How long a client may take to send its hello.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-/// After the child exits, how long to wait for the rest of its output
-/// before reporting the exit.
+/// After the child exits, the rest of its output is read before the exit
+/// is reported: for as long as the reading (or the terminal model it may
+/// wait for) moves on, and once nothing has moved for this long (a
+/// descendant holds the terminal open), no longer…
 pub const EXIT_DRAIN_GRACE: Duration = Duration::from_millis(500);
+/// …and at most this long in all (a descendant that keeps printing).
+pub const EXIT_DRAIN_LIMIT: Duration = Duration::from_secs(10);
 /// Waits between the signals that end a pane (SIGHUP, SIGTERM, SIGKILL).
 pub const CLOSE_SIGNAL_WAIT: Duration = Duration::from_millis(1500);
 /// The screen heuristic: how long the output must stay quiet after input

@@ -7,7 +7,7 @@
 
 use super::keeper::parse_exit;
 use super::Pane;
-use crate::limits::EXIT_DRAIN_GRACE;
+use crate::limits::{EXIT_DRAIN_GRACE, EXIT_DRAIN_LIMIT};
 use panehost_ipc::ExitStatus;
 use rustix::process::{pidfd_open, Pid, PidfdFlags};
 use std::sync::Arc;
@@ -29,16 +29,40 @@ pub(super) async fn watch(pane: Arc<Pane>, control: OwnedReadHalf, already: Opti
             }
         },
     };
-    let mut progress = pane.progress();
-    // `wait_for` answers with a read guard on the progress; it must not be
-    // held across `record_exit`, which writes it.
-    let drained =
-        matches!(tokio::time::timeout(EXIT_DRAIN_GRACE, progress.wait_for(|_| pane.reader_done())).await, Ok(Ok(_)));
-    if !drained {
+    if !drain(&pane).await {
         tracing::debug!(pane = %pane.info.id, "output still open after exit (a descendant holds the terminal)");
     }
     tracing::info!(pane = %pane.info.id, code = status.code, signal = ?status.signal, "process exited");
     pane.record_exit(status);
+}
+
+/// Waits until the reader has taken the last of the output: true then;
+/// false once neither the output nor the terminal model it may wait for
+/// has moved for [`EXIT_DRAIN_GRACE`], or after [`EXIT_DRAIN_LIMIT`] in
+/// all. A reader held up by a model that parses slowly (a loaded machine,
+/// a small ring) is waited for, not cut off.
+async fn drain(pane: &Pane) -> bool {
+    let mut progress = pane.progress();
+    let mut parsed = pane.parsed_offset();
+    let deadline = tokio::time::Instant::now() + EXIT_DRAIN_LIMIT;
+    loop {
+        progress.borrow_and_update();
+        parsed.borrow_and_update();
+        if pane.reader_done() {
+            return true;
+        }
+        let moved = async {
+            tokio::select! {
+                changed = progress.changed() => changed.is_ok(),
+                changed = parsed.changed() => changed.is_ok(),
+            }
+        };
+        match tokio::time::timeout_at(deadline, tokio::time::timeout(EXIT_DRAIN_GRACE, moved)).await {
+            Ok(Ok(true)) => {}
+            // Quiet for the grace, the pane gone, or the limit reached.
+            _ => return pane.reader_done(),
+        }
+    }
 }
 
 /// The keeper's `exited` line; `None` when the connection ends first.
