@@ -411,10 +411,10 @@ fn subscribe(context: &mut ConnectionContext, pane: Arc<Pane>, start: StreamStar
 /// repeat what the list shows).
 fn handle_watch(host: &Arc<HostState>, context: &mut ConnectionContext) -> Reply {
     let news = host.registry.follow_news();
-    let panes = host.registry.all().iter().map(|pane| pane.summary()).collect();
+    let panes = host.registry.summaries();
     let id = context.new_subscription_id();
     let lister = Arc::clone(host);
-    let list_panes = Box::new(move || lister.registry.all().iter().map(|pane| pane.summary()).collect());
+    let list_panes = Box::new(move || lister.registry.summaries());
     let task = WatchTask { id, news, list_panes, outbox: context.outbox.clone() };
     Reply { result: Ok(Response::Watching { subscription: id, panes }), then: Some(Follow::Host(task)) }
 }

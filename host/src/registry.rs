@@ -147,6 +147,11 @@ impl Registry {
         self.panes.is_empty()
     }
 
+    /// Every pane as `list` describes it, oldest first.
+    pub fn summaries(&self) -> Vec<panehost_ipc::PaneSummary> {
+        self.all().iter().map(|pane| pane.summary()).collect()
+    }
+
     /// Every pane, oldest first.
     pub fn all(&self) -> Vec<Arc<Pane>> {
         let mut panes: Vec<Arc<Pane>> = self.panes.iter().map(|entry| Arc::clone(entry.value())).collect();
