@@ -84,6 +84,9 @@ pub struct TurnTracker {
     open: Option<OpenTurn>,
     log: VecDeque<TurnSignal>,
     next_seq: u64,
+    /// A terminal notification's end waits for the output to settle: one
+    /// at a time, so a storm of bells costs one wait, not one each.
+    notice_end_pending: bool,
 }
 
 impl TurnTracker {
@@ -99,6 +102,7 @@ impl TurnTracker {
             open: None,
             log: VecDeque::new(),
             next_seq: 0,
+            notice_end_pending: false,
         }
     }
 
@@ -199,6 +203,9 @@ impl TurnTracker {
     /// Records the end of a turn a hook reported, at `offset` (where the
     /// output had settled).
     pub fn end_reported(&mut self, pending: PendingEnd, offset: u64) -> Option<TurnSignal> {
+        if pending.source == source::TERMINAL_NOTIFICATION {
+            self.notice_end_pending = false;
+        }
         self.complete(offset, pending.source, pending.usage)
     }
 
@@ -212,6 +219,11 @@ impl TurnTracker {
                 CompletionSignal::TerminalNotification,
                 TerminalNotice::Osc9(_) | TerminalNotice::Osc777(_) | TerminalNotice::Bell,
             ) => {
+                if self.notice_end_pending {
+                    // The end already waiting records at the settled offset.
+                    return Reported::Now(None);
+                }
+                self.notice_end_pending = true;
                 Reported::EndPending(PendingEnd { source: source::TERMINAL_NOTIFICATION, usage: Usage::unavailable() })
             }
             _ => Reported::Now(self.prompt_mark(notice, offset)),
@@ -321,6 +333,8 @@ mod tests {
         let Reported::EndPending(pending) = tracker.terminal_notice(&TerminalNotice::Osc9("done".into()), 40) else {
             panic!("a notification's end waits for the output to settle")
         };
+        // More bells while it waits add no wait of their own.
+        assert!(matches!(tracker.terminal_notice(&TerminalNotice::Bell, 45), Reported::Now(None)));
         let done = tracker.end_reported(pending, 50).unwrap();
         assert!(
             matches!(done.event, Event::TurnCompleted { offset: 50, ref source, .. } if source == "terminal_notification")
@@ -328,6 +342,8 @@ mod tests {
         assert_eq!(tracker.activity(), activity::IDLE);
         assert_eq!(tracker.signals_from(1).len(), 1);
         assert_eq!(tracker.first_seq_at(20), 1);
+        // Once it is recorded, the next notification waits again.
+        assert!(matches!(tracker.terminal_notice(&TerminalNotice::Bell, 60), Reported::EndPending(_)));
     }
 
     #[test]
