@@ -126,6 +126,7 @@ impl ConnectionContext {
 pub fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: Request) -> Handling {
     let span = tracing::info_span!("request", op = request_name(&request));
     let _entered = span.enter();
+    tracing::debug!("request read");
     let host = Arc::clone(host);
     match request {
         Request::Start(params) => later(async move { handle_start(&host, params).await }.in_current_span()),

@@ -387,9 +387,15 @@ enum Confirmation {
 /// a period that may begin up to [`INTERRUPT_CONFIRM_WAIT`] after the
 /// step: a CLI may take a moment to redraw after it stops. Gives up once
 /// no such period can still be seen.
+///
+/// A shell with prompt marks says when its command ends (the prompt comes
+/// back): there quiet output confirms nothing. A Ctrl-C that reached the
+/// shell while it was still starting the command leaves the command
+/// running, quietly; the stop then escalates to SIGINT for it.
 async fn confirm(pane: &Pane, first_seq: u64, turn_running: bool) -> Confirmation {
+    let quiet_confirms = turn_running && pane.completion() != CompletionSignal::ShellIntegration;
     let began = Instant::now();
-    let deadline = began + INTERRUPT_CONFIRM_WAIT + HEURISTIC_QUIET;
+    let deadline = began + INTERRUPT_CONFIRM_WAIT + if quiet_confirms { HEURISTIC_QUIET } else { Duration::ZERO };
     let mut last_change = began;
     let mut progress = pane.progress();
     loop {
@@ -400,14 +406,14 @@ async fn confirm(pane: &Pane, first_seq: u64, turn_running: bool) -> Confirmatio
             return Confirmation::TurnEnded(format!("turn_completed ({source})"));
         }
         let now = Instant::now();
-        if turn_running && now.duration_since(last_change) >= HEURISTIC_QUIET {
+        if quiet_confirms && now.duration_since(last_change) >= HEURISTIC_QUIET {
             return Confirmation::TurnEnded(format!("output quiet for {} ms (heuristic)", HEURISTIC_QUIET.as_millis()));
         }
         if now >= deadline {
             return Confirmation::None;
         }
         let quiet_ends = last_change + HEURISTIC_QUIET;
-        let wake = if turn_running { quiet_ends.min(deadline) } else { deadline };
+        let wake = if quiet_confirms { quiet_ends.min(deadline) } else { deadline };
         progress.borrow_and_update();
         match tokio::time::timeout(wake.saturating_duration_since(now), progress.changed()).await {
             Err(_elapsed) => {}

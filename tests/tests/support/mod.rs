@@ -213,9 +213,11 @@ impl Drop for TestHost {
         if std::thread::panicking() {
             // What the host was doing when the test failed.
             let log = self.log();
+            // Newest first: where a failure's output is shown cut short,
+            // its last moments are what is left.
             let tail: Vec<&str> = log.lines().rev().take(80).collect();
-            eprintln!("--- the last {} lines of the host's log ---", tail.len());
-            for line in tail.iter().rev() {
+            eprintln!("--- the last {} lines of the host's log, newest first ---", tail.len());
+            for line in &tail {
                 eprintln!("{line}");
             }
         }
@@ -535,5 +537,25 @@ pub fn wait_until_settled(host: &TestHost, pane: &panehost_ipc::PaneId) -> u64 {
         }
         assert!(Instant::now() < deadline, "{pane} never settled");
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits until a program named `command` holds the terminal of process
+/// `pid` (a shell's command is in the foreground).
+#[allow(dead_code)]
+pub fn wait_until_in_the_foreground(pid: u32, command: &str) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        // Fields after the command name: state, ppid, pgrp, session,
+        // tty_nr, tpgid (the terminal's foreground process group, which a
+        // shell's job leads).
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let tpgid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(5).map(str::to_owned));
+        let leader = tpgid.as_ref().and_then(|group| std::fs::read_to_string(format!("/proc/{group}/comm")).ok());
+        if leader.as_deref().map(str::trim_end) == Some(command) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{command} never held process {pid}'s terminal ({tpgid:?}: {leader:?})");
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
