@@ -119,7 +119,7 @@ fn a_pane_whose_keeper_is_gone_comes_back_through_native_resume() {
         kill(keeper);
     }
     for pid in [fixture.pid, shell.pid] {
-        kill(pid);
+        kill_pane_process(&host, pid);
     }
     host.restart();
 

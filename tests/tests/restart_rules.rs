@@ -77,7 +77,7 @@ fn a_command_is_not_run_a_second_time_after_its_keeper_is_lost_unless_asked() {
         kill(keeper);
     }
     for pid in [one_shot.pid, rerun.pid, interactive.pid] {
-        kill(pid);
+        kill_pane_process(&host, pid);
     }
     host.restart();
 

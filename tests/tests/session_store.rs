@@ -52,7 +52,7 @@ fn reboot(host: &mut TestHost, started: &[PaneSummary]) {
         kill(keeper);
     }
     for pane in started {
-        kill(pane.pid);
+        kill_pane_process(host, pane.pid);
     }
     host.restart();
 }

@@ -505,7 +505,23 @@ pub fn keeper_pids(host: &TestHost) -> Vec<u32> {
         .collect()
 }
 
-/// SIGKILL by pid, waiting until the process is gone.
+/// SIGKILL for the process of one of `host`'s panes, by pid, waiting until
+/// it is gone. A pane's process that has ended already may have left its
+/// pid to a process of another test (pids wrap at 32768 on many
+/// machines): only a process that still holds this host's socket in its
+/// environment, as every pane's process does, is ended.
+#[allow(dead_code)]
+pub fn kill_pane_process(host: &TestHost, pid: u32) {
+    let needle = format!("PANEHOST_SOCKET={}", host.socket.display());
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+    if environ.split(|&byte| byte == 0).any(|entry| entry == needle.as_bytes()) {
+        kill(pid);
+    }
+}
+
+/// SIGKILL by pid, waiting until the process is gone. For a pid the test
+/// found just now (as [`keeper_pids`] finds them); a pane's process that
+/// may have ended goes through [`kill_pane_process`].
 pub fn kill(pid: u32) {
     let _ = std::process::Command::new("kill").arg("-KILL").arg(pid.to_string()).status();
     let deadline = std::time::Instant::now() + WAIT;
