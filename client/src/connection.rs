@@ -542,5 +542,6 @@ pub(crate) fn response_kind(response: &Response) -> &'static str {
         Response::History(_) => "history",
         Response::Watching { .. } => "watching",
         Response::Waited(_) => "waited",
+        Response::TerminalReleased(_) => "terminal_released",
     }
 }

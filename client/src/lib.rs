@@ -48,6 +48,7 @@ pub mod remote;
 mod retry;
 mod router;
 mod subscription;
+mod terminal_handover;
 mod transport;
 mod watch_stream;
 mod writer;
@@ -66,6 +67,7 @@ pub use raw::RawConnection;
 pub use remote::{RemoteHost, RemoteLink, RemoteTarget, RemoteTargetError};
 pub use retry::ReconnectPolicy;
 pub use subscription::EventStream;
+pub use terminal_handover::{TerminalAttachment, TerminalHandover, ATTACH_TERMINAL_REVISION};
 pub use watch_stream::WatchStream;
 
 /// The wire contract this client speaks, re-exported for convenience.

@@ -6,10 +6,10 @@ use crate::dispatch::{self, ConnectionContext, Handling};
 use crate::host_state::HostState;
 use crate::limits::{HANDSHAKE_TIMEOUT, MAX_REQUESTS_IN_FLIGHT};
 use crate::outbox::Outbox;
+use crate::passed_descriptors::{DescriptorReader, PassedDescriptors};
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use interprocess::local_socket::tokio::Stream;
-use interprocess::local_socket::traits::tokio::Stream as _;
 use interprocess::local_socket::traits::StreamCommon as _;
 use panehost_ipc::{
     decode_request, Encoding, ErrorBody, ErrorCode, Event, FrameCodecs, HandshakeReply, Hello, Request, Response,
@@ -23,6 +23,7 @@ use std::task::Poll;
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::codec::length_delimited::LengthDelimitedCodecError;
 use tokio_util::codec::{FramedRead, FramedWrite};
+use tokio_util::sync::CancellationToken;
 
 /// The host's name and version, as the welcome reports it.
 pub const HOST_NAME: &str = concat!("panehost ", env!("CARGO_PKG_VERSION"));
@@ -33,10 +34,18 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
     let peer = stream.peer_creds().ok();
     let peer_uid = peer.as_ref().and_then(|creds| creds.euid());
     let peer_pid = peer.as_ref().and_then(|creds| creds.pid()).and_then(|pid| u32::try_from(pid).ok());
-    // Independent halves let the writer task run beside the reader.
-    #[allow(deprecated)]
-    let (receive, send) = stream.split();
-    let mut reader = FramedRead::new(receive, FrameCodecs::with_max(MAX_HANDSHAKE_FRAME_LEN));
+    // Independent halves let the writer task run beside the reader; the
+    // reader receives the descriptors a client may pass.
+    let (receive, send) = match into_unix_stream(stream) {
+        Ok(stream) => stream.into_split(),
+        Err(err) => {
+            tracing::warn!(%err, "cannot take over an accepted connection");
+            return;
+        }
+    };
+    let passed = PassedDescriptors::new();
+    let mut reader =
+        FramedRead::new(DescriptorReader::new(receive, passed.clone()), FrameCodecs::with_max(MAX_HANDSHAKE_FRAME_LEN));
     let mut writer = FramedWrite::new(send, FrameCodecs::with_max(MAX_SERVER_FRAME_LEN));
 
     let own_uid = rustix::process::geteuid().as_raw();
@@ -105,7 +114,14 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
     reader.decoder_mut().set_max_frame_length(MAX_CLIENT_FRAME_LEN);
 
     let outbox = Outbox::new(hello.encoding, Box::pin(writer));
-    let mut context = ConnectionContext { outbox: outbox.clone(), next_subscription: 1, peer_pid };
+    let requests_ended = CancellationToken::new();
+    let mut context = ConnectionContext {
+        outbox: outbox.clone(),
+        next_subscription: 1,
+        peer_pid,
+        passed,
+        requests_ended: requests_ended.clone(),
+    };
     let mut subscriptions: HashMap<u64, JoinHandle<()>> = HashMap::new();
     let mut in_flight: JoinSet<()> = JoinSet::new();
     // Panes come back before any request is handled.
@@ -206,7 +222,9 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
     }
     // Requests still running are answered for a client that still reads
     // (one that only closed its sending side); each ends within its own
-    // limits.
+    // limits, and one that waits for the client (a terminal attachment)
+    // ends now.
+    requests_ended.cancel();
     while in_flight.join_next().await.is_some() {}
     for task in subscriptions.values() {
         task.abort();
@@ -216,6 +234,14 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
     // the end of the stream.
     outbox.close(std::time::Duration::from_secs(1)).await;
     tracing::debug!("connection closed");
+}
+
+/// The accepted connection as tokio's own Unix stream, whose halves can
+/// read with `recvmsg`.
+fn into_unix_stream(stream: Stream) -> io::Result<tokio::net::UnixStream> {
+    let Stream::UdSocket(stream) = stream;
+    let descriptor = std::os::fd::OwnedFd::try_from(stream)?;
+    tokio::net::UnixStream::from_std(std::os::unix::net::UnixStream::from(descriptor))
 }
 
 /// Writes a request's answer; false when the connection is gone.

@@ -7,9 +7,11 @@ use crate::host_state::HostState;
 use crate::limits;
 use crate::outbox::Outbox;
 use crate::pane::{history, InputPlace, Pane};
+use crate::passed_descriptors::PassedDescriptors;
 use crate::receipt_handler;
 use crate::registry::Departure;
-use crate::subscription::SubscriptionTask;
+use crate::subscription::{EventSink, SubscriptionTask};
+use crate::terminal_attach;
 use crate::turn_handlers;
 use crate::wait_handler;
 use crate::watch::WatchTask;
@@ -110,6 +112,12 @@ pub struct ConnectionContext {
     /// The connecting process, as the kernel reported it when it
     /// connected (`SO_PEERCRED`).
     pub peer_pid: Option<u32>,
+    /// The descriptors the connection's first request brought.
+    pub passed: PassedDescriptors,
+    /// Cancelled once the client has ended its requests (closed its
+    /// sending side or the connection): what waits for the client then
+    /// stops.
+    pub requests_ended: tokio_util::sync::CancellationToken,
 }
 
 impl ConnectionContext {
@@ -128,7 +136,13 @@ pub fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: R
     let _entered = span.enter();
     tracing::debug!("request read");
     let host = Arc::clone(host);
+    // Descriptors belong to the first request, whatever it is.
+    let passed = context.passed.take_for_first_request();
     match request {
+        Request::AttachTerminal { pane, detach_key } => {
+            let ended = context.requests_ended.clone();
+            later(terminal_attach::handle_attach_terminal(host, pane, detach_key, passed, ended).in_current_span())
+        }
         Request::Start(params) => later(async move { handle_start(&host, params).await }.in_current_span()),
         Request::Send(params) => match input_place(&host, &params.pane) {
             Ok((pane, place)) => later(turn_handlers::handle_send(pane, place, params).in_current_span()),
@@ -213,6 +227,7 @@ pub fn request_name(request: &Request) -> &'static str {
         Request::Login { .. } => "login",
         Request::Ask { .. } => "ask",
         Request::Notify { .. } => "notify",
+        Request::AttachTerminal { .. } => "attach_terminal",
         Request::ProbeRuntime { .. } => "probe_runtime",
         Request::History { .. } => "history",
         Request::Watch {} => "watch",
@@ -403,7 +418,8 @@ fn subscribe(context: &mut ConnectionContext, pane: Arc<Pane>, start: StreamStar
         Subscription { subscription: id, pane: pane.info().id.clone(), generation: pane.info().generation, start };
     let size = pane.current_progress().size;
     let next_signal = pane.first_signal_at(cursor);
-    let task = SubscriptionTask { id, pane, cursor, size, next_signal, outbox: context.outbox.clone() };
+    let task =
+        SubscriptionTask { id, pane, cursor, size, next_signal, sink: EventSink::Connection(context.outbox.clone()) };
     Reply { result: Ok(Response::Subscribed(subscription)), then: Some(Follow::Pane(task)) }
 }
 

@@ -10,8 +10,28 @@ use crate::limits::OUTPUT_EVENT_BYTES;
 use crate::outbox::Outbox;
 use crate::pane::ring::RingRead;
 use crate::pane::Pane;
+use crate::terminal_attach::TerminalView;
 use panehost_ipc::{ByteBuf, Event, Size};
 use std::sync::Arc;
+
+/// Where a subscription's events go.
+#[derive(Debug)]
+pub enum EventSink {
+    /// The subscribing connection, as frames.
+    Connection(Outbox),
+    /// A terminal the host drives (`attach_terminal`).
+    Terminal(Arc<TerminalView>),
+}
+
+impl EventSink {
+    /// Delivers one event; false when nobody can take more.
+    async fn deliver(&self, subscription: u64, event: Event) -> bool {
+        match self {
+            EventSink::Connection(outbox) => outbox.event(subscription, event).await,
+            EventSink::Terminal(view) => view.show(event).await,
+        }
+    }
+}
 
 /// A subscription ready to run.
 #[derive(Debug)]
@@ -28,8 +48,8 @@ pub struct SubscriptionTask {
     /// The sequence number of the next turn signal to deliver. Signals are
     /// delivered once the output up to their offset has been.
     pub next_signal: u64,
-    /// Where its frames go.
-    pub outbox: Outbox,
+    /// Where its events go.
+    pub sink: EventSink,
 }
 
 impl SubscriptionTask {
@@ -107,6 +127,6 @@ impl SubscriptionTask {
 
     /// Sends one event; false when the connection is gone.
     async fn emit(&self, event: Event) -> bool {
-        self.outbox.event(self.id, event).await
+        self.sink.deliver(self.id, event).await
     }
 }

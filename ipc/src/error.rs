@@ -128,6 +128,9 @@ error_codes! {
     /// The host holds as many panes, or the connection as many
     /// subscriptions, as it may; the message names the limit.
     LimitReached = "LIMIT_REACHED",
+    /// `attach_terminal` came without a terminal's descriptor, or what it
+    /// passed is not a terminal.
+    NoTerminal = "NO_TERMINAL",
     /// An operating-system call failed inside the host.
     Internal = "INTERNAL",
 }

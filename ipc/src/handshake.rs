@@ -24,7 +24,9 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// gains `rerun_after_host_loss`. Revision 3: pane labels (`StartParams`,
 /// `PaneSummary`, `list`'s filter), a client's environment for `shell`
 /// panes (`StartParams.env`), and `watch` with its `pane_*` events.
-pub const PROTOCOL_REVISION: u32 = 3;
+/// Revision 4: `attach_terminal` (the host drives a terminal the client
+/// passes), answered by `terminal_released`, and `NO_TERMINAL`.
+pub const PROTOCOL_REVISION: u32 = 4;
 
 /// The revision a `Hello` or `Welcome` without one speaks.
 fn first_revision() -> u32 {

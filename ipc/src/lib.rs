@@ -39,6 +39,7 @@ pub mod runtime;
 pub mod schema;
 pub mod screen;
 pub mod socket_path;
+pub mod terminal;
 pub mod turn;
 pub mod wait;
 
@@ -54,6 +55,7 @@ pub use pane::{ExitStatus, PaneId, PaneState, PaneSummary, Size, SizeOutOfRange}
 pub use request::{Request, RequestFrame, ResumeRequest, SendParams, StartParams};
 pub use response::{InterruptReport, InterruptStep, PaneDetail, PaneHistory, Response, ServerMessage, Subscription};
 pub use runtime::{Receipt, RuntimeInfo, RECEIPT_TIMEOUT_MS};
-pub use screen::{Cursor, InputModes, ScreenSnapshot};
+pub use screen::{Cursor, InputModes, ScreenSnapshot, CLEAR_TERMINAL};
+pub use terminal::TerminalRelease;
 pub use turn::{TurnReport, Usage};
 pub use wait::{WaitForParams, WaitMatch, WaitTarget};

@@ -172,6 +172,24 @@ pub enum Request {
     /// (revision 3). Answered by `waited`, or `WAIT_TIMEOUT`, or
     /// `PANE_EXITED` when the process ended first.
     WaitFor(crate::wait::WaitForParams),
+    /// Drive the client's own terminal (revision 4; local connections
+    /// only): the request's frame carries the terminal's descriptors
+    /// (`SCM_RIGHTS`: the terminal to read keys from, then the one to
+    /// write to, or one for both). The host draws the pane's screen on it,
+    /// writes the pane's output to it and the keys read from it to the
+    /// pane, as `tmux attach` does, until the detach key, the pane's end,
+    /// or the end of the client's requests (it closed its sending side, or
+    /// the connection). The client sets the terminal's modes (raw) before,
+    /// and restores them after the answer, `terminal_released`, which comes
+    /// once the host has stopped using the terminal. Without a terminal
+    /// descriptor it fails with `NO_TERMINAL`.
+    AttachTerminal {
+        /// The pane.
+        pane: PaneId,
+        /// The byte that detaches (Ctrl-\ is 28): the keys before it in
+        /// the same read reach the pane, it and the rest do not.
+        detach_key: u8,
+    },
 }
 
 /// Parameters of `start`.

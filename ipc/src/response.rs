@@ -103,6 +103,9 @@ pub enum Response {
     },
     /// Answers `wait_for` (revision 3): where the pattern was found.
     Waited(crate::wait::WaitMatch),
+    /// Answers `attach_terminal` (revision 4), once the host has stopped
+    /// using the client's terminal.
+    TerminalReleased(crate::terminal::TerminalRelease),
 }
 
 /// A pane's last lines of output, re-parsed from the bytes its ring holds.

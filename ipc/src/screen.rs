@@ -4,6 +4,10 @@ use crate::byte_buf::ByteBuf;
 use crate::pane::Size;
 use serde::{Deserialize, Serialize};
 
+/// Resets attributes, homes the cursor and clears the screen: what a
+/// terminal needs before a snapshot's `formatted` bytes.
+pub const CLEAR_TERMINAL: &[u8] = b"\x1b[0m\x1b[H\x1b[2J";
+
 /// The screen as the host's terminal model saw it after the output bytes
 /// up to `offset` (exclusive). Output that follows the snapshot starts at
 /// `offset`, so snapshot plus stream is exact.
@@ -27,6 +31,17 @@ pub struct ScreenSnapshot {
     pub alternate_screen: bool,
     /// Input modes the process enabled.
     pub modes: InputModes,
+}
+
+impl ScreenSnapshot {
+    /// The bytes that show this screen on a terminal of its size, whatever
+    /// the terminal showed before: [`CLEAR_TERMINAL`], then `formatted`.
+    pub fn drawing(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(CLEAR_TERMINAL.len() + self.formatted.len());
+        bytes.extend_from_slice(CLEAR_TERMINAL);
+        bytes.extend_from_slice(self.formatted.as_slice());
+        bytes
+    }
 }
 
 /// Cursor position, zero-based.

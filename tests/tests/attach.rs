@@ -268,6 +268,9 @@ fn attach_draws_types_resizes_detaches_reattaches_and_reports_the_exit() {
     // 1. Attaching draws the pane's current screen.
     let mut terminal = Terminal::spawn(&host, &["attach", pane.as_str()], Size { cols: 80, rows: 24 });
     terminal.wait_for("before-attach");
+    // The host drives the terminal itself (the client handed it over)
+    // rather than having the client relay every byte.
+    assert!(host.log().contains("terminal attached"), "the terminal was not handed over: {}", host.log());
 
     // 2. Keys typed on the terminal reach the pane, and its output comes back.
     // The command line as echoed does not contain `typed-12`; its output does.

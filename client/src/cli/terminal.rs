@@ -4,9 +4,6 @@ use panehost_ipc::Size;
 use rustix::termios::{self, OptionalActions, Termios};
 use std::io::{self, IsTerminal};
 
-/// Clears the screen and homes the cursor, before a snapshot is drawn.
-pub(crate) const CLEAR_SCREEN: &[u8] = b"\x1b[0m\x1b[H\x1b[2J";
-
 /// Undoes modes a pane's program may have switched on in the local
 /// terminal: attributes, alternate screen, hidden cursor, mouse reports,
 /// bracketed paste, application keypad and cursor keys.
@@ -16,6 +13,11 @@ pub(crate) const LEAVE_MODES: &[u8] =
 /// True when standard input is a terminal.
 pub(crate) fn stdin_is_terminal() -> bool {
     io::stdin().is_terminal()
+}
+
+/// True when standard output is a terminal.
+pub(crate) fn stdout_is_terminal() -> bool {
+    io::stdout().is_terminal()
 }
 
 /// The terminal's size, when standard input is a terminal that knows it,

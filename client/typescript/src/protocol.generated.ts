@@ -1,7 +1,7 @@
 /**
  * The raw JSON messages of the protocol, as the host writes and reads
  * them: one type per `$defs` entry of docs/protocol.schema.json,
- * "panehost protocol 1, revision 3: the JSON encoding".
+ * "panehost protocol 1, revision 4: the JSON encoding".
  * `wire.ts` turns them into the types of `types.ts`.
  *
  * Generated from the schema by `npm run generate:protocol`
@@ -727,6 +727,19 @@ export type Request =
     }
   | {
       wait_for: WaitForParams;
+    }
+  | {
+      attach_terminal: {
+        /**
+         * The byte that detaches (Ctrl-\ is 28): the keys before it in
+         * the same read reach the pane, it and the rest do not.
+         */
+        detach_key: number;
+        /**
+         * The pane.
+         */
+        pane: PaneId;
+      };
     };
 
 /**
@@ -846,6 +859,9 @@ export type Response =
     }
   | {
       waited: WaitMatch;
+    }
+  | {
+      terminal_released: TerminalRelease;
     };
 
 /**
@@ -1239,6 +1255,26 @@ export interface Subscription {
    * Tags every event of this subscription.
    */
   subscription: number;
+}
+
+/**
+ * Answers `attach_terminal`: the host no longer reads or writes the
+ * terminal.
+ */
+export interface TerminalRelease {
+  /**
+   * The process's exit status, when it exited.
+   */
+  exit?: ExitStatus | null;
+  /**
+   * The pane.
+   */
+  pane: PaneId;
+  /**
+   * Why: one of `detached`, `exited`, `closed`, `client_ended`,
+   * `terminal_lost` ([`release_reason`]).
+   */
+  reason: string;
 }
 
 /**

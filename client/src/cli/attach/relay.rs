@@ -1,43 +1,23 @@
-//! `panehost attach PANE [--detach-key KEY]`: this terminal becomes the
-//! pane's terminal until the detach key is pressed or the pane ends.
-//!
-//! Output arrives through a [`PaneFollower`], so a lost host connection is
-//! resumed without a gap. Keystrokes and resizes travel on a second
-//! connection, so that waiting for their answers never stalls the output.
+//! Attaching by relaying: output arrives through a [`PaneFollower`], so a
+//! lost host connection is resumed without a gap; keystrokes and resizes
+//! travel on a second connection, so that waiting for their answers never
+//! stalls the output. For a host this process cannot hand its terminal to
+//! (over `--remote`, or an older one).
 
-use super::context::Context;
-use super::detach_key::{self, describe_key};
-use super::output::print_line;
-use super::output::write_stdout;
-use super::terminal::{self, RawMode, CLEAR_SCREEN, LEAVE_MODES};
-use super::{stdin_thread, UsageError};
+use super::{resize_to_terminal, Outcome, Signals};
+use crate::cli::context::Context;
+use crate::cli::output::write_stdout;
+use crate::cli::stdin_thread;
+use crate::cli::terminal::{self, RawMode, LEAVE_MODES};
 use crate::{Client, ClientError, Connector, FollowItem, PaneFollower, ReconnectPolicy};
 use anyhow::Context as _;
-use panehost_ipc::{ErrorCode, Event, ExitStatus, PaneId, ScreenSnapshot, Size, StreamStart};
+use panehost_ipc::{Event, PaneId, ScreenSnapshot, Size, StreamStart};
 use std::time::Duration;
-use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 /// How long input typed before a detach may take to reach the host.
 const INPUT_DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// Arguments of `attach`.
-#[derive(Debug, clap::Args)]
-pub(crate) struct AttachArgs {
-    /// The pane.
-    pane: String,
-    /// The key that detaches: ^X, ctrl-X or 0xNN.
-    #[arg(long, value_name = "KEY", default_value = detach_key::DEFAULT_DETACH_KEY, value_parser = detach_key::parse_detach_key)]
-    detach_key: u8,
-}
-
-impl AttachArgs {
-    /// Attach to `pane`, detaching on `detach_key`.
-    pub(crate) fn new(pane: String, detach_key: u8) -> AttachArgs {
-        AttachArgs { pane, detach_key }
-    }
-}
 
 /// Input for the pane, in the order it happened.
 #[derive(Debug)]
@@ -46,41 +26,25 @@ enum Input {
     Resize(Size),
 }
 
-/// How an attachment ended.
-#[derive(Debug)]
-enum Outcome {
-    Detached,
-    Ended { status: Option<ExitStatus>, reason: String },
-    Signal(&'static str),
-}
-
-/// Attaches, and restores the terminal however the attachment ends.
-pub(crate) async fn run(context: &Context, args: AttachArgs) -> anyhow::Result<()> {
-    if !terminal::stdin_is_terminal() {
-        return Err(UsageError("attach needs a terminal on standard input".to_owned()).into());
-    }
-    let pane = PaneId(args.pane);
+/// Attaches by relaying, and restores the terminal however the
+/// attachment ends.
+pub(super) async fn attach(
+    context: &Context,
+    pane: &PaneId,
+    detach_key: u8,
+    signals: &mut Signals,
+) -> anyhow::Result<Outcome> {
     let connector = context.connector()?;
     let policy = ReconnectPolicy::default();
     let input_client = connector.connect().await?;
-    if let Some(size) = terminal::size() {
-        // Resize first, so the snapshot is drawn at this terminal's size.
-        match input_client.resize(&pane, size).await {
-            Err(ClientError::Host(error)) if error.code == ErrorCode::PaneExited.as_str() => {}
-            other => {
-                other?;
-            }
-        }
-    }
+    resize_to_terminal(&input_client, pane).await?;
     let mut follower = PaneFollower::with_connector(connector.clone(), policy, pane.clone(), None).await?;
-    let mut signals = Signals::new().context("cannot watch signals")?;
     let mut stdin = stdin_thread::spawn_chunk_reader().context("cannot read standard input")?;
     let (inputs, queued) = mpsc::channel(256);
     let mut input_task = tokio::spawn(forward_input(input_client, connector, policy, pane.clone(), queued));
 
     let raw_mode = RawMode::enter().context("cannot switch the terminal to raw mode")?;
-    tracing::debug!(pane = %pane, detach_key = %describe_key(args.detach_key), "attached");
-    let outcome = relay(&mut follower, &mut stdin, &inputs, &mut input_task, &mut signals, args.detach_key).await;
+    let outcome = relay(&mut follower, &mut stdin, &inputs, &mut input_task, signals, detach_key).await;
     let _ = write_stdout(LEAVE_MODES);
     drop(raw_mode);
 
@@ -90,25 +54,7 @@ pub(crate) async fn run(context: &Context, args: AttachArgs) -> anyhow::Result<(
         let _ = tokio::time::timeout(INPUT_DRAIN_TIMEOUT, &mut input_task).await;
     }
     input_task.abort();
-
-    let outcome = outcome?;
-    if let Some(message) = farewell(&pane, &outcome) {
-        print_line(&message)?;
-    }
-    match outcome {
-        Outcome::Signal(name) => anyhow::bail!("stopped by {name}"),
-        Outcome::Detached | Outcome::Ended { .. } => Ok(()),
-    }
-}
-
-/// The line printed once the terminal is restored.
-fn farewell(pane: &PaneId, outcome: &Outcome) -> Option<String> {
-    match outcome {
-        Outcome::Detached => Some(format!("\n[detached from {pane}; `panehost attach {pane}` to come back]")),
-        Outcome::Ended { status: Some(status), .. } => Some(format!("\n[{pane} exited with code {}]", status.code)),
-        Outcome::Ended { status: None, reason } => Some(format!("\n[{pane} {reason}]")),
-        Outcome::Signal(_) => None,
-    }
+    outcome
 }
 
 /// Copies output to the terminal and keystrokes to the pane until one side
@@ -175,9 +121,7 @@ async fn relay(
                     let _ = inputs.send(Input::Resize(size)).await;
                 }
             }
-            _ = signals.terminate.recv() => return Ok(Outcome::Signal("SIGTERM")),
-            _ = signals.hangup.recv() => return Ok(Outcome::Signal("SIGHUP")),
-            _ = signals.interrupt.recv() => return Ok(Outcome::Signal("SIGINT")),
+            name = signals.ending.next() => return Ok(Outcome::Signal(name)),
             finished = &mut *input_task => {
                 finished.context("the input task failed")??;
                 anyhow::bail!("input to the pane stopped");
@@ -189,10 +133,7 @@ async fn relay(
 /// Clears the terminal and draws a screen snapshot. False when the
 /// terminal is gone.
 fn draw(snapshot: &ScreenSnapshot) -> std::io::Result<bool> {
-    let mut bytes = Vec::with_capacity(CLEAR_SCREEN.len() + snapshot.formatted.len());
-    bytes.extend_from_slice(CLEAR_SCREEN);
-    bytes.extend_from_slice(snapshot.formatted.as_slice());
-    write_stdout(&bytes)
+    write_stdout(&snapshot.drawing())
 }
 
 /// Sends keystrokes and resizes to the pane, reconnecting after a loss.
@@ -228,43 +169,4 @@ async fn forward_input(
         }
     }
     Ok(())
-}
-
-/// The signals an attachment reacts to.
-#[derive(Debug)]
-struct Signals {
-    window_change: Signal,
-    terminate: Signal,
-    hangup: Signal,
-    interrupt: Signal,
-}
-
-impl Signals {
-    fn new() -> std::io::Result<Signals> {
-        Ok(Signals {
-            window_change: signal(SignalKind::window_change())?,
-            terminate: signal(SignalKind::terminate())?,
-            hangup: signal(SignalKind::hangup())?,
-            interrupt: signal(SignalKind::interrupt())?,
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn farewell_lines() {
-        let pane = PaneId::from("p1");
-        assert_eq!(
-            farewell(&pane, &Outcome::Detached).unwrap(),
-            "\n[detached from p1; `panehost attach p1` to come back]"
-        );
-        let exited = Outcome::Ended { status: Some(ExitStatus { code: 2, signal: None }), reason: "exited".into() };
-        assert_eq!(farewell(&pane, &exited).unwrap(), "\n[p1 exited with code 2]");
-        let closed = Outcome::Ended { status: None, reason: "closed".into() };
-        assert_eq!(farewell(&pane, &closed).unwrap(), "\n[p1 closed]");
-        assert_eq!(farewell(&pane, &Outcome::Signal("SIGTERM")), None);
-    }
 }
