@@ -270,7 +270,8 @@ fn requests() -> Vec<Request> {
             from: Some(3),
             timeout_ms: Some(100),
         }),
-        Request::WaitFor(WaitForParams { pane, pattern: "x".into(), ..WaitForParams::default() }),
+        Request::WaitFor(WaitForParams { pane: pane.clone(), pattern: "x".into(), ..WaitForParams::default() }),
+        Request::AttachTerminal { pane, detach_key: 0x1c },
     ]
 }
 
@@ -352,7 +353,13 @@ fn responses() -> Vec<Response> {
         Response::Receipt(receipt()),
         Response::History(PaneHistory { pane: pane.clone(), from: 0, to: 9, text: "a\nb".into(), truncated: false }),
         Response::Watching { subscription: 4, panes: vec![summary(PaneState::Running)] },
-        Response::Waited(WaitMatch { pane, target: WaitTarget::Screen, offset: 9, matched: "$ ".into() }),
+        Response::Waited(WaitMatch { pane: pane.clone(), target: WaitTarget::Screen, offset: 9, matched: "$ ".into() }),
+        Response::TerminalReleased(TerminalRelease { pane: pane.clone(), reason: "detached".into(), exit: None }),
+        Response::TerminalReleased(TerminalRelease {
+            pane,
+            reason: "exited".into(),
+            exit: Some(ExitStatus { code: 3, signal: None }),
+        }),
     ]
 }
 

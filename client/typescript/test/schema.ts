@@ -29,6 +29,7 @@ const validators = (() => {
   const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
   // The integer widths the schema names (`"format": "uint64"`), checked.
   const widths: Array<[string, number]> = [
+    ["uint8", 0xff],
     ["uint16", 0xffff],
     ["uint32", 0xffff_ffff],
     ["uint64", 2 ** 64 - 1],
