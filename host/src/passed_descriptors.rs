@@ -70,18 +70,23 @@ impl Default for PassedDescriptors {
     }
 }
 
+/// Bytes read from the socket at a time, into a buffer of the reader's
+/// own: the caller's buffer would have to be zeroed before each read.
+const READ_CHUNK: usize = 8 * 1024;
+
 /// The receiving half of a connection, read with `recvmsg` so that the
 /// descriptors passed with its bytes reach [`PassedDescriptors`].
 #[derive(Debug)]
 pub struct DescriptorReader {
     half: OwnedReadHalf,
     passed: PassedDescriptors,
+    chunk: Box<[u8]>,
 }
 
 impl DescriptorReader {
     /// Reads `half`, keeping passed descriptors in `passed`.
     pub fn new(half: OwnedReadHalf, passed: PassedDescriptors) -> Self {
-        DescriptorReader { half, passed }
+        DescriptorReader { half, passed, chunk: vec![0; READ_CHUNK].into_boxed_slice() }
     }
 }
 
@@ -93,9 +98,10 @@ impl AsyncRead for DescriptorReader {
             ready!(stream.poll_read_ready(cx))?;
             let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(MAX_PASSED_DESCRIPTORS))];
             let mut control = rustix::net::RecvAncillaryBuffer::new(&mut space);
-            let unfilled = buf.initialize_unfilled();
+            let room = buf.remaining().min(this.chunk.len());
+            let chunk = &mut this.chunk[..room];
             let received = stream.try_io(Interest::READABLE, || {
-                let mut slices = [io::IoSliceMut::new(unfilled)];
+                let mut slices = [io::IoSliceMut::new(chunk)];
                 rustix::net::recvmsg(stream.as_fd(), &mut slices, &mut control, rustix::net::RecvFlags::CMSG_CLOEXEC)
                     .map_err(io::Error::from)
             });
@@ -106,7 +112,7 @@ impl AsyncRead for DescriptorReader {
                         _ => Vec::new(),
                     });
                     this.passed.receive(descriptors);
-                    buf.advance(message.bytes);
+                    buf.put_slice(&this.chunk[..message.bytes]);
                     return Poll::Ready(Ok(()));
                 }
                 Err(err) if err.kind() == io::ErrorKind::WouldBlock => continue,
