@@ -81,21 +81,22 @@ fn ask_on_bash_waits_for_the_command_and_gives_its_exit_status() {
     host.stop();
 }
 
-#[test]
-fn an_interrupted_command_ends_its_turn_with_the_signal_status() {
+/// Runs `command` at the prompt, interrupts it once `sleep` holds the
+/// terminal (a Ctrl-C that reaches bash while it is still starting the
+/// command is the second test's case), and checks the interrupt's outcome
+/// and that the prompt's mark ended the turn with the signal's status.
+fn interrupt_at_the_prompt(command: &str, outcome: &str) {
     let host = bash_host();
     let mut conn = host.connect(Encoding::Json);
     let started = conn.start(start_params("shell", &[]));
     let pane = started.id;
     let (subscription, mut seen) = conn.follow_from_start_until(&pane, "ready> ");
-    conn.type_line(&pane, "sleep 100");
-    // Ctrl-C is for the command: one that reaches the shell before the
-    // command holds the terminal is the next test's case.
+    conn.type_line(&pane, command);
     wait_until_in_the_foreground(started.pid, "sleep");
     let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: false }) else {
         panic!()
     };
-    assert_eq!(report.outcome, "turn_cancelled", "{report:?}");
+    assert_eq!(report.outcome, outcome, "{report:?}");
     conn.follow_until(subscription, &mut seen, |seen| {
         seen.events.iter().any(|event| matches!(event, Event::TurnCompleted { .. }))
     });
@@ -108,34 +109,18 @@ fn an_interrupted_command_ends_its_turn_with_the_signal_status() {
     host.stop();
 }
 
+#[test]
+fn an_interrupted_command_ends_its_turn_with_the_signal_status() {
+    interrupt_at_the_prompt("sleep 100", "turn_cancelled");
+}
+
 /// A command the keys do not stop (here one that turned the terminal's
 /// signal keys off) runs on in silence: quiet output is no proof with
-/// prompt marks, so the stop escalates to SIGINT, and the prompt's mark
-/// ends the turn with the signal's status.
+/// prompt marks, so the stop escalates to SIGINT (the outcome says so),
+/// and the prompt's mark ends the turn with the signal's status.
 #[test]
 fn a_command_the_keys_do_not_stop_is_not_called_stopped_until_its_prompt_returns() {
-    let host = bash_host();
-    let mut conn = host.connect(Encoding::Json);
-    let started = conn.start(start_params("shell", &[]));
-    let pane = started.id;
-    let (subscription, mut seen) = conn.follow_from_start_until(&pane, "ready> ");
-    conn.type_line(&pane, "stty -isig; sleep 100");
-    wait_until_in_the_foreground(started.pid, "sleep");
-    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: false }) else {
-        panic!()
-    };
-    assert_eq!(report.outcome, "process_interrupted", "{report:?}");
-    assert!(report.steps.iter().any(|step| step.action == "sigint"), "{report:?}");
-    conn.follow_until(subscription, &mut seen, |seen| {
-        seen.events.iter().any(|event| matches!(event, Event::TurnCompleted { .. }))
-    });
-    let ended = seen.events.iter().find(|event| matches!(event, Event::TurnCompleted { .. })).unwrap();
-    assert!(
-        matches!(ended, Event::TurnCompleted { source, exit_code: Some(130), .. } if source == "shell_integration"),
-        "{ended:?}"
-    );
-    conn.ok(Request::Close { pane });
-    host.stop();
+    interrupt_at_the_prompt("stty -isig; sleep 100", "process_interrupted");
 }
 
 #[test]
