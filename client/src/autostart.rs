@@ -105,10 +105,18 @@ impl AutostartCommand {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(stderr)
-            // Its own process group: the terminal's job control (Ctrl-C,
-            // hang-up of the foreground job) does not reach the host.
-            .process_group(0)
             .kill_on_drop(false);
+        // A session of its own, without a controlling terminal, as a
+        // daemon runs: the terminal's job control (Ctrl-C, the hang-up of
+        // a closed terminal) does not reach the host, and a terminal handed
+        // to it (`attach_terminal`) is never its own controlling terminal,
+        // which it could not read from a background process group (the
+        // kernel would stop the whole host with SIGTTIN).
+        // Safety: `setsid` is async-signal-safe and touches no memory of
+        // the parent.
+        unsafe {
+            command.pre_exec(|| rustix::process::setsid().map(drop).map_err(std::io::Error::from));
+        }
         let child = command.spawn().map_err(|error| failed(error.to_string()))?;
         tracing::info!(program = %self.program.display(), pid = child.id(), "started the host");
         Ok(child)

@@ -366,6 +366,61 @@ fn plain_panehost_starts_a_shell_pane_and_attaches_to_it() {
     host.stop();
 }
 
+/// Plain `panehost` with no host running starts one, from the very
+/// terminal it then hands over: that host must run in a session of its
+/// own, without a controlling terminal (the kernel would stop a host that
+/// read its own controlling terminal from a background process group), and
+/// take the terminal.
+#[test]
+fn a_host_started_from_the_terminal_runs_in_a_session_of_its_own_and_takes_the_terminal() {
+    let mut host = TestHost::start();
+    host.kill_hard();
+    // Declared before the terminal, so dropped after it: the host the
+    // terminal's command starts is stopped however the test ends.
+    let _stops_the_host = StopsTheHost(&host);
+    let mut terminal = Terminal::spawn(&host, &[], Size { cols: 90, rows: 25 });
+    terminal.wait_until_drawn();
+    terminal.type_keys(b"echo from-$((2+3))\r");
+    terminal.wait_for("from-5");
+
+    let conn = host.connect(Encoding::Json);
+    let started = rustix::net::sockopt::socket_peercred(&conn.stream).unwrap().pid.as_raw_nonzero().get();
+    drop(conn);
+    // Fields after the command name: state, ppid, pgrp, session, tty_nr.
+    let stat = std::fs::read_to_string(format!("/proc/{started}/stat")).unwrap();
+    let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    assert_eq!(fields[3], started.to_string(), "the host leads a session of its own: {stat}");
+    assert_eq!(fields[4], "0", "the host has no controlling terminal: {stat}");
+    let log = std::fs::read_to_string(host.state_dir.join("host.log")).unwrap_or_default();
+    assert!(log.contains("terminal attached"), "the terminal was not handed over: {log}");
+
+    terminal.type_keys(&[DETACH_KEY]);
+    terminal.wait_for("[detached from");
+    assert!(terminal.wait_for_exit().success(), "{:?}", terminal.text());
+}
+
+/// Stops, with its panes, the host serving a test host's socket (one a
+/// command started there), when dropped.
+struct StopsTheHost<'a>(&'a TestHost);
+
+impl Drop for StopsTheHost<'_> {
+    fn drop(&mut self) {
+        let host = self.0;
+        let stopped = std::process::Command::new(panehost_bin())
+            .arg("--socket")
+            .arg(&host.socket)
+            .arg("--state-dir")
+            .arg(&host.state_dir)
+            .args(["stop", "--close-panes"])
+            .env("HOME", &host.home)
+            .output();
+        if !std::thread::panicking() {
+            let stopped = stopped.unwrap();
+            assert!(stopped.status.success(), "{stopped:?}");
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // 8. No terminal
 // ---------------------------------------------------------------------------

@@ -52,7 +52,7 @@ pub async fn handle_attach_terminal(
         next_signal: pane.first_signal_at(snapshot.offset),
         sink: EventSink::Terminal(Arc::clone(&view)),
     };
-    tracing::debug!(pane = %id, "terminal attached");
+    tracing::info!(pane = %id, "terminal attached");
     let reason = if view.draw(&snapshot).await {
         tokio::select! {
             () = task.run() => view.end().reason.unwrap_or(release_reason::EXITED),
@@ -67,7 +67,7 @@ pub async fn handle_attach_terminal(
     // descriptors close (their flags put back) before the answer.
     drop(view);
     drop(terminal);
-    tracing::debug!(pane = %id, reason, "terminal released");
+    tracing::info!(pane = %id, reason, "terminal released");
     Ok(Response::TerminalReleased(TerminalRelease { pane: id, reason: reason.to_owned(), exit }))
 }
 

@@ -39,6 +39,15 @@ impl Terminal {
         if let Some(at) = descriptors.iter().position(|descriptor| !rustix::termios::isatty(descriptor)) {
             return Err(format!("descriptor {} of the {} passed is not a terminal", at + 1, descriptors.len()));
         }
+        // The host's own controlling terminal (a host started from this
+        // terminal), which `tcgetsid` alone answers for: reading it from
+        // outside its foreground process group would have the kernel stop
+        // the whole host (SIGTTIN). The client relays instead.
+        if descriptors.iter().any(|descriptor| rustix::termios::tcgetsid(descriptor).is_ok()) {
+            return Err("the terminal is the host's own controlling terminal (the host was started from it); \
+                        the host reads no terminal of its own session"
+                .to_owned());
+        }
         let mut passed_flags = Vec::with_capacity(descriptors.len());
         for descriptor in &descriptors {
             passed_flags.push(rustix::fs::fcntl_getfl(descriptor).map_err(|err| err.to_string())?);
