@@ -10,7 +10,7 @@ pub fn pane_record(data: &[u8]) {
     let keepers = Path::new("/state/panes/keepers");
     if let Ok((record, _repairs)) = PaneRecord::from_bytes(data, keepers) {
         assert!(record.size.is_valid(), "size {} was let through", record.size);
-        assert!(record.start.size.map_or(true, |size| size.is_valid()));
+        assert!(record.start.size.is_none_or(|size| size.is_valid()));
         assert!(record.reserved_offset <= MAX_RECORDED_COUNT && record.generation <= MAX_RECORDED_COUNT);
         assert_eq!(record.keeper_socket.parent(), Some(keepers));
         assert!(record.check(keepers).is_ok(), "a repaired record checks");

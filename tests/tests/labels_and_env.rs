@@ -44,8 +44,8 @@ fn labels_are_listed_matched_and_kept_across_a_restart() {
     let plain = conn.start(start_params("shell", &[])).id;
 
     assert_eq!(ids(&list(&mut conn, &[])), [ada.id.clone(), bob.clone(), plain.clone()]);
-    assert_eq!(ids(&list(&mut conn, &[("owner", "ada")])), [ada.id.clone()]);
-    assert_eq!(ids(&list(&mut conn, &[("owner", "ada"), ("task", "42")])), [ada.id.clone()]);
+    assert_eq!(ids(&list(&mut conn, &[("owner", "ada")])), std::slice::from_ref(&ada.id));
+    assert_eq!(ids(&list(&mut conn, &[("owner", "ada"), ("task", "42")])), std::slice::from_ref(&ada.id));
     assert_eq!(ids(&list(&mut conn, &[("owner", "ada"), ("task", "7")])), Vec::<PaneId>::new());
     assert_eq!(ids(&list(&mut conn, &[("owner", "carol")])), Vec::<PaneId>::new());
 
@@ -54,7 +54,7 @@ fn labels_are_listed_matched_and_kept_across_a_restart() {
     host.restart();
     let mut conn = host.connect(Encoding::Json);
     let after = list(&mut conn, &[("task", "42")]);
-    assert_eq!(ids(&after), [ada.id.clone()]);
+    assert_eq!(ids(&after), std::slice::from_ref(&ada.id));
     assert_eq!(after[0].labels, ada.labels);
     for pane in [ada.id, bob, plain] {
         conn.ok(Request::Close { pane });
