@@ -2,11 +2,11 @@
 
 use super::{GlobalArgs, HostLaunch};
 use crate::{
-    connect_or_start, connect_or_start_with, AutostartCommand, Client, ClientOptions, Connector, RawConnection,
-    RemoteLink,
+    connect_or_start, connect_or_start_with, AutostartCommand, Client, ClientError, ClientOptions, Connector,
+    RawConnection, RemoteLink,
 };
 use anyhow::Context as _;
-use panehost_ipc::Encoding;
+use panehost_ipc::{Encoding, ErrorCode};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -112,7 +112,19 @@ impl Context {
             return Ok(link.connect(&self.client_options(Encoding::Bincode)).await?);
         }
         let command = self.autostart_command()?;
-        let client = connect_or_start(&self.socket, &self.client_options(Encoding::Bincode), &command).await?;
+        let client = match connect_or_start(&self.socket, &self.client_options(Encoding::Bincode), &command).await {
+            Ok(client) => client,
+            Err(ClientError::Refused { code, message, .. }) if code == ErrorCode::ProtocolMismatch.as_str() => {
+                // A host of an older or newer revision (a build from before
+                // a rebuild or an upgrade) refuses this command's bincode.
+                anyhow::bail!(
+                    "the host at {} runs another build of panehost and refused this one ({message}); \
+                     `panehost stop` ends it, keeping its panes, and the next command starts this one",
+                    self.socket.display()
+                );
+            }
+            Err(other) => return Err(other.into()),
+        };
         self.note_another_build(&client);
         Ok(client)
     }
