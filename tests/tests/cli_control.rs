@@ -303,3 +303,34 @@ fn a_second_host_refuses_to_start_on_a_socket_in_use() {
     cli.ok(&["close", &pane]);
     host.stop();
 }
+
+/// A host of another build (here one of revision 3 that a test plays)
+/// refuses this command's bincode at the handshake; the command says what
+/// that means and what to do, rather than the protocol's own words alone.
+#[test]
+fn a_host_of_another_revision_is_named_with_what_to_do() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let cli = Cli { socket: run.join("host.sock"), state_dir: dir.path().join("state"), home: dir.path().to_owned() };
+    let listener = std::os::unix::net::UnixListener::bind(&cli.socket).unwrap();
+    let older_host = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        stream.set_read_timeout(Some(WAIT)).unwrap();
+        read_frame(&mut stream).expect("a hello");
+        let refusal = serde_json::json!({"refused": {
+            "code": "PROTOCOL_MISMATCH",
+            "message": "a bincode client must speak this host's revision exactly: the client speaks protocol 1 \
+                        revision 4, this host revision 3; use a client of revision 3, or the JSON encoding",
+            "protocol": 1,
+        }});
+        write_frame(&mut stream, &serde_json::to_vec(&refusal).unwrap());
+    });
+    let outcome = cli.run(&["ls"]);
+    older_host.join().unwrap();
+    assert_eq!(outcome.code(), Some(1), "{outcome:?}");
+    assert!(outcome.stderr.contains("runs another build of panehost"), "{outcome:?}");
+    assert!(outcome.stderr.contains("`panehost stop` ends it"), "{outcome:?}");
+}
