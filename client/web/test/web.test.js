@@ -188,9 +188,18 @@ describe('panehost web', () => {
       what: "the interrupt's outcome",
       describe: async () => JSON.stringify(await pageState(page)),
     });
+    // The answer and the pane's output come on different connections: the
+    // prompt the shell draws once the command has ended may reach the page
+    // just after the outcome does.
+    const promptAfterCommand = (rows) => {
+      const commandRow = rows.findLastIndex((row) => row.endsWith('sleep 100; echo not-interrupted'));
+      return rows.slice(commandRow + 1).some(isPrompt);
+    };
+    await waitFor(async () => promptAfterCommand(trimTrailingEmpty((await pageState(page)).rows)), {
+      what: 'a prompt after the command',
+      describe: async () => JSON.stringify((await pageState(page)).rows),
+    });
     const rows = trimTrailingEmpty((await pageState(page)).rows);
-    const commandRow = rows.findLastIndex((row) => row.endsWith('sleep 100; echo not-interrupted'));
-    assert.ok(rows.slice(commandRow + 1).some(isPrompt), `a prompt after the command: ${JSON.stringify(rows)}`);
     assert.equal(rows.some((row) => row === 'not-interrupted'), false);
   });
 
