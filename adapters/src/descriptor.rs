@@ -181,6 +181,23 @@ impl CompletionSignal {
             CompletionSignal::ShellIntegration => "shell_integration",
         }
     }
+
+    /// True when the signal reports the end of a turn an interrupt stopped,
+    /// as it reports any other end: then output going quiet after an
+    /// interrupt proves nothing (the program may run on in silence), and
+    /// only the signal, or the program's end, confirms the stop. Hooks and
+    /// notify programs of CLIs do not fire for a cancelled turn, and a
+    /// terminal notification may not come; prompt marks always do.
+    pub fn ends_interrupted_turns(self) -> bool {
+        match self {
+            CompletionSignal::ShellIntegration => true,
+            CompletionSignal::Hook
+            | CompletionSignal::NotifyProgram
+            | CompletionSignal::TerminalNotification
+            | CompletionSignal::ScreenHeuristic
+            | CompletionSignal::Unobserved => false,
+        }
+    }
 }
 
 /// How a user signs in to the runtime's provider.

@@ -388,12 +388,12 @@ enum Confirmation {
 /// step: a CLI may take a moment to redraw after it stops. Gives up once
 /// no such period can still be seen.
 ///
-/// A shell with prompt marks says when its command ends (the prompt comes
-/// back): there quiet output confirms nothing. A Ctrl-C that reached the
-/// shell while it was still starting the command leaves the command
+/// Where the completion signal reports interrupted turns too (a shell's
+/// prompt marks), quiet output confirms nothing: a Ctrl-C that reached
+/// the shell while it was still starting the command leaves the command
 /// running, quietly; the stop then escalates to SIGINT for it.
 async fn confirm(pane: &Pane, first_seq: u64, turn_running: bool) -> Confirmation {
-    let quiet_confirms = turn_running && pane.completion() != CompletionSignal::ShellIntegration;
+    let quiet_confirms = turn_running && !pane.completion().ends_interrupted_turns();
     let began = Instant::now();
     let deadline = began + INTERRUPT_CONFIRM_WAIT + if quiet_confirms { HEURISTIC_QUIET } else { Duration::ZERO };
     let mut last_change = began;
