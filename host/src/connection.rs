@@ -119,7 +119,7 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
         outbox: outbox.clone(),
         next_subscription: 1,
         peer_pid,
-        passed,
+        passed: Some(passed),
         requests_ended: requests_ended.clone(),
     };
     let mut subscriptions: HashMap<u64, JoinHandle<()>> = HashMap::new();

@@ -112,8 +112,9 @@ pub struct ConnectionContext {
     /// The connecting process, as the kernel reported it when it
     /// connected (`SO_PEERCRED`).
     pub peer_pid: Option<u32>,
-    /// The descriptors the connection's first request brought.
-    pub passed: PassedDescriptors,
+    /// The descriptors the connection's first request brought; taken (and
+    /// the slot closed) when that request is read.
+    pub passed: Option<PassedDescriptors>,
     /// Cancelled once the client has ended its requests (closed its
     /// sending side or the connection): what waits for the client then
     /// stops.
@@ -136,8 +137,9 @@ pub fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: R
     let _entered = span.enter();
     tracing::debug!("request read");
     let host = Arc::clone(host);
-    // Descriptors belong to the first request, whatever it is.
-    let passed = context.passed.take_for_first_request();
+    // Descriptors belong to the first request, whatever it is; later ones
+    // find the slot gone (and closed) and take no lock.
+    let passed = context.passed.take().map(|slot| slot.take_for_first_request()).unwrap_or_default();
     match request {
         Request::AttachTerminal { pane, detach_key } => {
             let ended = context.requests_ended.clone();
