@@ -2,7 +2,8 @@
 //! out.
 
 use crate::config::MAX_SUBSCRIPTIONS_ENV;
-use crate::dispatch::{self, ConnectionContext, Handling};
+use crate::contained::{contained, contained_future};
+use crate::dispatch::{self, ConnectionContext, Handling, Reply};
 use crate::host_state::HostState;
 use crate::limits::{HANDSHAKE_TIMEOUT, MAX_REQUESTS_IN_FLIGHT};
 use crate::outbox::Outbox;
@@ -196,7 +197,11 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
             }
             continue;
         }
-        match dispatch::handle(&host, &mut context, request.request) {
+        // A handler's panic is a defect of the host, never the client's:
+        // it answers INTERNAL, and the host and this connection go on.
+        let handling = contained(HANDLER, || dispatch::handle(&host, &mut context, request.request))
+            .unwrap_or_else(|| Handling::Now(Reply::from(Err(handler_failed()))));
+        match handling {
             Handling::Now(reply) => {
                 if !answer(&outbox, request.id, reply.result).await {
                     break;
@@ -208,7 +213,7 @@ pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
             Handling::Later(work) => {
                 let outbox = outbox.clone();
                 let mut answering = Box::pin(async move {
-                    let result = work.await;
+                    let result = contained_future(HANDLER, work).await.unwrap_or_else(|| Err(handler_failed()));
                     answer(&outbox, request.id, result).await;
                 });
                 // Most work is done at its first step (a keystroke written
@@ -250,6 +255,17 @@ async fn answer(outbox: &Outbox, id: u64, result: Result<Response, ErrorBody>) -
         Ok(body) => outbox.response(id, body).await,
         Err(error) => outbox.error(Some(id), error).await,
     }
+}
+
+/// What a handler is, in the log line of its panic.
+const HANDLER: &str = "a request's handler";
+
+/// The answer to a request whose handler panicked (the panic is logged).
+fn handler_failed() -> ErrorBody {
+    ErrorBody::new(
+        ErrorCode::Internal,
+        "the host failed on this request (a defect, in the host's log); the host and this connection go on",
+    )
 }
 
 fn is_too_large(err: &io::Error) -> bool {

@@ -7,7 +7,9 @@
 //! rather than as a crash. Every other panic is reported as before.
 
 use std::cell::Cell;
+use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
+use std::task::Poll;
 
 thread_local! {
     /// What the code running under [`contained`] on this thread is, if any.
@@ -21,6 +23,19 @@ pub fn contained<R>(what: &'static str, f: impl FnOnce() -> R) -> Option<R> {
     let result = panic::catch_unwind(AssertUnwindSafe(f));
     CONTAINING.with(|containing| containing.set(outer));
     result.ok()
+}
+
+/// Runs `future` to its end, each of its polls under [`contained`]: a
+/// panic in any of them is logged as an error of `what` and gives `None`
+/// (the future is dropped then).
+pub async fn contained_future<F: Future>(what: &'static str, future: F) -> Option<F::Output> {
+    let mut future = std::pin::pin!(future);
+    std::future::poll_fn(|cx| match contained(what, || future.as_mut().poll(cx)) {
+        Some(Poll::Ready(value)) => Poll::Ready(Some(value)),
+        Some(Poll::Pending) => Poll::Pending,
+        None => Poll::Ready(None),
+    })
+    .await
 }
 
 /// Installs the panic hook: a panic under [`contained`] is logged (with its
@@ -45,7 +60,7 @@ pub fn install_panic_hook() {
 
 #[cfg(test)]
 mod tests {
-    use super::contained;
+    use super::{contained, contained_future};
 
     #[test]
     fn a_panic_inside_is_none_and_a_value_is_some() {
@@ -58,5 +73,15 @@ mod tests {
             panic!("outer")
         });
         assert_eq!(outer, None::<()>);
+    }
+
+    #[tokio::test]
+    async fn a_future_that_panics_after_waiting_is_none() {
+        assert_eq!(contained_future("a test", async { 7 }).await, Some(7));
+        let panics = async {
+            tokio::task::yield_now().await;
+            panic!("a defect after the first poll")
+        };
+        assert_eq!(contained_future("a test", panics).await, None::<()>);
     }
 }

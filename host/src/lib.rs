@@ -24,6 +24,7 @@ pub mod open_files;
 pub mod outbox;
 pub mod pane;
 pub mod passed_descriptors;
+pub mod process_stat;
 pub mod receipt_handler;
 pub mod receipt_store;
 pub mod records;

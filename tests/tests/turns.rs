@@ -286,6 +286,27 @@ fn claude_hooks_injected_per_launch_report_turns_and_approvals() {
     host.stop();
 }
 
+/// A client whose session leader lies outside the host's pid namespace (a
+/// job of a container or a CI runner: the kernel names its session 0 there)
+/// is answered like any other: the test above again, inside a pid namespace
+/// of its own (`unshare`, which needs root or CAP_SYS_ADMIN). The host once
+/// took that 0 for a pid and its connection died unanswered.
+#[test]
+fn a_client_whose_session_leader_is_outside_the_pid_namespace_is_answered() {
+    let test = "claude_hooks_injected_per_launch_report_turns_and_approvals";
+    // --kill-child: the namespace, and everything in it, ends with unshare.
+    let output = std::process::Command::new("unshare")
+        .args(["--pid", "--fork", "--mount-proc", "--kill-child"])
+        .arg(std::env::current_exe().expect("the test binary's path"))
+        .args(["--exact", test, "--test-threads", "1"])
+        .output()
+        .expect("unshare (util-linux) runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{test} in a pid namespace: {}\n{stdout}\n{stderr}", output.status);
+    assert!(stdout.contains("1 passed"), "{test} did not run in the namespace:\n{stdout}");
+}
+
 #[test]
 fn codex_notify_program_reports_the_end_of_each_turn() {
     ask_stand_in("codex", FAKE_CODEX, Encoding::Bincode, "refactor it", "notify_program", "codex did: refactor it");

@@ -29,6 +29,7 @@ mod signals;
 pub mod turn;
 
 use crate::limits;
+use crate::process_stat::{descends_from, ProcessStat};
 use crate::records::{PaneRecord, RecordStore, RecordedScreen, RecordedTurn, RECORD_VERSION, RESERVE_STEP};
 use end_marker::EndMarker;
 use input_line::InputLine;
@@ -505,11 +506,7 @@ impl Pane {
     /// but never choose its parent).
     pub fn is_own_process(&self, pid: Option<u32>) -> bool {
         let Some(pid) = pid else { return false };
-        let in_session = i32::try_from(pid)
-            .ok()
-            .and_then(rustix::process::Pid::from_raw)
-            .and_then(|pid| rustix::process::getsid(Some(pid)).ok())
-            .is_some_and(|session| session.as_raw_nonzero().get() as u32 == self.info.pid);
+        let in_session = ProcessStat::read(pid).is_some_and(|stat| stat.session == self.info.pid);
         in_session || descends_from(pid, self.info.pid)
     }
 
@@ -956,32 +953,6 @@ impl Behaviour {
             process_started: None,
         }
     }
-}
-
-/// True when `ancestor` is `pid` or one of its ancestors (its parent, the
-/// parent's parent, ...), as `/proc` tells it, looking 64 generations up at
-/// most.
-fn descends_from(pid: u32, ancestor: u32) -> bool {
-    let mut current = pid;
-    for _ in 0..64 {
-        if current == ancestor {
-            return true;
-        }
-        let Some(parent) = parent_of(current) else { return false };
-        if parent <= 1 {
-            return false;
-        }
-        current = parent;
-    }
-    false
-}
-
-/// The parent of `pid`, from `/proc/<pid>/stat`.
-fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may hold spaces or ')'.
-    let (_, rest) = stat.rsplit_once(") ")?;
-    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// The exact end the pane's end marker holds, when the record agrees with

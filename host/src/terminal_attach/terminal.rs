@@ -2,6 +2,7 @@
 //! descriptors it passed, made non-blocking for the host's reactor and put
 //! back as they were when the attachment ends.
 
+use crate::process_stat::ProcessStat;
 use rustix::fs::OFlags;
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
@@ -40,10 +41,10 @@ impl Terminal {
             return Err(format!("descriptor {} of the {} passed is not a terminal", at + 1, descriptors.len()));
         }
         // The host's own controlling terminal (a host started from this
-        // terminal), which `tcgetsid` alone answers for: reading it from
-        // outside its foreground process group would have the kernel stop
-        // the whole host (SIGTTIN). The client relays instead.
-        if descriptors.iter().any(|descriptor| rustix::termios::tcgetsid(descriptor).is_ok()) {
+        // terminal): reading it from outside its foreground process group
+        // would have the kernel stop the whole host (SIGTTIN). The client
+        // relays instead.
+        if descriptors.iter().any(is_own_controlling_terminal) {
             return Err("the terminal is the host's own controlling terminal (the host was started from it); \
                         the host reads no terminal of its own session"
                 .to_owned());
@@ -124,4 +125,14 @@ impl Drop for Terminal {
             let _ = rustix::fs::fcntl_setfl(descriptor.get_ref().as_fd(), *flags);
         }
     }
+}
+
+/// True when `descriptor` is the host's controlling terminal: the same
+/// device as the one `/proc/self/stat` names. (`TIOCGSID` would say so too,
+/// but its answer is a session id that is 0 for a leader outside the host's
+/// pid namespace, which the wrapper cannot hold.)
+fn is_own_controlling_terminal(descriptor: &OwnedFd) -> bool {
+    let Some((major, minor)) = ProcessStat::own().and_then(|own| own.controlling_terminal()) else { return false };
+    rustix::fs::fstat(descriptor)
+        .is_ok_and(|stat| rustix::fs::major(stat.st_rdev) == major && rustix::fs::minor(stat.st_rdev) == minor)
 }
