@@ -42,6 +42,9 @@ pub struct LaunchFacts {
     /// A completion receipt's one-shot run (accepting a weaker boundary, so
     /// that only a missing one-shot mode refuses it).
     pub receipt: Result<LaunchPlan, AdmissionError>,
+    /// The interrupt keys leave the request to the model open (the
+    /// descriptor's own account of what was seen live).
+    pub interrupt_keeps_request: bool,
 }
 
 impl LaunchFacts {
@@ -79,6 +82,7 @@ impl LaunchFacts {
                 .collect(),
             receipt: launcher::plan_receipt(descriptor, program, cwd, "prompt", model.as_deref(), true, environment)
                 .map(|(plan, _)| plan),
+            interrupt_keeps_request: descriptor.interrupt_keeps_request,
         }
     }
 
@@ -142,6 +146,9 @@ pub fn implied_limitations(id: &str, facts: &LaunchFacts) -> BTreeSet<String> {
     let completion = facts.start.as_ref().map(|plan| plan.completion).unwrap_or(CompletionSignal::Unobserved);
     if completion == CompletionSignal::Unobserved {
         add(limitation::COMPLETION_UNOBSERVED);
+    }
+    if facts.interrupt_keeps_request {
+        add(limitation::INTERRUPT_KEEPS_REQUEST);
     }
     implied
 }

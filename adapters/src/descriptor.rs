@@ -333,6 +333,9 @@ pub struct Descriptor {
     pub interrupt_keys: Vec<u8>,
     /// How many times the keys must be pressed (a short gap apart).
     pub interrupt_presses: u8,
+    /// The keys stop the answer on the screen but leave the CLI's request
+    /// to the model open (seen live); declared as `INTERRUPT_KEEPS_REQUEST`.
+    pub interrupt_keeps_request: bool,
     /// How the end of a turn is observed.
     pub completion: CompletionSignal,
     /// How the CLI's hooks are pointed at the host, for `Hook` and

@@ -45,9 +45,10 @@ supported = false
 self_update_args = ["--no-update"]
 self_update_environment = { OTHER_UPDATES = "off" }
 interrupt_keys = "\u001b"
+interrupt_keeps_request = true
 login = "in_terminal"
 login_args = ["login"]
-limitations = ["PROVIDER_SELECTION_ONLY", "COMPLETION_UNOBSERVED", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE"]
+limitations = ["PROVIDER_SELECTION_ONLY", "COMPLETION_UNOBSERVED", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE", "INTERRUPT_KEEPS_REQUEST"]
 
 [runtime.other.resume]
 latest = ["resume", "--last"]
@@ -152,6 +153,8 @@ fn a_valid_file_loads_both_runtimes_with_their_argv() {
     let other = runtime(&load, "other");
     assert!(!other.supported);
     assert_eq!(other.interrupt_keys, b"\x1b");
+    assert!(other.interrupt_keeps_request);
+    assert!(!mycli.interrupt_keeps_request, "the default");
     assert_eq!(other.model, ModelForm::NotTaken);
     let Executable::Named { names, known_paths } = &other.executable else { panic!("{:?}", other.executable) };
     assert_eq!(names, &["other", "other-cli"]);
@@ -367,6 +370,10 @@ fn executables_and_arguments_are_checked() {
     assert_refused(&minimal("[runtime.bad]", "environment = { TERM = \"dumb\" }  # <-"), "bad", &["set by the host"]);
     assert_refused(&minimal("[runtime.bad]", "reads_environment = [\"NOT-A-NAME\"]  # <-"), "bad", &["variable name"]);
     assert_refused(&minimal("[runtime.bad]", "interrupt_keys = \"\"  # <-"), "bad", &["interrupt_keys"]);
+    assert_refused(&minimal("[runtime.bad]", "interrupt_keeps_request = 1  # <-"), "bad", &["true or false"]);
+    // Declared by the key, so implied: the list must then name it.
+    let keeps = "\n[runtime.bad]\ndisplay_name = \"Bad\"\nexecutable = [\"bad\"]\ninterrupt_keeps_request = true\nlimitations = [\"NATIVE_RESUME_UNSUPPORTED\", \"HOST_LOSS_RESTARTS_FRESH\", \"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PERMISSION_PROFILE_UNENFORCED\", \"RECEIPT_UNAVAILABLE\"]  # <-\n";
+    assert_refused(keeps, "bad", &["INTERRUPT_KEEPS_REQUEST"]);
     assert_refused(
         &minimal("[runtime.bad]", "display_name = 1979-05-27  # <-").replacen("display_name = \"Bad\"\n", "", 1),
         "bad",

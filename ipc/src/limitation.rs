@@ -29,6 +29,10 @@ pub const LOGIN_NOT_IN_TERMINAL: &str = "LOGIN_NOT_IN_TERMINAL";
 /// asking for one it cannot enforce is refused unless the client accepts a
 /// weaker boundary.
 pub const PERMISSION_PROFILE_UNENFORCED: &str = "PERMISSION_PROFILE_UNENFORCED";
+/// The interrupt keys stop the CLI's answer on the screen, but not its
+/// request to the model: the model's server streams on (and is paid for)
+/// until it ends the answer.
+pub const INTERRUPT_KEEPS_REQUEST: &str = "INTERRUPT_KEEPS_REQUEST";
 /// The CLI has no one-shot mode to take a completion receipt with, so it
 /// is never ready for work that requires one.
 pub const RECEIPT_UNAVAILABLE: &str = "RECEIPT_UNAVAILABLE";
@@ -47,4 +51,5 @@ pub const ALL: &[&str] = &[
     LOGIN_NOT_IN_TERMINAL,
     PERMISSION_PROFILE_UNENFORCED,
     RECEIPT_UNAVAILABLE,
+    INTERRUPT_KEEPS_REQUEST,
 ];

@@ -30,6 +30,7 @@ const RUNTIME_KEYS: &[&str] = &[
     "model_flag",
     "model_required",
     "interrupt_keys",
+    "interrupt_keeps_request",
     "reads_environment",
     "environment",
     "self_update_args",
@@ -186,6 +187,8 @@ impl Reader<'_> {
             }
         }
 
+        let interrupt_keeps_request = self.optional(table, "interrupt_keeps_request", Reader::boolean).unwrap_or(false);
+
         let reads_environment = self.optional(table, "reads_environment", Reader::strings).unwrap_or_default();
         for (index, name) in reads_environment.iter().enumerate() {
             if !variable_name(name) {
@@ -222,6 +225,7 @@ impl Reader<'_> {
         if let Some(keys) = interrupt_keys {
             descriptor.interrupt_keys = keys;
         }
+        descriptor.interrupt_keeps_request = interrupt_keeps_request;
         descriptor.completion = CompletionSignal::Unobserved;
         descriptor.login = login;
         descriptor.receipt = receipt;

@@ -21,8 +21,8 @@
 //!   PROMPT`, a session `--continue` does not pick;
 //! - Ctrl-C (its footer's "Ctrl+C cancel") stops drawing an answer, and at
 //!   the prompt exits; Esc does nothing. The request to the model stays
-//!   open after Ctrl-C: no limitation code says that, so the live record
-//!   and docs/ADAPTERS.md do.
+//!   open after Ctrl-C (the fixture streamed on to it):
+//!   `INTERRUPT_KEEPS_REQUEST`.
 
 use super::{agent_cli, receipt, resume, strings, UNOBSERVED};
 use crate::descriptor::{Descriptor, Evidence, ReferenceCapture, ResumeMode, VersionProbe};
@@ -42,10 +42,12 @@ pub(super) fn descriptor() -> Descriptor {
         // It has no read-only mode: a receipt needs the weaker boundary
         // accepted. The model and its key are in ~/.hermes/config.yaml.
         receipt: receipt(&["chat", "-Q", "--source", "tool", "-q", "{prompt}"]),
+        interrupt_keeps_request: true,
         limitations: strings(&[
             UNOBSERVED,
             limitation::LOGIN_NOT_IN_TERMINAL,
             limitation::PERMISSION_PROFILE_UNENFORCED,
+            limitation::INTERRUPT_KEEPS_REQUEST,
         ]),
         ..agent_cli("hermes", "Hermes Agent", &["hermes"], Evidence::CapturedHelp { file: "hermes.json".into() })
     }

@@ -137,6 +137,7 @@ pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: 
         reference_pattern: None,
         interrupt_keys: b"\x03".to_vec(),
         interrupt_presses: 1,
+        interrupt_keeps_request: false,
         completion: CompletionSignal::Unobserved,
         hook_injection: None,
         drops_early_input: false,

@@ -22,6 +22,7 @@ pub(super) fn descriptor() -> Descriptor {
         reference_pattern: None,
         interrupt_keys: b"\x03".to_vec(),
         interrupt_presses: 1,
+        interrupt_keeps_request: false,
         // An interactive bash gets prompt marks that say where each command
         // ends, and with what status (`shell_integration.rs`). Other shells
         // say nothing when a command ends: the screen going quiet after

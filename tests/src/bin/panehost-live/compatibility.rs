@@ -34,7 +34,7 @@ pub struct Column {
 pub const COLUMNS: &[Column] = &[
     Column { title: "start", steps: &["start"], limitations: &[limitation::START_REQUIRES_RESOLVED_MODEL] },
     Column { title: "send", steps: &["send"], limitations: &[] },
-    Column { title: "interrupt", steps: &["interrupt"], limitations: &[] },
+    Column { title: "interrupt", steps: &["interrupt"], limitations: &[limitation::INTERRUPT_KEEPS_REQUEST] },
     Column {
         title: "native resume",
         steps: &["resume_reference", "resume_latest"],
@@ -50,6 +50,10 @@ pub const COLUMNS: &[Column] = &[
     Column { title: "reconnect", steps: &["reconnect"], limitations: &[] },
     Column { title: "completion", steps: &["completion"], limitations: &[limitation::COMPLETION_UNOBSERVED] },
 ];
+
+/// Limitations the host does not refuse an operation for: what they say
+/// is seen in what the operation does (`(seen live V)`, not a refusal).
+pub const ALLOWED_AND_SEEN: &[&str] = &[limitation::INTERRUPT_KEEPS_REQUEST];
 
 /// The prefix of a cell item backed by a passing record step.
 pub const LIVE_PROOF: &str = "live proof";
@@ -127,6 +131,9 @@ pub fn cell(descriptor: &Descriptor, record: Option<&Record>, column: &Column) -
             let refused =
                 steps.iter().any(|s| s.result == NOT_APPLICABLE && s.detail.starts_with(&format!("declared {code}:")));
             match (&version, refused) {
+                (Some(version), true) if ALLOWED_AND_SEEN.contains(code) => {
+                    items.push(format!("{DECLARED} {code} (seen live {version})"))
+                }
                 (Some(version), true) => items.push(format!("{DECLARED} {code} (refusal seen live {version})")),
                 _ => items.push(format!("{DECLARED} {code}")),
             }
@@ -279,7 +286,7 @@ Each cell lists its evidence, strongest first (`<br>` separates items):
 | `fails live V` | The step ran with the real CLI, version `V`, and failed: the adapter claims it, and the run did not show it. The record's detail says what happened. |
 | `end-to-end test (file)` | An end-to-end test of this repository drives this runtime for it (the fixture agent, or `/bin/sh`). |
 | `contract test` | `adapters/tests/contract.rs` checks what the launcher builds for it, without running the CLI: for start, the plan and its environment; for native resume, that a valid reference reaches argv as one argument and hostile ones never do; for completion, that the hooks or notify program are part of the plan. It says nothing about the CLI's behaviour. |
-| `declared: CODE` | The adapter declares this limitation (section 10 of [PROTOCOL.md](PROTOCOL.md)): the host refuses the operation naming it (for `REFERENCE_PENDING_LIVE_PROOF`: the exact resume is offered but awaits a live proof). `(refusal seen live V)`: the live run asked anyway, the host refused naming it, and the step is recorded as `not_applicable`. |
+| `declared: CODE` | The adapter declares this limitation (section 10 of [PROTOCOL.md](PROTOCOL.md)): the host refuses the operation naming it (for `REFERENCE_PENDING_LIVE_PROOF`: the exact resume is offered but awaits a live proof; `INTERRUPT_KEEPS_REQUEST` refuses nothing: it says what the interrupt cannot reach). `(refusal seen live V)`: the live run asked anyway, the host refused naming it, and the step is recorded as `not_applicable`. `(seen live V)`: the live run saw what the limitation says (for `INTERRUPT_KEEPS_REQUEST`: the answer stopped on the screen, the request stayed open), recorded as `not_applicable`. |
 | `blocked: REASON` | The CLI installs here, but this step could not run offline: REASON (its vendor's sign-in or servers) stands in the way. The record says what was run, what the CLI printed, and which steps therefore did not run; the steps that need no model (detect, start up to the sign-in screen, close, the refusals of declared limitations, leftovers) still ran. |
 | `unverified` | Nothing here shows it. |
 

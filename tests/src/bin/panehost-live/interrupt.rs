@@ -3,6 +3,13 @@
 //! the answer and leave the CLI running: the fixture logs the client going
 //! away, and the answer on the screen stops growing.
 //!
+//! An adapter that declares `INTERRUPT_KEEPS_REQUEST` (its keys stop the
+//! answer on the screen, not the request) is held to that: the answer must
+//! stop growing with the CLI still running, and the step is recorded as
+//! `not_applicable` naming the limitation while the fixture streams on (a
+//! pass when the request was closed after all: the declaration is then due
+//! for removal, and the detail says so).
+//!
 //! When it fails and the adapter's keys are not Esc, the runner tries Esc
 //! in a fresh pane once the other steps are done, and adds what it saw to
 //! the step's detail, so that the record says whether another key would do.
@@ -12,7 +19,7 @@ use crate::outcome::{pause, Outcome};
 use crate::pane::{self, count, look, running, state_text, tail};
 use crate::run::{Ctx, State};
 use crate::submit::{self, How};
-use panehost_ipc::{InterruptReport, PaneId};
+use panehost_ipc::{limitation, InterruptReport, PaneId};
 use std::time::{Duration, Instant};
 
 /// How long the answer may take to show once `SLOW` reached the model.
@@ -110,7 +117,20 @@ pub async fn run(ctx: &Ctx<'_>, state: &mut State) -> Outcome {
         detail.push_str("; ");
         detail.push_str(note);
     }
-    if stopped && alive && first == second {
+    let drawing_stopped = alive && first == second;
+    if ctx.descriptor.interrupt_keeps_request && drawing_stopped {
+        if stopped {
+            return Outcome::pass(format!(
+                "{detail}; the request was closed although {} is declared: the declaration is due for removal",
+                limitation::INTERRUPT_KEEPS_REQUEST
+            ));
+        }
+        return Outcome::not_applicable(format!(
+            "declared {}: the answer stopped on the screen with the CLI running, and the request stayed open, as declared; {detail}",
+            limitation::INTERRUPT_KEEPS_REQUEST
+        ));
+    }
+    if stopped && drawing_stopped {
         return Outcome::pass(detail);
     }
     // Tried after the other steps: its pane's session must not become the
