@@ -59,7 +59,7 @@ impl SubscriptionTask {
         let mut progress = self.pane.progress();
         let mut size: Size = self.size;
         loop {
-            if progress.borrow().signals > self.next_signal && !self.deliver_signals().await {
+            if progress.peek().signals > self.next_signal && !self.deliver_signals().await {
                 return;
             }
             let event = match self.pane.read_output(self.cursor, OUTPUT_EVENT_BYTES) {
@@ -79,7 +79,7 @@ impl SubscriptionTask {
                     return;
                 }
                 RingRead::UpToDate => {
-                    let current = progress.borrow_and_update().clone();
+                    let current = progress.latest();
                     if current.end > self.cursor || current.signals > self.next_signal {
                         continue;
                     }

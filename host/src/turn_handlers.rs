@@ -76,7 +76,7 @@ async fn submit(pane: &Pane, turn: &InputTurn, params: &SendParams) -> Result<us
     }
     body.extend_from_slice(params.bytes.as_slice());
     let mut echo = pane.progress();
-    echo.borrow_and_update();
+    echo.mark_seen();
     pane.write_input(turn, &body, INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
     if !body.is_empty() {
         // Several TUIs read text and an Enter that arrive together as one
@@ -108,7 +108,7 @@ fn without_paste_markers(text: &str) -> String {
 async fn wait_until_ready(pane: &Pane) {
     let mut progress = pane.progress();
     let ready = async {
-        let _ = progress.wait_for(|state| state.end > 0 || state.exit.is_some()).await;
+        let _ = progress.until(|state| state.end > 0 || state.exit.is_some()).await;
         while let Ok(Ok(())) = tokio::time::timeout(READY_QUIET, progress.changed()).await {}
     };
     if tokio::time::timeout(READY_TIMEOUT, ready).await.is_err() {
@@ -154,10 +154,11 @@ pub async fn handle_ask(
     drop(turn);
 
     let mut progress = pane.progress();
-    // (`wait_for` answers with a read guard; keep only whether it timed out.)
+    // The predicate reads the turns on a copy of the progress: no lock is
+    // held while it runs.
     let timed_out = tokio::time::timeout(
         timeout,
-        progress.wait_for(|state| state.exit.is_some() || completed_since(&pane, first_seq).is_some()),
+        progress.until(|state| state.exit.is_some() || completed_since(&pane, first_seq).is_some()),
     )
     .await
     .is_err();
@@ -414,7 +415,7 @@ async fn confirm(pane: &Pane, first_seq: u64, turn_running: bool) -> Confirmatio
         }
         let quiet_ends = last_change + HEURISTIC_QUIET;
         let wake = if quiet_confirms { quiet_ends.min(deadline) } else { deadline };
-        progress.borrow_and_update();
+        progress.mark_seen();
         match tokio::time::timeout(wake.saturating_duration_since(now), progress.changed()).await {
             Err(_elapsed) => {}
             Ok(Err(_closed)) => return Confirmation::Exited,
@@ -459,7 +460,7 @@ pub fn enforce_wall_time(pane: Arc<Pane>, limit: Duration) {
     tokio::spawn(async move {
         let mut progress = pane.progress();
         let reached =
-            tokio::time::timeout(limit, progress.wait_for(|state| state.exit.is_some() || state.closed)).await.is_err();
+            tokio::time::timeout(limit, progress.until(|state| state.exit.is_some() || state.closed)).await.is_err();
         if reached {
             tracing::info!(pane = %pane.info().id, limit_ms = limit.as_millis() as u64, "wall-time limit reached; closing");
             pane.close().await;

@@ -87,7 +87,7 @@ async fn wait_on_screen(pane: &Pane, pattern: &Regex, deadline: Instant, timeout
             let matched = String::from_utf8_lossy(found.as_bytes());
             return Ok(Found { offset, matched: cut_matched(&matched, MAX_MATCHED_LEN) });
         }
-        let state = progress.borrow_and_update().clone();
+        let state = progress.latest();
         if let Some(status) = &state.exit {
             if offset >= state.end {
                 return Err(exited_first(pane, status.code, "screen"));
@@ -129,7 +129,7 @@ async fn wait_on_output(
     let mut cursor = from;
     let mut skipped = 0u64;
     loop {
-        progress.borrow_and_update();
+        progress.mark_seen();
         match pane.read_output(cursor, READ_CHUNK) {
             RingRead::Bytes(bytes) => {
                 cursor += bytes.len() as u64;
@@ -159,7 +159,7 @@ async fn wait_on_output(
             }
             RingRead::UpToDate | RingRead::Ahead => {}
         }
-        let state = progress.borrow().clone();
+        let state = progress.peek();
         if let Some(status) = &state.exit {
             if cursor >= state.end {
                 return Err(exited_first(pane, status.code, "output"));

@@ -46,7 +46,7 @@ async fn drain(pane: &Pane) -> bool {
     let mut parsed = pane.parsed_offset();
     let deadline = tokio::time::Instant::now() + EXIT_DRAIN_LIMIT;
     loop {
-        progress.borrow_and_update();
+        progress.mark_seen();
         parsed.borrow_and_update();
         if pane.reader_done() {
             return true;

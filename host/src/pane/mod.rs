@@ -16,6 +16,7 @@ mod input_line;
 pub mod keeper;
 mod launch_files;
 mod news;
+mod progress;
 mod quiet_watch;
 mod reader;
 mod recorder;
@@ -43,6 +44,8 @@ use panehost_adapters::{CompletionSignal, LaunchPlan};
 use panehost_ipc::{
     ExitStatus, Labels, PaneId, PaneState, PaneSummary, ResumeRequest, ScreenSnapshot, Size, StartParams,
 };
+use progress::ProgressCell;
+pub use progress::{PaneGone, Progress, ProgressWatch};
 use ring::{OutputRing, RingRead};
 use screen::TerminalScreen;
 use screen_sleep::MODEL_AWAKE;
@@ -71,25 +74,6 @@ impl Default for PaneLimits {
     fn default() -> Self {
         PaneLimits { ring_bytes: limits::DEFAULT_RING_BYTES, screen_sleep_after: limits::SCREEN_SLEEP_AFTER }
     }
-}
-
-/// What a pane has done so far; watchers wake on every change.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Progress {
-    /// Offset one past the newest output byte.
-    pub end: u64,
-    /// The terminal size.
-    pub size: Size,
-    /// Set once the process has exited and its output has drained.
-    pub exit: Option<ExitStatus>,
-    /// Set when the pane has been closed and forgotten.
-    pub closed: bool,
-    /// Set when a close (a `close` request, the wall-time limit, the host's
-    /// shutdown) has begun: the exit that follows is the close's.
-    pub closing: bool,
-    /// How many turn signals have been recorded (the next one's sequence
-    /// number).
-    pub signals: u64,
 }
 
 /// The ring and the resizes the terminal model has yet to apply.
@@ -143,7 +127,7 @@ pub struct Pane {
     /// must keep the output to rebuild it; [`MODEL_AWAKE`] otherwise. Set
     /// and read under the `output` lock.
     asleep_from: AtomicU64,
-    progress: watch::Sender<Progress>,
+    progress: ProgressCell,
     /// The terminal model's offset, for the reader's backpressure.
     parsed: watch::Sender<u64>,
     /// Set when the screen follower has stopped: the reader no longer
@@ -351,14 +335,7 @@ impl Pane {
             output: Mutex::new(OutputState { ring, pending_resizes: VecDeque::new(), reader_done: false }),
             screen: Mutex::new(screen),
             asleep_from: AtomicU64::new(MODEL_AWAKE),
-            progress: watch::Sender::new(Progress {
-                end: base,
-                size,
-                exit: None,
-                closed: false,
-                closing: false,
-                signals: 0,
-            }),
+            progress: ProgressCell::new(Progress::new(base, size)),
             parsed: watch::Sender::new(base),
             follower_stopped: std::sync::atomic::AtomicBool::new(false),
             // Safety: the OwnedFd is moved into the AsyncFd, which keeps it
@@ -428,7 +405,7 @@ impl Pane {
         let mut marker = lock(&self.end_marker);
         // Under the marker's lock: a read that began before has set
         // `reading`, and one that begins after sees the exact end.
-        if self.progress.borrow().end == screen_at {
+        if self.progress.end() == screen_at {
             marker.settled_at(screen_at);
         }
     }
@@ -520,14 +497,14 @@ impl Pane {
         self.interrupt_presses
     }
 
-    /// A receiver that wakes on every change of the pane's progress.
-    pub fn progress(&self) -> watch::Receiver<Progress> {
-        self.progress.subscribe()
+    /// A watch that wakes on every change of the pane's progress.
+    pub fn progress(&self) -> ProgressWatch {
+        self.progress.watch()
     }
 
     /// The current progress.
     pub fn current_progress(&self) -> Progress {
-        self.progress.borrow().clone()
+        self.progress.get()
     }
 
     /// Up to `max` output bytes from `cursor`.
@@ -674,7 +651,7 @@ impl Pane {
     /// Waits until no output has arrived for `quiet`, at most `limit`.
     pub async fn wait_output_quiet(&self, quiet: Duration, limit: Duration) {
         let mut progress = self.progress();
-        progress.borrow_and_update();
+        progress.mark_seen();
         let settle = async { while let Ok(Ok(())) = tokio::time::timeout(quiet, progress.changed()).await {} };
         let _ = tokio::time::timeout(limit, settle).await;
     }
@@ -735,7 +712,7 @@ impl Pane {
     fn publish(&self, signal: Option<TurnSignal>) {
         if let Some(signal) = signal {
             tracing::debug!(pane = %self.info.id, seq = signal.seq, event = ?signal.event, "turn signal");
-            self.progress.send_modify(|progress| progress.signals = signal.seq + 1);
+            self.progress.set_signals(signal.seq + 1);
         }
         self.news.activity(&self.info.id, || self.activity());
     }
@@ -796,7 +773,7 @@ impl Pane {
         let at = output.ring.end();
         output.pending_resizes.push_back((at, size));
         drop(output);
-        self.progress.send_modify(|progress| progress.size = size);
+        self.progress.set_size(size);
         Ok(())
     }
 
@@ -818,20 +795,16 @@ impl Pane {
     pub async fn close(&self) -> ExitStatus {
         // Before any signal: a subscriber that sees the exit must know it
         // is the close's.
-        self.progress.send_if_modified(|progress| {
-            let was = progress.closing;
-            progress.closing = true;
-            !was
-        });
+        self.progress.mark_closing();
         let status = signals::end_process_group(self).await;
-        self.progress.send_modify(|progress| progress.closed = true);
+        self.progress.mark_closed();
         status
     }
 
     /// Waits until the exit is recorded, at most `timeout`.
     async fn wait_exit(&self, timeout: Duration) -> Option<ExitStatus> {
         let mut progress = self.progress();
-        let waited = tokio::time::timeout(timeout, progress.wait_for(|progress| progress.exit.is_some())).await;
+        let waited = tokio::time::timeout(timeout, progress.until(|progress| progress.exit.is_some())).await;
         match waited {
             Ok(Ok(progress)) => progress.exit.clone(),
             _ => None,
@@ -845,7 +818,7 @@ impl Pane {
         // The ring may not drop bytes the screen model has not parsed: wait
         // (only) when this chunk would push such bytes out.
         let capacity = self.ring_capacity as u64;
-        let target = (self.progress.borrow().end + data.len() as u64).saturating_sub(capacity);
+        let target = (self.progress.end() + data.len() as u64).saturating_sub(capacity);
         if *self.parsed.borrow() < target {
             let mut parsed = self.parsed.subscribe();
             // The follower only stops once the pane is closed (or, were it
@@ -853,13 +826,13 @@ impl Pane {
             let _ = parsed
                 .wait_for(|offset| {
                     *offset >= target
-                        || self.progress.borrow().closed
+                        || self.progress.closed()
                         || self.follower_stopped.load(std::sync::atomic::Ordering::SeqCst)
                 })
                 .await;
         }
         debug_assert!(
-            self.progress.borrow().end + data.len() as u64 <= lock(&self.record).reserved_offset,
+            self.progress.end() + data.len() as u64 <= lock(&self.record).reserved_offset,
             "the reader reserves offsets before it reads"
         );
         let end = loop {
@@ -872,7 +845,7 @@ impl Pane {
             output.ring.append(data);
             break output.ring.end();
         };
-        self.progress.send_modify(|progress| progress.end = end);
+        self.progress.set_end(end);
     }
 
     /// Makes sure the reservation on disk covers the next `len` bytes,
@@ -881,7 +854,7 @@ impl Pane {
     /// reservation, so clients are told of those bytes as a gap, and no
     /// offset is ever given twice.
     async fn reserve_ahead(&self, len: usize) {
-        let needed = self.progress.borrow().end + len as u64;
+        let needed = self.progress.end() + len as u64;
         if needed > lock(&self.record).reserved_offset {
             lock(&self.record).reserved_offset = needed + RESERVE_STEP;
             self.save_record().await;
@@ -891,7 +864,7 @@ impl Pane {
     fn finish_reading(&self) {
         lock(&self.output).reader_done = true;
         // Wake whoever waits for the drain.
-        self.progress.send_modify(|_| {});
+        self.progress.wake();
     }
 
     fn reader_done(&self) -> bool {
@@ -905,7 +878,7 @@ impl Pane {
         // waits for it, and then has the pane leave, comes after.
         self.news.exited(&self.info.id, status.clone());
         self.news.activity(&self.info.id, || self.activity());
-        self.progress.send_modify(|progress| progress.exit = Some(status));
+        self.progress.set_exit(status);
     }
 }
 

@@ -11,17 +11,13 @@ pub(super) async fn run(pane: Arc<Pane>) {
     let mut progress = pane.progress();
     loop {
         // Wait for a turn to open (or the pane to end).
-        let ended = progress
-            .wait_for(|state| state.closed || state.exit.is_some() || pane.busy())
-            .await
-            .map(|state| state.closed || state.exit.is_some())
-            .unwrap_or(true);
+        let ended = progress.until(|state| state.over() || pane.busy()).await.map(|state| state.over()).unwrap_or(true);
         if ended {
             return;
         }
         // Each change of the output restarts the quiet period.
         loop {
-            let seen_end = progress.borrow_and_update().end;
+            let seen_end = progress.latest().end;
             match tokio::time::timeout(HEURISTIC_QUIET, progress.changed()).await {
                 Err(_quiet) => {
                     pane.record_quiet();
@@ -29,8 +25,8 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 }
                 Ok(Err(_closed)) => return,
                 Ok(Ok(())) => {
-                    let state = progress.borrow().clone();
-                    if state.closed || state.exit.is_some() {
+                    let state = progress.peek();
+                    if state.over() {
                         return;
                     }
                     if !pane.busy() {

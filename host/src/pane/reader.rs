@@ -62,7 +62,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                     continue;
                 }
             },
-            _ = progress.wait_for(|progress| progress.closed) => break,
+            _ = progress.until(|progress| progress.closed) => break,
         };
         pane.reading_begins();
         let read = guard.try_io(|fd| rustix::io::read(fd.get_ref(), &mut buffer.bytes[..]).map_err(io::Error::from));

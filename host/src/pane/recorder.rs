@@ -25,7 +25,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
             return;
         }
         let (end, exited, closed, signals) = {
-            let state = progress.borrow_and_update();
+            let state = progress.latest();
             (state.end, state.exit.is_some(), state.closed, state.signals)
         };
         if closed {
@@ -47,7 +47,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                         .await
                 {}
                 // Let the screen catch up with the output first.
-                let target = progress.borrow().end;
+                let target = progress.peek().end;
                 let mut parsed = pane.parsed_offset();
                 let _ = tokio::time::timeout(SETTLE, parsed.wait_for(|parsed| *parsed >= target)).await;
             }

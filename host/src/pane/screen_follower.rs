@@ -14,7 +14,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
     let _stopped = FollowerStopped(Arc::clone(&pane));
     let mut progress = pane.progress();
     let mut resets = 0;
-    let mut applied_size = progress.borrow().size;
+    let mut applied_size = progress.peek().size;
     loop {
         let parsed = lock(&pane.screen).parsed();
         // Apply every resize that happened at or before this offset, and
@@ -59,7 +59,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 tokio::task::yield_now().await;
             }
             RingRead::UpToDate => {
-                if progress.borrow_and_update().closed {
+                if progress.latest().closed {
                     break;
                 }
                 let current = parsed;
@@ -71,7 +71,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 // may sleep (again, when a client woke it).
                 let closed = loop {
                     let until_due = pane.until_screen_may_sleep();
-                    match tokio::time::timeout(until_due, progress.wait_for(&mut more)).await {
+                    match tokio::time::timeout(until_due, progress.until(&mut more)).await {
                         Ok(waited) => break waited.is_err(),
                         Err(_quiet) => {
                             if pane.try_sleep_screen() {
