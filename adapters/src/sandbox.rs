@@ -563,7 +563,7 @@ mod tests {
         assert_eq!(shown_beyond_the_system(&sandbox.view(&tool, None).unwrap()), [base.join("env")]);
         // Outside a virtual environment (no pyvenv.cfg), and outside a package tree, the file alone.
         std::fs::remove_file(base.join("env/pyvenv.cfg")).unwrap();
-        assert_eq!(shown_beyond_the_system(&sandbox.view(&tool, None).unwrap()), [tool.clone()]);
+        assert_eq!(shown_beyond_the_system(&sandbox.view(&tool, None).unwrap()), std::slice::from_ref(&tool));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

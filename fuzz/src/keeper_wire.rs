@@ -1,14 +1,15 @@
-//! Both ends of the keeper's wire: the pane requests a keeper reads on its
-//! stdin (framing, words, the request's options), the lines it reads on a
-//! pane's connection, and the greeting the host reads from it. Whatever
+//! Both ends of the keeper's wire (`keeper_wire/`): the pane requests a
+//! keeper reads on its stdin (framing, words, the request's options, and
+//! that what parses encodes back to the same request), the lines it reads
+//! on a pane's connection, and the greeting, `exited` line and answers the
+//! host reads from it. Whatever
 //! arrives, and however it is split across reads, nothing panics, no
 //! request over the limit is buffered, and a request names a socket in
 //! the keepers' directory and a size within the bounds.
 
-use panehost_host::keeper::args::parse_pane;
-use panehost_host::keeper::pane_requests::{words, PaneRequestReader, MAX_PANE_REQUEST};
-use panehost_host::keeper::protocol::RequestReader;
-use panehost_host::pane::keeper::parse_greeting;
+use panehost_host::keeper_wire::answer::Answer;
+use panehost_host::keeper_wire::pane_lines::{parse_exited, parse_greeting, RequestReader};
+use panehost_host::keeper_wire::pane_request::{words, PaneRequest, PaneRequestReader, MAX_PANE_REQUEST};
 use std::path::Path;
 
 /// The first byte says where the stream is split into reads; the rest is
@@ -21,10 +22,17 @@ pub fn keeper_wire(data: &[u8]) {
         let (bodies, too_long) = requests.feed(chunk);
         for body in bodies {
             assert!(body.len() <= MAX_PANE_REQUEST);
-            if let Ok(words) = words(&body) {
-                if let Ok(request) = parse_pane(words.into_iter(), sockets) {
+            if let Ok(parts) = words(&body) {
+                if let Ok(request) = PaneRequest::parse(parts.into_iter(), sockets) {
                     assert_eq!(request.socket.parent(), Some(sockets), "a socket outside the directory");
                     assert!((2..=1000).contains(&request.cols) && (2..=1000).contains(&request.rows));
+                    // What the keeper reads, the host would have written
+                    // the same way.
+                    if let Ok(encoded) = request.encode() {
+                        let (again, _) = PaneRequestReader::default().feed(&encoded);
+                        let reread = PaneRequest::parse(words(&again[0]).unwrap().into_iter(), sockets);
+                        assert_eq!(reread.as_ref(), Ok(&request));
+                    }
                 }
             }
         }
@@ -40,5 +48,10 @@ pub fn keeper_wire(data: &[u8]) {
     }
     for line in stream.split(|&byte| byte == b'\n') {
         let _ = parse_greeting(line);
+        let _ = parse_exited(&String::from_utf8_lossy(line));
+        if let Ok(answer) = Answer::parse(line) {
+            // An answer the host reads is one a keeper could have written.
+            assert_eq!(Answer::parse(answer.line().trim_end().as_bytes()).as_ref(), Ok(&answer));
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! Whatever the file holds, reading it gives an error or a record whose
 //! every field a restore acts on is within range.
 
-use panehost_host::records::{PaneRecord, MAX_RECORDED_COUNT};
+use panehost_host::store::records::{PaneRecord, MAX_RECORDED_COUNT};
 use std::path::Path;
 
 /// The bytes are the file's contents.

@@ -6,7 +6,7 @@
 //! caller's home nor the state directory.
 
 use crate::config::runtimes_config_from_env;
-use crate::daemon::catalog;
+use crate::server::daemon::catalog;
 use anyhow::{bail, Context};
 use panehost_adapters::canary::installed::{installed_runtimes, Decision};
 use panehost_adapters::canary::npm::NpmRun;

@@ -2,40 +2,29 @@
 //!
 //! A per-user host that owns PTY panes and serves the protocol of
 //! `panehost-ipc` on a local socket. The layers, from the socket inwards:
-//! [`daemon`] (listener), [`connection`] (peer check, handshake, frames),
-//! [`dispatch`] (one handler per request), [`subscription`] (a cursor into
-//! a pane's output) and [`watch`] (every pane's news), [`registry`] and
-//! [`pane`] (the model, which knows no sockets).
+//! [`server`] (listener, connections, frames, dispatch, subscriptions),
+//! [`handlers`] (the requests that wait: turns, `wait_for`, receipts,
+//! terminal attachment), [`registry`] and [`pane`] (the model, which knows
+//! no sockets), [`store`] (what is kept on disk) and [`keeper`] (the
+//! process that holds the PTYs).
 
 #![warn(missing_debug_implementations, unreachable_pub)]
 
-pub mod atomic_file;
 pub mod canary;
 pub mod config;
-pub mod connection;
 pub mod contained;
-pub mod daemon;
-pub mod dispatch;
-pub mod host_state;
+mod handlers;
 pub mod keeper;
-pub mod limits;
-pub mod memory_trim;
-pub mod open_files;
-pub mod outbox;
+pub mod keeper_wire;
+mod limits;
+mod memory_trim;
+mod open_files;
 pub mod pane;
-pub mod passed_descriptors;
-pub mod process_stat;
-pub mod receipt_handler;
-pub mod receipt_store;
-pub mod records;
-pub mod registry;
-pub mod restore;
-pub mod runtime_gate;
-pub mod socket_dir;
-pub mod subscription;
-pub mod terminal_attach;
-pub mod turn_handlers;
-pub mod wait_handler;
-pub mod watch;
+mod process_stat;
+mod registry;
+mod restore;
+mod runtime_gate;
+mod server;
+pub mod store;
 
-pub use daemon::{run, HostConfig};
+pub use server::daemon::{run, HostConfig};

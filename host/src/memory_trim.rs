@@ -17,12 +17,12 @@ fn wanted() -> &'static Notify {
 }
 
 /// Asks for a trim soon. Cheap; many requests make one trim.
-pub fn request() {
+pub(crate) fn request() {
     wanted().notify_one();
 }
 
 /// Runs trims as they are requested, for the host's life.
-pub async fn run() {
+pub(crate) async fn run() {
     loop {
         wanted().notified().await;
         // Let the models that fall asleep together share one trim.

@@ -16,7 +16,7 @@ static INHERITED_SOFT_LIMIT: OnceLock<Option<u64>> = OnceLock::new();
 
 /// What [`raise`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Raised {
+pub(crate) struct Raised {
     /// The soft limit found (`None`: unlimited).
     pub from: Option<u64>,
     /// The soft limit now in force.
@@ -28,7 +28,7 @@ pub struct Raised {
 ///
 /// # Errors
 /// Fails when the kernel refuses the new limit; the old one stays.
-pub fn raise() -> rustix::io::Result<Raised> {
+pub(crate) fn raise() -> rustix::io::Result<Raised> {
     let limit = getrlimit(Resource::Nofile);
     let _ = INHERITED_SOFT_LIMIT.set(limit.current);
     if limit.current == limit.maximum {
@@ -44,7 +44,7 @@ pub fn raise() -> rustix::io::Result<Raised> {
 ///
 /// # Errors
 /// Fails when the kernel refuses the limit.
-pub fn restore_in_child() -> std::io::Result<()> {
+pub(crate) fn restore_in_child() -> std::io::Result<()> {
     let Some(&Some(soft)) = INHERITED_SOFT_LIMIT.get() else { return Ok(()) };
     let limit = getrlimit(Resource::Nofile);
     if limit.current == Some(soft) {

@@ -9,7 +9,7 @@
 
 /// The fields of `/proc/<pid>/stat` the host reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProcessStat {
+pub(crate) struct ProcessStat {
     /// The parent's pid; 0 for a parent outside this pid namespace.
     pub parent: u32,
     /// The session id (the pid of its leader); 0 for a leader outside
@@ -23,18 +23,18 @@ pub struct ProcessStat {
 impl ProcessStat {
     /// Reads process `pid`'s fields; `None` when it is gone (or the file
     /// does not parse).
-    pub fn read(pid: u32) -> Option<ProcessStat> {
+    pub(crate) fn read(pid: u32) -> Option<ProcessStat> {
         Self::parse(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
     }
 
     /// Reads the host's own fields.
-    pub fn own() -> Option<ProcessStat> {
+    pub(crate) fn own() -> Option<ProcessStat> {
         Self::parse(&std::fs::read_to_string("/proc/self/stat").ok()?)
     }
 
     /// Parses the text of a stat file: `pid (comm) state ppid pgrp
     /// session tty_nr ...`.
-    pub fn parse(stat: &str) -> Option<ProcessStat> {
+    pub(crate) fn parse(stat: &str) -> Option<ProcessStat> {
         // The command name is in parentheses and may hold spaces and ')';
         // the last ") " ends it.
         let (_, rest) = stat.rsplit_once(") ")?;
@@ -50,7 +50,7 @@ impl ProcessStat {
 
     /// The controlling terminal as (major, minor) device numbers, if any.
     /// The kernel packs them as minor bits 0-7 and 20-31, major bits 8-19.
-    pub fn controlling_terminal(&self) -> Option<(u32, u32)> {
+    pub(crate) fn controlling_terminal(&self) -> Option<(u32, u32)> {
         let device = self.terminal_device;
         if device == 0 {
             return None;
@@ -64,7 +64,7 @@ impl ProcessStat {
 /// True when `pid` is `ancestor` or descends from it, following parents
 /// up to 64 generations (a process cannot choose its parent). A parent
 /// outside this pid namespace ends the walk.
-pub fn descends_from(pid: u32, ancestor: u32) -> bool {
+pub(crate) fn descends_from(pid: u32, ancestor: u32) -> bool {
     let mut current = pid;
     for _ in 0..64 {
         if current == ancestor {

@@ -16,7 +16,7 @@ use tokio::sync::broadcast;
 
 /// Every pane this host owns.
 #[derive(Debug)]
-pub struct Registry {
+pub(crate) struct Registry {
     panes: DashMap<PaneId, Arc<Pane>>,
     /// The panes that left most recently, oldest first, with why: a client
     /// that asks for one is told what became of it.
@@ -27,7 +27,7 @@ pub struct Registry {
 
 /// Why a pane left the host.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Departure {
+pub(crate) enum Departure {
     /// A client closed it.
     Closed,
     /// A restarted host could not take it back; why.
@@ -60,17 +60,17 @@ impl Default for Registry {
 
 impl Registry {
     /// An empty registry.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Registry { panes: DashMap::new(), ended: Mutex::new(VecDeque::new()), news: broadcast::channel(NEWS_BACKLOG).0 }
     }
 
     /// A receiver of the host-wide feed, from now on.
-    pub fn follow_news(&self) -> broadcast::Receiver<Event> {
+    pub(crate) fn follow_news(&self) -> broadcast::Receiver<Event> {
         self.news.subscribe()
     }
 
     /// A fresh id no pane has: `p` and eight hex digits.
-    pub fn new_id(&self) -> PaneId {
+    pub(crate) fn new_id(&self) -> PaneId {
         loop {
             let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
             hasher.write_u128(
@@ -85,24 +85,19 @@ impl Registry {
 
     /// Adds a pane, and tells the feed (after the pane can be found, so a
     /// watcher told of it can act on it).
-    pub fn insert(&self, pane: Arc<Pane>) {
+    pub(crate) fn insert(&self, pane: Arc<Pane>) {
         self.panes.insert(pane.info().id.clone(), Arc::clone(&pane));
         pane.connect_news(self.news.clone());
     }
 
     /// The pane with this id.
-    pub fn get(&self, id: &PaneId) -> Option<Arc<Pane>> {
+    pub(crate) fn get(&self, id: &PaneId) -> Option<Arc<Pane>> {
         self.panes.get(id).map(|entry| Arc::clone(entry.value()))
-    }
-
-    /// Forgets a pane.
-    pub fn remove(&self, id: &PaneId) -> Option<Arc<Pane>> {
-        self.panes.remove(id).map(|(_, pane)| pane)
     }
 
     /// Forgets a pane, remembering why for the next
     /// [`ENDED_PANES_REMEMBERED`] panes that leave, and tells the feed.
-    pub fn forget(&self, id: &PaneId, departure: Departure) {
+    pub(crate) fn forget(&self, id: &PaneId, departure: Departure) {
         let left = self.panes.remove(id);
         let mut ended = self.ended.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if ended.len() >= ENDED_PANES_REMEMBERED {
@@ -125,7 +120,7 @@ impl Registry {
     ///
     /// # Errors
     /// `UNKNOWN_PANE` when no pane has the id.
-    pub fn find(&self, id: &PaneId) -> Result<Arc<Pane>, ErrorBody> {
+    pub(crate) fn find(&self, id: &PaneId) -> Result<Arc<Pane>, ErrorBody> {
         if let Some(pane) = self.get(id) {
             return Ok(pane);
         }
@@ -138,22 +133,17 @@ impl Registry {
     }
 
     /// How many panes there are.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.panes.len()
     }
 
-    /// True when there is no pane.
-    pub fn is_empty(&self) -> bool {
-        self.panes.is_empty()
-    }
-
     /// Every pane as `list` describes it, oldest first.
-    pub fn summaries(&self) -> Vec<panehost_ipc::PaneSummary> {
+    pub(crate) fn summaries(&self) -> Vec<panehost_ipc::PaneSummary> {
         self.all().iter().map(|pane| pane.summary()).collect()
     }
 
     /// Every pane, oldest first.
-    pub fn all(&self) -> Vec<Arc<Pane>> {
+    pub(crate) fn all(&self) -> Vec<Arc<Pane>> {
         let mut panes: Vec<Arc<Pane>> = self.panes.iter().map(|entry| Arc::clone(entry.value())).collect();
         panes.sort_by(|a, b| (a.info().created_at_ms, &a.info().id).cmp(&(b.info().created_at_ms, &b.info().id)));
         panes

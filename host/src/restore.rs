@@ -13,12 +13,12 @@
 //! apart) resume neither by it. A record that cannot be read is reported
 //! and moved aside; it never stops the others.
 
-use crate::host_state::HostState;
+use crate::handlers::turns;
 use crate::limits::RESTORE_PANE_TIMEOUT;
-use crate::pane::{Behaviour, Pane};
-use crate::records::PaneRecord;
+use crate::pane::{Behaviour, Launch, Pane};
 use crate::registry::Departure;
-use crate::turn_handlers;
+use crate::server::host_state::HostState;
+use crate::store::records::PaneRecord;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::{CompletionSignal, ResumeMode};
 use panehost_ipc::{limitation, ResumeRequest, Size};
@@ -29,7 +29,7 @@ use std::sync::Arc;
 /// [`RESTORE_PANE_TIMEOUT`]; one that fails or takes longer is logged and
 /// its record removed, and the others go on. Then undoes the starts the
 /// last host did not finish (see [`undo_unfinished_starts`]).
-pub async fn restore_panes(host: Arc<HostState>) {
+pub(crate) async fn restore_panes(host: Arc<HostState>) {
     let host = &host;
     let (records, bad) = host.records.load_all();
     let recorded: HashSet<std::path::PathBuf> = records.iter().map(|record| record.keeper_socket.clone()).collect();
@@ -99,11 +99,11 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
         },
     };
     let wall_time = wall_time_left(&record);
-    match Pane::adopt(record.clone(), behaviour, host.pane_limits, &host.records).await {
+    match Pane::adopt(record.clone(), behaviour, host.pane_services()).await {
         Ok(pane) => {
             nudge(&pane, record.size);
             if let Some(left) = wall_time {
-                turn_handlers::enforce_wall_time(Arc::clone(&pane), left);
+                turns::enforce_wall_time(Arc::clone(&pane), left);
             }
             host.registry.insert(pane);
             return Ok("keeper");
@@ -138,20 +138,11 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
     let plan = host.catalog.admit(&start).map_err(|err| err.to_string())?;
     host.runtime_gate.check_before_spawn(&host.catalog, &plan).await.map_err(|err| err.to_string())?;
     let size = record.size;
-    let pane = Pane::spawn(
-        record.id.clone(),
-        plan,
-        start,
-        size,
-        host.pane_limits,
-        &host.keepers,
-        &host.records,
-        Some((record, how)),
-    )
-    .await
-    .map_err(|err| err.to_string())?;
+    let pane = Pane::relaunch(record, how, Launch { plan, start, size }, host.pane_services())
+        .await
+        .map_err(|err| err.to_string())?;
     if let Some(left) = wall_time {
-        turn_handlers::enforce_wall_time(Arc::clone(&pane), left);
+        turns::enforce_wall_time(Arc::clone(&pane), left);
     }
     host.registry.insert(pane);
     Ok(how)
@@ -225,6 +216,6 @@ fn end_unrecorded(handover: crate::pane::keeper::Handover) -> String {
         }
     }
     // Once the exit is known, `release` lets the keeper drop the pane.
-    let _ = (&handover.control).write_all(b"release\n");
+    let _ = (&handover.control).write_all(crate::keeper_wire::pane_lines::RELEASE);
     format!("process {pid} ended and released")
 }

@@ -7,7 +7,7 @@
 //! executable changed, and a start refuses an executable that no longer
 //! matches its record.
 
-use crate::receipt_store::ReceiptStore;
+use crate::store::receipts::ReceiptStore;
 use dashmap::DashMap;
 use panehost_adapters::descriptor::LoginForm;
 use panehost_adapters::detection::{detect, Detection};
@@ -21,13 +21,13 @@ use std::time::{Duration, SystemTime};
 
 /// Detections by runtime id.
 #[derive(Debug, Default)]
-pub struct RuntimeGate {
+pub(crate) struct RuntimeGate {
     detections: DashMap<String, Detection>,
 }
 
 impl RuntimeGate {
     /// An empty record.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         RuntimeGate::default()
     }
 
@@ -40,7 +40,7 @@ impl RuntimeGate {
     /// # Errors
     /// `BINARY_CHANGED`, or `RUNTIME_NOT_AVAILABLE` when the executable
     /// cannot be read.
-    pub async fn check_before_spawn(&self, catalog: &Arc<Catalog>, plan: &LaunchPlan) -> Result<(), ErrorBody> {
+    pub(crate) async fn check_before_spawn(&self, catalog: &Arc<Catalog>, plan: &LaunchPlan) -> Result<(), ErrorBody> {
         let Some(descriptor) = catalog.descriptor(&plan.runtime) else { return Ok(()) };
         let Some(executable) = catalog.resolve(descriptor) else { return Ok(()) };
         if plan.program != executable {
@@ -72,7 +72,7 @@ impl RuntimeGate {
 
     /// Every runtime as `runtimes` reports it, detecting those not yet
     /// detected or whose executable changed (concurrently).
-    pub async fn runtime_infos(&self, catalog: &Arc<Catalog>, receipts: &ReceiptStore) -> Vec<RuntimeInfo> {
+    pub(crate) async fn runtime_infos(&self, catalog: &Arc<Catalog>, receipts: &ReceiptStore) -> Vec<RuntimeInfo> {
         let tasks: Vec<_> = catalog
             .descriptors()
             .iter()
@@ -108,7 +108,12 @@ impl RuntimeGate {
 
     /// The readiness of one runtime now, detecting it if it was not yet
     /// (or its executable changed), for a start that requires readiness.
-    pub async fn readiness_of(&self, catalog: &Arc<Catalog>, receipts: &ReceiptStore, runtime: &str) -> Readiness {
+    pub(crate) async fn readiness_of(
+        &self,
+        catalog: &Arc<Catalog>,
+        receipts: &ReceiptStore,
+        runtime: &str,
+    ) -> Readiness {
         let Some(descriptor) = catalog.descriptor(runtime) else {
             return Readiness { state: ReadinessState::NotReady, gate: Some(Gate::Installed), reason: None };
         };
@@ -129,7 +134,7 @@ impl RuntimeGate {
     }
 
     /// The detection on record for a runtime, if any.
-    pub fn detection(&self, runtime: &str) -> Option<Detection> {
+    pub(crate) fn detection(&self, runtime: &str) -> Option<Detection> {
         self.detections.get(runtime).map(|entry| entry.clone())
     }
 }
@@ -167,7 +172,11 @@ fn judge(
 }
 
 /// Where a stored receipt stands against the executable installed now.
-pub fn receipt_standing(receipt: Option<&Receipt>, detection: Option<&Detection>, now: SystemTime) -> ReceiptStanding {
+pub(crate) fn receipt_standing(
+    receipt: Option<&Receipt>,
+    detection: Option<&Detection>,
+    now: SystemTime,
+) -> ReceiptStanding {
     let Some(receipt) = receipt else { return ReceiptStanding::Missing };
     if let Some(detection) = detection {
         if receipt.sha256 != detection.identity.sha256 {

@@ -1,8 +1,8 @@
 //! The child: spawning it in the PTY, noticing and reaping its exit, and
 //! ending it when the keeper cannot start.
 
-use super::args::PaneRequest;
-use super::protocol::ExitReport;
+use crate::keeper_wire::pane_lines::ExitReport;
+use crate::keeper_wire::pane_request::PaneRequest;
 use portable_pty::{CommandBuilder, SlavePty};
 use rustix::event::Timespec;
 use rustix::process::{Pid, PidfdFlags, Signal, WaitOptions};

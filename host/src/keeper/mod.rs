@@ -85,14 +85,12 @@
 
 //!
 //! The keeper's process is [`main`], which the `panehost` executable runs
-//! when [`invoked_as_keeper`]. The wire (`args`, `pane_requests`,
-//! `protocol`) is public so that it can be fuzzed.
+//! when [`invoked_as_keeper`]. What it reads and writes is the keeper's
+//! wire (`crate::keeper_wire`), which the host's side uses too.
 
-pub mod args;
+mod args;
 mod child;
 mod pane;
-pub mod pane_requests;
-pub mod protocol;
 mod pty;
 mod serve;
 mod signals;

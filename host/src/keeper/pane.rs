@@ -2,11 +2,11 @@
 //! host connection being served. Starting it, greeting each connection
 //! with the master fd, reporting the child's exit, and `release`.
 
-use super::args::PaneRequest;
 use super::child::{self, Running};
-use super::protocol::{self, ExitReport, Request, RequestReader};
 use super::pty;
 use super::socket::{self, Accepted};
+use crate::keeper_wire::pane_lines::{self, ExitReport, Request, RequestReader};
+use crate::keeper_wire::pane_request::PaneRequest;
 use rustix::event::{PollFd, PollFlags, Timespec};
 use std::io::{self, Read};
 use std::os::fd::{AsFd, OwnedFd};
@@ -211,7 +211,7 @@ impl Pane {
         };
         if let Some(current) = &self.current {
             // A failed send means the host has gone; reading notices.
-            let _ = socket::send_line(&current.stream, protocol::exited(&report).as_bytes());
+            let _ = socket::send_line(&current.stream, pane_lines::exited(&report).as_bytes());
         }
         // Dropping the watch closes the pidfd, which would stay readable.
         self.child = ChildState::Exited(report);
@@ -236,7 +236,7 @@ impl Pane {
     /// Sends the greeting, with the master fd and the exit if the child has
     /// been reaped; `None` if the connection failed.
     fn greet(&self, stream: UnixStream) -> Option<UnixStream> {
-        let greeting = protocol::greeting(self.child_pid, self.child.exit());
+        let greeting = pane_lines::greeting(self.child_pid, self.child.exit());
         socket::send_with_fd(&stream, greeting.as_bytes(), self.master.as_fd()).ok()?;
         Some(stream)
     }

@@ -1,10 +1,10 @@
 //! The keeper's loop: pane requests on stdin, and every pane's listener,
 //! connection and child, all on one thread around a single `poll`.
 
-use super::args;
 use super::pane::{Outcome, Pane, PollSlots};
-use super::pane_requests::{self, PaneRequestReader, RequestTooLong};
 use super::stdio;
+use crate::keeper_wire::answer::Answer;
+use crate::keeper_wire::pane_request::{self, PaneRequest, PaneRequestReader, RequestTooLong};
 use rustix::event::{PollFd, PollFlags};
 use std::path::PathBuf;
 
@@ -76,11 +76,11 @@ impl Keeper {
             Ok(read) => intake.feed(&chunk[..read]),
         };
         for body in bodies {
-            let started = pane_requests::words(&body)
-                .and_then(|words| args::parse_pane(words.into_iter(), &self.sockets))
+            let started = pane_request::words(&body)
+                .and_then(|words| PaneRequest::parse(words.into_iter(), &self.sockets))
                 .and_then(Pane::start);
             let answered = match started {
-                Ok(pane) => match stdio::write_stdout(format!("ready {}\n", pane.child_pid()).as_bytes()) {
+                Ok(pane) => match stdio::write_stdout(Answer::Ready(pane.child_pid()).line().as_bytes()) {
                     Ok(()) => {
                         self.panes.push(pane);
                         Ok(())
@@ -98,7 +98,7 @@ impl Keeper {
             }
         }
         if let Some(RequestTooLong(length)) = too_long {
-            let limit = pane_requests::MAX_PANE_REQUEST;
+            let limit = pane_request::MAX_PANE_REQUEST;
             let _ = answer_error(&format!("a pane request of {length} bytes is over the limit of {limit}"));
             // The stream cannot be followed past a length it will not read.
             self.close_intake();
@@ -114,5 +114,5 @@ impl Keeper {
 
 /// Answers a pane request that failed: `error <message>` on one line.
 pub(super) fn answer_error(message: &str) -> std::io::Result<()> {
-    stdio::write_stdout(format!("error {}\n", message.replace('\n', " ")).as_bytes())
+    stdio::write_stdout(Answer::Error(message.to_owned()).line().as_bytes())
 }

@@ -5,15 +5,16 @@
 //! watcher falls back to a pidfd on the child: it learns that the child
 //! ended, but not how.
 
-use super::keeper::parse_exit;
 use super::Pane;
+use crate::keeper_wire::pane_lines::{parse_exited, MAX_KEEPER_LINE};
 use crate::limits::{EXIT_DRAIN_GRACE, EXIT_DRAIN_LIMIT};
+use futures_util::StreamExt;
 use panehost_ipc::ExitStatus;
 use rustix::process::{pidfd_open, Pid, PidfdFlags};
 use std::sync::Arc;
 use tokio::io::unix::AsyncFd;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::unix::OwnedReadHalf;
+use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 
 /// Waits for the keeper's exit report (or the child's end), lets the
 /// remaining output drain, and records the exit.
@@ -65,15 +66,20 @@ async fn drain(pane: &Pane) -> bool {
     }
 }
 
-/// The keeper's `exited` line; `None` when the connection ends first.
+/// The keeper's `exited` line; `None` when the connection ends first (or
+/// breaks: it carries only the keeper's short lines, so bytes that are not
+/// text end it too). A line over [`MAX_KEEPER_LINE`] is skipped.
 async fn read_exit_report(control: OwnedReadHalf) -> Option<ExitStatus> {
-    let mut lines = BufReader::new(control).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        if let ["exited", code, signal] = words.as_slice() {
-            return parse_exit(code, signal).ok();
+    let mut lines = FramedRead::new(control, LinesCodec::new_with_max_length(MAX_KEEPER_LINE));
+    while let Some(line) = lines.next().await {
+        match line {
+            Ok(line) => match parse_exited(&line) {
+                Some(status) => return Some(status),
+                None => tracing::debug!(line, "unexpected keeper line"),
+            },
+            Err(LinesCodecError::MaxLineLengthExceeded) => tracing::debug!("a keeper line over the limit, skipped"),
+            Err(LinesCodecError::Io(_)) => return None,
         }
-        tracing::debug!(line, "unexpected keeper line");
     }
     None
 }

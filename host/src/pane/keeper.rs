@@ -14,6 +14,9 @@
 //! pane is forgotten. The contract is in the keeper's own documentation
 //! (`host/src/keeper/mod.rs`).
 
+use crate::keeper_wire::answer::{Answer, MAX_ANSWER_LINE};
+use crate::keeper_wire::pane_lines::parse_greeting;
+use crate::keeper_wire::pane_request::PaneRequest;
 use crate::limits::KEEPER_ANSWER_TIMEOUT;
 use crate::open_files;
 use panehost_adapters::LaunchPlan;
@@ -21,12 +24,10 @@ use panehost_ipc::{ExitStatus, Size};
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
 use rustix::process::{waitpid, Pid, WaitOptions};
-use std::ffi::OsStr;
 use std::io::{self, IoSliceMut, Read, Write};
 use std::mem::MaybeUninit;
 use std::os::fd::AsFd;
 use std::os::fd::OwnedFd;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -36,18 +37,11 @@ use std::time::Instant;
 
 /// The name a keeper is run under: the host's own executable, run with
 /// this name, is a keeper.
-pub const KEEPER_PROGRAM: &str = crate::keeper::KEEPER_NAME;
-
-/// The largest pane request a keeper reads (its words and their NULs).
-const MAX_PANE_REQUEST: usize = 1 << 20;
-
-/// The longest answer line the host reads from a keeper (`ready <pid>` or
-/// `error <message>`).
-const MAX_KEEPER_ANSWER: usize = 64 * 1024;
+pub(crate) const KEEPER_PROGRAM: &str = crate::keeper::KEEPER_NAME;
 
 /// What a keeper hands over on connection.
 #[derive(Debug)]
-pub struct Handover {
+pub(crate) struct Handover {
     /// The PTY master.
     pub master: OwnedFd,
     /// The child's pid (its process group id).
@@ -59,7 +53,7 @@ pub struct Handover {
 }
 
 /// The keeper program: this host's own executable.
-pub fn keeper_program() -> PathBuf {
+pub(crate) fn keeper_program() -> PathBuf {
     PathBuf::from("/proc/self/exe")
 }
 
@@ -158,8 +152,23 @@ impl Keepers {
         pane_env: &[(String, String)],
         socket: &Path,
     ) -> io::Result<()> {
-        let env: Vec<&(String, String)> = plan.env.iter().chain(pane_env).chain(&self.host_env).collect();
-        let request = pane_request(socket, size, &plan.cwd, &env, &plan.program, &plan.args)?;
+        let request = PaneRequest {
+            socket: socket.to_owned(),
+            cols: size.cols,
+            rows: size.rows,
+            cwd: plan.cwd.clone(),
+            env: plan
+                .env
+                .iter()
+                .chain(pane_env)
+                .chain(&self.host_env)
+                .map(|(name, value)| (name.into(), value.into()))
+                .collect(),
+            program: plan.program.clone().into_os_string(),
+            program_args: plan.args.iter().map(Into::into).collect(),
+        }
+        .encode()
+        .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
         let mut open = super::lock(&self.open);
         // A keeper found gone (killed) is replaced once; a second failure,
         // from a keeper just started, is reported.
@@ -169,7 +178,7 @@ impl Keepers {
                 None => open.insert(OpenKeeper::start(&self.executable.path, &self.sockets)?),
             };
             match keeper.ask(&request) {
-                Ok(Answer::Ready) => {
+                Ok(Answer::Ready(_)) => {
                     keeper.panes_given += 1;
                     if keeper.panes_given >= self.panes_per_keeper {
                         // Dropping it closes the keeper's stdin: it takes
@@ -190,12 +199,6 @@ impl Keepers {
         }
         unreachable!("the loop returns on its second attempt")
     }
-}
-
-/// A keeper's answer to a pane request.
-enum Answer {
-    Ready,
-    Error(String),
 }
 
 impl OpenKeeper {
@@ -246,13 +249,7 @@ impl OpenKeeper {
         let deadline = Instant::now() + KEEPER_ANSWER_TIMEOUT;
         write_all_before(&mut self.requests, request, deadline)?;
         let line = read_line_before(&mut self.answers, &mut self.unread, deadline)?;
-        let line = String::from_utf8_lossy(&line);
-        let line = line.trim_end();
-        match line.split_once(' ') {
-            Some(("ready", _)) => Ok(Answer::Ready),
-            Some(("error", message)) => Ok(Answer::Error(message.to_owned())),
-            _ => Err(io::Error::other(format!("unexpected keeper answer {line:?}"))),
-        }
+        Answer::parse(&line).map_err(io::Error::other)
     }
 }
 
@@ -297,7 +294,7 @@ fn write_all_before(writer: &mut (impl Write + AsFd), mut bytes: &[u8], deadline
 
 /// Reads one line (without its newline) from a non-blocking `reader`
 /// before `deadline`; what follows the line stays in `unread`. A line
-/// longer than [`MAX_KEEPER_ANSWER`] is an error.
+/// longer than [`MAX_ANSWER_LINE`] is an error.
 fn read_line_before(reader: &mut (impl Read + AsFd), unread: &mut Vec<u8>, deadline: Instant) -> io::Result<Vec<u8>> {
     loop {
         if let Some(newline) = unread.iter().position(|&byte| byte == b'\n') {
@@ -305,8 +302,8 @@ fn read_line_before(reader: &mut (impl Read + AsFd), unread: &mut Vec<u8>, deadl
             line.pop();
             return Ok(line);
         }
-        if unread.len() > MAX_KEEPER_ANSWER {
-            return Err(io::Error::other(format!("the keeper's answer is longer than {MAX_KEEPER_ANSWER} bytes")));
+        if unread.len() > MAX_ANSWER_LINE {
+            return Err(io::Error::other(format!("the keeper's answer is longer than {MAX_ANSWER_LINE} bytes")));
         }
         let mut chunk = [0u8; 512];
         match reader.read(&mut chunk) {
@@ -319,61 +316,6 @@ fn read_line_before(reader: &mut (impl Read + AsFd), unread: &mut Vec<u8>, deadl
             Err(err) => return Err(err),
         }
     }
-}
-
-/// The pane request for a program: its length, then the words `--socket
-/// PATH --cols C --rows R --cwd DIR --env NAME=VALUE... -- PROGRAM ARGS...`,
-/// each ended by a NUL.
-///
-/// # Errors
-/// Fails when a word holds a NUL byte or the request is over the keeper's
-/// limit.
-fn pane_request(
-    socket: &Path,
-    size: Size,
-    cwd: &Path,
-    env: &[&(String, String)],
-    program: &Path,
-    args: &[String],
-) -> io::Result<Vec<u8>> {
-    let (cols, rows) = (size.cols.to_string(), size.rows.to_string());
-    let mut body = Vec::new();
-    let mut word = |word: &[u8]| -> io::Result<()> {
-        if word.contains(&0) {
-            let shown = String::from_utf8_lossy(word);
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{shown:?} holds a NUL byte")));
-        }
-        body.extend_from_slice(word);
-        body.push(0);
-        Ok(())
-    };
-    for (option, value) in [
-        ("--socket", socket.as_os_str()),
-        ("--cols", OsStr::new(&cols)),
-        ("--rows", OsStr::new(&rows)),
-        ("--cwd", cwd.as_os_str()),
-    ] {
-        word(option.as_bytes())?;
-        word(value.as_bytes())?;
-    }
-    for (name, value) in env {
-        word(b"--env")?;
-        word(format!("{name}={value}").as_bytes())?;
-    }
-    word(b"--")?;
-    word(program.as_os_str().as_bytes())?;
-    for arg in args {
-        word(arg.as_bytes())?;
-    }
-    if body.len() > MAX_PANE_REQUEST {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("the command line and environment take {} bytes, over the limit of {MAX_PANE_REQUEST}", body.len()),
-        ));
-    }
-    let mut request = u32::try_from(body.len()).map_err(io::Error::other)?.to_be_bytes().to_vec();
-    request.append(&mut body);
-    Ok(request)
 }
 
 /// Reaps a keeper this host started, once it exits (after its last pane is
@@ -400,7 +342,7 @@ async fn reap_keeper(keeper_pid: u32) {
 ///
 /// # Errors
 /// Fails when nothing listens there or the handover is malformed.
-pub fn connect(socket: &Path) -> io::Result<Handover> {
+pub(crate) fn connect(socket: &Path) -> io::Result<Handover> {
     let control = UnixStream::connect(socket)?;
     // The keeper must be this user's: a pane's terminal is handed over on
     // this connection, and the host writes to it what clients send.
@@ -446,66 +388,9 @@ pub fn connect(socket: &Path) -> io::Result<Handover> {
     Ok(Handover { master, pid, exited, control })
 }
 
-/// Parses a keeper's greeting line (without its newline): `pane <pid>
-/// running` or `pane <pid> exited <code> <signal|->`.
-///
-/// # Errors
-/// Fails on any other line.
-pub fn parse_greeting(line: &[u8]) -> io::Result<(u32, Option<ExitStatus>)> {
-    let line = String::from_utf8_lossy(line);
-    let words: Vec<&str> = line.split_whitespace().collect();
-    match words.as_slice() {
-        ["pane", pid, "running"] => Ok((pid.parse().map_err(io::Error::other)?, None)),
-        ["pane", pid, "exited", code, signal] => {
-            Ok((pid.parse().map_err(io::Error::other)?, Some(parse_exit(code, signal)?)))
-        }
-        _ => Err(io::Error::other(format!("unexpected keeper line {line:?}"))),
-    }
-}
-
-/// Parses `<code> <signal|->`.
-pub fn parse_exit(code: &str, signal: &str) -> io::Result<ExitStatus> {
-    Ok(ExitStatus { code: code.parse().map_err(io::Error::other)?, signal: (signal != "-").then(|| signal.to_owned()) })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const SIZE: Size = Size { cols: 80, rows: 24 };
-
-    fn request(env: &[(&str, &str)], args: &[&str]) -> io::Result<Vec<u8>> {
-        let env: Vec<(String, String)> = env.iter().map(|(name, value)| ((*name).into(), (*value).into())).collect();
-        let env: Vec<&(String, String)> = env.iter().collect();
-        let args: Vec<String> = args.iter().map(|arg| (*arg).into()).collect();
-        pane_request(Path::new("/d/p.sock"), SIZE, Path::new("/w"), &env, Path::new("sh"), &args)
-    }
-
-    #[test]
-    fn a_pane_request_is_a_length_and_nul_ended_words() {
-        let request = request(&[("A", "1"), ("B", "2=3")], &["-c", "x"]).unwrap();
-        let (length, body) = request.split_at(4);
-        assert_eq!(u32::from_be_bytes(length.try_into().unwrap()) as usize, body.len());
-        let words = [
-            "--socket",
-            "/d/p.sock",
-            "--cols",
-            "80",
-            "--rows",
-            "24",
-            "--cwd",
-            "/w",
-            "--env",
-            "A=1",
-            "--env",
-            "B=2=3",
-            "--",
-            "sh",
-            "-c",
-            "x",
-        ];
-        assert_eq!(body, words.map(|word| format!("{word}\0")).concat().as_bytes());
-    }
 
     fn nonblocking_pair() -> (UnixStream, UnixStream) {
         let (host, keeper) = UnixStream::pair().unwrap();
@@ -539,21 +424,12 @@ mod tests {
         assert_eq!(read_line_before(&mut host, &mut unread, deadline).unwrap(), b"error no such program");
         keeper.write_all(b"dy 13\n").unwrap();
         assert_eq!(read_line_before(&mut host, &mut unread, deadline).unwrap(), b"ready 13");
-        keeper.write_all(&vec![b'y'; MAX_KEEPER_ANSWER + 1024]).unwrap();
+        keeper.write_all(&vec![b'y'; MAX_ANSWER_LINE + 1024]).unwrap();
         assert!(read_line_before(&mut host, &mut unread, deadline).unwrap_err().to_string().contains("longer than"));
         drop(keeper);
         let (mut host, keeper) = nonblocking_pair();
         drop(keeper);
         let closed = read_line_before(&mut host, &mut Vec::new(), deadline).unwrap_err();
         assert_eq!(closed.kind(), io::ErrorKind::UnexpectedEof);
-    }
-
-    #[test]
-    fn refuses_nul_bytes_and_oversized_requests() {
-        let nul = request(&[], &["a\0b"]).unwrap_err();
-        assert_eq!(nul.kind(), io::ErrorKind::InvalidInput);
-        let huge = "x".repeat(MAX_PANE_REQUEST);
-        let oversized = request(&[("BIG", &huge)], &[]).unwrap_err();
-        assert!(oversized.to_string().contains("over the limit"), "{oversized}");
     }
 }

@@ -13,7 +13,7 @@ mod end_marker;
 mod exit;
 pub mod history;
 mod input_line;
-pub mod keeper;
+pub(crate) mod keeper;
 mod launch_files;
 mod news;
 mod progress;
@@ -21,17 +21,17 @@ mod quiet_watch;
 mod reader;
 mod recorder;
 mod reference_capture;
-pub mod ring;
+mod ring;
 pub mod screen;
 mod screen_follower;
 mod screen_sleep;
 mod session_capture;
 mod signals;
-pub mod turn;
+mod turn;
 
 use crate::limits;
 use crate::process_stat::{descends_from, ProcessStat};
-use crate::records::{PaneRecord, RecordStore, RecordedScreen, RecordedTurn, RECORD_VERSION, RESERVE_STEP};
+use crate::store::records::{PaneRecord, RecordStore, RecordedScreen, RecordedTurn, RECORD_VERSION, RESERVE_STEP};
 use end_marker::EndMarker;
 use input_line::InputLine;
 pub use input_line::{InputPlace, InputTurn};
@@ -46,7 +46,8 @@ use panehost_ipc::{
 };
 use progress::ProgressCell;
 pub use progress::{PaneGone, Progress, ProgressWatch};
-use ring::{OutputRing, RingRead};
+use ring::OutputRing;
+pub use ring::RingRead;
 use screen::TerminalScreen;
 use screen_sleep::MODEL_AWAKE;
 use session_capture::SessionCapture;
@@ -59,7 +60,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 use tokio::io::unix::AsyncFd;
 use tokio::sync::watch;
-use turn::{Reported, TerminalNotice, TurnSignal, TurnTracker};
+pub use turn::TurnSignal;
+use turn::{Reported, TerminalNotice, TurnTracker};
 
 /// Sizes of a pane's buffers.
 #[derive(Debug, Clone, Copy)]
@@ -83,6 +85,30 @@ struct OutputState {
     /// Resizes to apply when the model reaches their offset.
     pending_resizes: VecDeque<(u64, Size)>,
     reader_done: bool,
+}
+
+/// What a pane needs of its host: where its process is started, where its
+/// record is kept, and the sizes of its buffers.
+#[derive(Debug, Clone, Copy)]
+pub struct PaneServices<'a> {
+    /// The keepers its process is started in.
+    pub keepers: &'a Arc<Keepers>,
+    /// Where its record is kept.
+    pub records: &'a RecordStore,
+    /// The sizes of its buffers.
+    pub limits: PaneLimits,
+}
+
+/// What runs in a pane: the plan the launcher built, the start request it
+/// came from (kept in the record), and the terminal's size.
+#[derive(Debug)]
+pub struct Launch {
+    /// The program, its arguments, environment and files.
+    pub plan: LaunchPlan,
+    /// The client's request, as the record keeps it.
+    pub start: StartParams,
+    /// The terminal's size.
+    pub size: Size,
 }
 
 /// Identity of a pane, fixed at creation.
@@ -168,21 +194,39 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Pane {
-    /// Starts the plan's process in a new PTY held by a keeper process, and
-    /// the pane's tasks. Must be called within a tokio runtime.
+    /// Starts a new pane `id`: the launch's process in a new PTY held by a
+    /// keeper process, and the pane's tasks. Must be called within a tokio
+    /// runtime.
     ///
     /// # Errors
     /// Fails when the keeper, the PTY or the process cannot be created.
-    pub async fn spawn(
+    pub async fn start(id: PaneId, launch: Launch, services: PaneServices<'_>) -> io::Result<Arc<Pane>> {
+        Pane::spawn(id, launch, services, None).await
+    }
+
+    /// Starts a new process for the pane `previous` records (whose process
+    /// is gone), as `how` says it resumes: same id and creation time, the
+    /// next generation, offsets continuing from the reservation.
+    ///
+    /// # Errors
+    /// Fails when the keeper, the PTY or the process cannot be created.
+    pub async fn relaunch(
+        previous: PaneRecord,
+        how: &'static str,
+        launch: Launch,
+        services: PaneServices<'_>,
+    ) -> io::Result<Arc<Pane>> {
+        Pane::spawn(previous.id.clone(), launch, services, Some((previous, how))).await
+    }
+
+    async fn spawn(
         id: PaneId,
-        plan: LaunchPlan,
-        start: StartParams,
-        size: Size,
-        pane_limits: PaneLimits,
-        keepers: &Arc<Keepers>,
-        records: &RecordStore,
+        launch: Launch,
+        services: PaneServices<'_>,
         previous: Option<(PaneRecord, &'static str)>,
     ) -> io::Result<Arc<Pane>> {
+        let Launch { plan, start, size } = launch;
+        let PaneServices { keepers, records, limits: pane_limits } = services;
         let notify_token = random_token()?;
         let extra_env = vec![
             ("PANEHOST_PANE".to_owned(), id.0.clone()),
@@ -250,12 +294,8 @@ impl Pane {
     ///
     /// # Errors
     /// Fails when the keeper does not answer.
-    pub async fn adopt(
-        record: PaneRecord,
-        behaviour: Behaviour,
-        pane_limits: PaneLimits,
-        records: &RecordStore,
-    ) -> io::Result<Arc<Pane>> {
+    pub async fn adopt(record: PaneRecord, behaviour: Behaviour, services: PaneServices<'_>) -> io::Result<Arc<Pane>> {
+        let PaneServices { records, limits: pane_limits, .. } = services;
         let socket = record.keeper_socket.clone();
         let handover =
             tokio::task::spawn_blocking(move || keeper::connect(&socket)).await.map_err(io::Error::other)??;
@@ -462,7 +502,7 @@ impl Pane {
     pub async fn release(&self) {
         if let Some(mut control) = self.keeper_control.lock().await.take() {
             use tokio::io::AsyncWriteExt;
-            let _ = control.write_all(b"release\n").await;
+            let _ = control.write_all(crate::keeper_wire::pane_lines::RELEASE).await;
         }
         {
             let mut released = self.record_released.lock().await;

@@ -2,7 +2,7 @@
 //! seconds while output flows, and its exit).
 
 use super::Pane;
-use crate::records::RecordedScreen;
+use crate::store::records::RecordedScreen;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 /// creation and never reset. Memory grows as output arrives, up to the
 /// capacity; after that the oldest bytes make room for new ones.
 #[derive(Debug)]
-pub struct OutputRing {
+pub(super) struct OutputRing {
     bytes: VecDeque<u8>,
     capacity: usize,
     /// Offset one past the newest byte: the total output so far.
@@ -31,34 +31,34 @@ pub enum RingRead {
 
 impl OutputRing {
     /// An empty ring that will hold at most `capacity` bytes (at least 1).
-    pub fn new(capacity: usize) -> Self {
+    pub(super) fn new(capacity: usize) -> Self {
         OutputRing { bytes: VecDeque::new(), capacity: capacity.max(1), end: 0 }
     }
 
     /// Makes an empty ring continue from `offset` (a pane taken back after
     /// a host restart).
-    pub fn skip_to(&mut self, offset: u64) {
+    pub(super) fn skip_to(&mut self, offset: u64) {
         self.bytes.clear();
         self.end = offset;
     }
 
     /// Offset of the oldest byte held.
-    pub fn start(&self) -> u64 {
+    pub(super) fn start(&self) -> u64 {
         self.end - self.bytes.len() as u64
     }
 
     /// Offset one past the newest byte.
-    pub fn end(&self) -> u64 {
+    pub(super) fn end(&self) -> u64 {
         self.end
     }
 
     /// The most bytes the ring holds.
-    pub fn capacity(&self) -> usize {
+    pub(super) fn capacity(&self) -> usize {
         self.capacity
     }
 
     /// Appends output, dropping the oldest bytes beyond capacity.
-    pub fn append(&mut self, data: &[u8]) {
+    pub(super) fn append(&mut self, data: &[u8]) {
         self.end += data.len() as u64;
         let data = if data.len() > self.capacity { &data[data.len() - self.capacity..] } else { data };
         let overflow = (self.bytes.len() + data.len()).saturating_sub(self.capacity);
@@ -67,7 +67,7 @@ impl OutputRing {
     }
 
     /// Up to `max` bytes starting at `cursor`.
-    pub fn read_from(&self, cursor: u64, max: usize) -> RingRead {
+    pub(super) fn read_from(&self, cursor: u64, max: usize) -> RingRead {
         if cursor > self.end {
             return RingRead::Ahead;
         }
@@ -84,7 +84,7 @@ impl OutputRing {
     }
 
     /// A copy of the bytes from `from` to `to`, when the ring holds them all.
-    pub fn held_between(&self, from: u64, to: u64) -> Option<Vec<u8>> {
+    pub(super) fn held_between(&self, from: u64, to: u64) -> Option<Vec<u8>> {
         if from > to || from < self.start() || to > self.end {
             return None;
         }
@@ -94,13 +94,13 @@ impl OutputRing {
 
     /// True when appending `len` bytes would drop the byte at `offset` (or
     /// any after it) from the ring.
-    pub fn would_drop(&self, offset: u64, len: usize) -> bool {
+    pub(super) fn would_drop(&self, offset: u64, len: usize) -> bool {
         let overflow = (self.bytes.len() + len).saturating_sub(self.capacity) as u64;
         overflow > 0 && self.start() + overflow > offset
     }
 
     /// True when `offset` can be replayed from (held, or the end).
-    pub fn holds(&self, offset: u64) -> bool {
+    pub(super) fn holds(&self, offset: u64) -> bool {
         offset >= self.start() && offset <= self.end
     }
 }

@@ -18,7 +18,6 @@ use panehost_adapters::CompletionSignal;
 use panehost_ipc::turn::{activity, source};
 use panehost_ipc::{Event, Usage};
 use std::collections::VecDeque;
-use std::time::Instant;
 
 /// Turn signals kept for late subscribers and replays.
 const SIGNAL_LOG_LEN: usize = 256;
@@ -52,14 +51,13 @@ pub struct TurnSignal {
 /// A turn in progress.
 #[derive(Debug, Clone)]
 struct OpenTurn {
-    started_at: Instant,
     /// Where it started.
     offset: u64,
 }
 
 /// What a hook's report asks of the pane.
 #[derive(Debug)]
-pub enum Reported {
+pub(super) enum Reported {
     /// A signal to publish now, or nothing.
     Now(Option<TurnSignal>),
     /// The end of a turn, to record with [`TurnTracker::end_reported`]
@@ -69,14 +67,14 @@ pub enum Reported {
 
 /// The end of a turn a hook reported, not yet recorded.
 #[derive(Debug)]
-pub struct PendingEnd {
+pub(super) struct PendingEnd {
     source: &'static str,
     usage: Usage,
 }
 
 /// The state of one pane's turns.
 #[derive(Debug)]
-pub struct TurnTracker {
+pub(super) struct TurnTracker {
     completion: CompletionSignal,
     hooks: Option<HookInjection>,
     conversation: Conversation,
@@ -93,7 +91,7 @@ impl TurnTracker {
     /// A tracker for a runtime whose completion is observed through
     /// `completion`, with hooks injected by `hooks` (whose payloads are
     /// read accordingly).
-    pub fn new(completion: CompletionSignal, hooks: Option<HookInjection>) -> Self {
+    pub(super) fn new(completion: CompletionSignal, hooks: Option<HookInjection>) -> Self {
         TurnTracker {
             completion,
             hooks,
@@ -107,33 +105,23 @@ impl TurnTracker {
     }
 
     /// How completion is observed.
-    pub fn completion(&self) -> CompletionSignal {
+    pub(super) fn completion(&self) -> CompletionSignal {
         self.completion
     }
 
     /// `idle`, `busy`, `awaiting_input` or `unknown`.
-    pub fn activity(&self) -> &'static str {
+    pub(super) fn activity(&self) -> &'static str {
         self.activity
     }
 
-    /// The sequence number the next signal will get.
-    pub fn next_seq(&self) -> u64 {
-        self.next_seq
-    }
-
     /// True while a turn is open.
-    pub fn busy(&self) -> bool {
+    pub(super) fn busy(&self) -> bool {
         self.open.is_some()
-    }
-
-    /// When the open turn started.
-    pub fn busy_since(&self) -> Option<Instant> {
-        self.open.as_ref().map(|turn| turn.started_at)
     }
 
     /// The open turn, for the pane's record: where it started, and what the
     /// host submitted for it (if that is still waiting for its end).
-    pub fn open_turn(&self) -> Option<(u64, Option<String>)> {
+    pub(super) fn open_turn(&self) -> Option<(u64, Option<String>)> {
         self.open.as_ref().map(|turn| (turn.offset, self.conversation.pending_submission()))
     }
 
@@ -141,7 +129,7 @@ impl TurnTracker {
     /// again from `offset` (source `restored`), and the runtime's own
     /// signal ends it as usual. Nothing happens where completion is
     /// unobserved.
-    pub fn reopen(&mut self, offset: u64, submitted: &str) -> Option<TurnSignal> {
+    pub(super) fn reopen(&mut self, offset: u64, submitted: &str) -> Option<TurnSignal> {
         if self.completion == CompletionSignal::Unobserved || self.open.is_some() {
             return None;
         }
@@ -154,7 +142,7 @@ impl TurnTracker {
     /// resumes the open one). Where completion is unobserved the start is
     /// reported, but nothing will ever end the turn, so the activity stays
     /// `unknown`.
-    pub fn input_submitted(&mut self, offset: u64, text: &str) -> Option<TurnSignal> {
+    pub(super) fn input_submitted(&mut self, offset: u64, text: &str) -> Option<TurnSignal> {
         self.conversation.submitted(text);
         if self.open.is_some() {
             self.activity = activity::BUSY;
@@ -168,7 +156,7 @@ impl TurnTracker {
 
     /// A hook or notify program reported `event` (`turn_started`,
     /// `turn_completed` or `notification`) with its payload.
-    pub fn reported(&mut self, event: &str, payload: &str, offset: u64) -> Reported {
+    pub(super) fn reported(&mut self, event: &str, payload: &str, offset: u64) -> Reported {
         let from = match self.completion {
             CompletionSignal::NotifyProgram => source::NOTIFY_PROGRAM,
             CompletionSignal::Hook => source::HOOK,
@@ -202,7 +190,7 @@ impl TurnTracker {
 
     /// Records the end of a turn a hook reported, at `offset` (where the
     /// output had settled).
-    pub fn end_reported(&mut self, pending: PendingEnd, offset: u64) -> Option<TurnSignal> {
+    pub(super) fn end_reported(&mut self, pending: PendingEnd, offset: u64) -> Option<TurnSignal> {
         if pending.source == source::TERMINAL_NOTIFICATION {
             self.notice_end_pending = false;
         }
@@ -213,7 +201,7 @@ impl TurnTracker {
     /// acts at once; a notification that ends a turn (OSC 9, OSC 777, a
     /// bell) is recorded once the output after it has settled, as a hook's
     /// end is: a CLI may ring before it draws its answer.
-    pub fn terminal_notice(&mut self, notice: &TerminalNotice, offset: u64) -> Reported {
+    pub(super) fn terminal_notice(&mut self, notice: &TerminalNotice, offset: u64) -> Reported {
         match (self.completion, notice) {
             (
                 CompletionSignal::TerminalNotification,
@@ -252,7 +240,7 @@ impl TurnTracker {
     }
 
     /// The output stayed quiet after input (the screen heuristic).
-    pub fn quiet(&mut self, offset: u64) -> Option<TurnSignal> {
+    pub(super) fn quiet(&mut self, offset: u64) -> Option<TurnSignal> {
         if self.completion != CompletionSignal::ScreenHeuristic {
             return None;
         }
@@ -261,30 +249,30 @@ impl TurnTracker {
 
     /// An interrupt stopped the open turn (confirmed by the output going
     /// quiet): it ends, labelled as a heuristic.
-    pub fn interrupted(&mut self, offset: u64) -> Option<TurnSignal> {
+    pub(super) fn interrupted(&mut self, offset: u64) -> Option<TurnSignal> {
         self.open.as_ref()?;
         self.complete(offset, source::HEURISTIC, Usage::unavailable())
     }
 
     /// The process exited: nothing is in progress any more.
-    pub fn exited(&mut self) {
+    pub(super) fn exited(&mut self) {
         self.open = None;
         self.activity = activity::UNKNOWN;
     }
 
     /// Signals with `seq` at or after `from_seq`, oldest first.
-    pub fn signals_from(&self, from_seq: u64) -> Vec<TurnSignal> {
+    pub(super) fn signals_from(&self, from_seq: u64) -> Vec<TurnSignal> {
         self.log.iter().filter(|signal| signal.seq >= from_seq).cloned().collect()
     }
 
     /// The first sequence number whose signal lies at or after `offset`
     /// (for a subscription that starts there).
-    pub fn first_seq_at(&self, offset: u64) -> u64 {
+    pub(super) fn first_seq_at(&self, offset: u64) -> u64 {
         self.log.iter().find(|signal| signal.offset >= offset).map(|signal| signal.seq).unwrap_or(self.next_seq)
     }
 
     fn start(&mut self, offset: u64, from: &str) -> Option<TurnSignal> {
-        self.open = Some(OpenTurn { started_at: Instant::now(), offset });
+        self.open = Some(OpenTurn { offset });
         self.activity = activity::BUSY;
         Some(self.record(offset, Event::TurnStarted { offset, source: from.to_owned() }))
     }

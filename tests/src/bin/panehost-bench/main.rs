@@ -129,6 +129,7 @@ impl Options {
 /// What every benchmark needs: options, a temp directory, the payload, an
 /// async runtime for the client library, and fresh hosts and tmux servers
 /// on demand.
+#[derive(Debug)]
 pub struct Bench {
     pub options: Options,
     pub dir: PathBuf,

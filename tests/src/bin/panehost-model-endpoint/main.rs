@@ -72,6 +72,7 @@ usage: panehost-model-endpoint [--port N] [--bind ADDR] [--script FILE]
 ";
 
 /// What every handler shares.
+#[derive(Debug)]
 pub struct App {
     pub script: Script,
     pub delay: Duration,
@@ -87,6 +88,7 @@ pub type Shared = Arc<App>;
 pub struct RequestId(pub u64);
 
 /// One model answer, ready for a dialect to render.
+#[derive(Debug)]
 pub struct Turn {
     pub request: u64,
     pub model: String,
@@ -176,6 +178,7 @@ impl App {
 }
 
 /// A request body that is not JSON: a 400.
+#[derive(Debug)]
 pub struct BadBody(String);
 
 impl IntoResponse for BadBody {

@@ -9,6 +9,7 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 /// One frame of a stream, sent after `delay`.
+#[derive(Debug)]
 pub struct Step {
     pub delay: Duration,
     pub bytes: Bytes,

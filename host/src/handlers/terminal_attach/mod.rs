@@ -8,13 +8,13 @@
 mod terminal;
 mod view;
 
-pub use terminal::Terminal;
-pub use view::TerminalView;
+pub(crate) use terminal::Terminal;
+pub(crate) use view::TerminalView;
 
-use crate::host_state::HostState;
+use crate::handlers::turns::INPUT_TIMEOUT;
 use crate::pane::Pane;
-use crate::subscription::{EventSink, SubscriptionTask};
-use crate::turn_handlers::INPUT_TIMEOUT;
+use crate::server::host_state::HostState;
+use crate::server::subscription::{EventSink, SubscriptionTask};
 use panehost_ipc::terminal::release_reason;
 use panehost_ipc::{ErrorBody, ErrorCode, PaneId, Response, TerminalRelease};
 use std::os::fd::OwnedFd;
@@ -32,7 +32,7 @@ const KEY_READ_BYTES: usize = 4096;
 ///
 /// # Errors
 /// `UNKNOWN_PANE`; `NO_TERMINAL` when the request brought no terminal.
-pub async fn handle_attach_terminal(
+pub(crate) async fn handle_attach_terminal(
     host: Arc<HostState>,
     id: PaneId,
     detach_key: u8,

@@ -18,12 +18,12 @@ use std::sync::Arc;
 use tokio::sync::Mutex;
 
 /// Where a connection's frames are written.
-pub type FrameSink = Pin<Box<dyn Sink<Bytes, Error = io::Error> + Send>>;
+pub(crate) type FrameSink = Pin<Box<dyn Sink<Bytes, Error = io::Error> + Send>>;
 
 /// Encodes server messages in the connection's encoding and writes them.
 /// Cheap to clone; every clone writes to the same socket.
 #[derive(Clone)]
-pub struct Outbox {
+pub(crate) struct Outbox {
     encoding: Encoding,
     sink: Arc<Mutex<FrameSink>>,
 }
@@ -36,28 +36,28 @@ impl std::fmt::Debug for Outbox {
 
 impl Outbox {
     /// An outbox writing to `sink`.
-    pub fn new(encoding: Encoding, sink: FrameSink) -> Self {
+    pub(crate) fn new(encoding: Encoding, sink: FrameSink) -> Self {
         Outbox { encoding, sink: Arc::new(Mutex::new(sink)) }
     }
 
     /// Writes a response; false when the connection is gone.
-    pub async fn response(&self, id: u64, body: Response) -> bool {
+    pub(crate) async fn response(&self, id: u64, body: Response) -> bool {
         self.send(&ServerMessage::Response { id, body }).await
     }
 
     /// Writes an error; false when the connection is gone.
-    pub async fn error(&self, id: Option<u64>, error: ErrorBody) -> bool {
+    pub(crate) async fn error(&self, id: Option<u64>, error: ErrorBody) -> bool {
         self.send(&ServerMessage::Error { id, error }).await
     }
 
     /// Writes an event; false when the connection is gone.
-    pub async fn event(&self, subscription: u64, event: Event) -> bool {
+    pub(crate) async fn event(&self, subscription: u64, event: Event) -> bool {
         self.send(&ServerMessage::Event { subscription, event }).await
     }
 
     /// Flushes and closes the socket's writing side, waiting at most
     /// `limit` for a client that does not read.
-    pub async fn close(&self, limit: std::time::Duration) {
+    pub(crate) async fn close(&self, limit: std::time::Duration) {
         let _ = tokio::time::timeout(limit, async { self.sink.lock().await.close().await }).await;
     }
 

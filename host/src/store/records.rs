@@ -10,7 +10,7 @@
 //! reservation: no client can hold an offset beyond it, and every client is
 //! told of the bytes in between as a gap.
 
-use crate::atomic_file::{write_atomically, write_replacing};
+use crate::store::atomic_file::{write_atomically, write_replacing};
 use panehost_ipc::{check_client_env, check_labels, ExitStatus, PaneId, Size, StartParams};
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -307,6 +307,9 @@ mod tests {
     use super::*;
     use panehost_ipc::Size;
 
+    /// A change that makes a record invalid.
+    type Spoil = Box<dyn Fn(&mut PaneRecord)>;
+
     fn good(store: &RecordStore, id: &str) -> PaneRecord {
         PaneRecord {
             version: RECORD_VERSION,
@@ -341,7 +344,7 @@ mod tests {
         let kept = good(&store, "p00000001");
         store.save(&kept).unwrap();
 
-        let mut bad: Vec<(&str, Box<dyn Fn(&mut PaneRecord)>)> = vec![
+        let mut bad: Vec<(&str, Spoil)> = vec![
             ("record version 9", Box::new(|record| record.version = 9)),
             ("generation 0", Box::new(|record| record.generation = 0)),
             ("generation 18446744073709551615", Box::new(|record| record.generation = u64::MAX)),

@@ -11,7 +11,7 @@ use tokio::io::Interest;
 
 /// A terminal to read keys from and write output to.
 #[derive(Debug)]
-pub struct Terminal {
+pub(crate) struct Terminal {
     input: AsyncFd<OwnedFd>,
     /// Where output goes; `None` when one descriptor serves both.
     output: Option<AsyncFd<OwnedFd>>,
@@ -28,7 +28,7 @@ impl Terminal {
     /// A sentence for `NO_TERMINAL` when there is none, more than two, or
     /// one is not a terminal; an I/O error's words when the reactor refuses
     /// one.
-    pub fn take(descriptors: Vec<OwnedFd>) -> Result<Terminal, String> {
+    pub(crate) fn take(descriptors: Vec<OwnedFd>) -> Result<Terminal, String> {
         if descriptors.is_empty() {
             return Err("attach_terminal needs the terminal's descriptors, passed (SCM_RIGHTS) with the frame of \
                         the connection's first request; this request brought none"
@@ -76,7 +76,7 @@ impl Terminal {
     ///
     /// # Errors
     /// The read's error (`EIO` once the terminal is gone).
-    pub async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+    pub(crate) async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             let mut ready = self.input.readable().await?;
             match ready.try_io(|descriptor| rustix::io::read(descriptor.get_ref(), &mut *buf).map_err(io::Error::from))
@@ -92,7 +92,7 @@ impl Terminal {
     ///
     /// # Errors
     /// The write's error, once the terminal is gone.
-    pub async fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
+    pub(crate) async fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
         let output = self.output.as_ref().unwrap_or(&self.input);
         let mut written = 0;
         while written < bytes.len() {

@@ -9,14 +9,14 @@ use std::sync::{Arc, Mutex};
 
 /// The pane's side of an attachment: what its subscription delivers.
 #[derive(Debug)]
-pub struct TerminalView {
+pub(crate) struct TerminalView {
     terminal: Arc<Terminal>,
     end: Mutex<End>,
 }
 
 /// How the pane's side ended, as far as it has.
 #[derive(Debug, Default, Clone)]
-pub struct End {
+pub(crate) struct End {
     /// The process's status, once it exited.
     pub exit: Option<ExitStatus>,
     /// Why the stream ended (`exited`, `closed`, `terminal_lost`).
@@ -25,7 +25,7 @@ pub struct End {
 
 impl TerminalView {
     /// A view that draws on `terminal`.
-    pub fn new(terminal: Arc<Terminal>) -> Self {
+    pub(crate) fn new(terminal: Arc<Terminal>) -> Self {
         TerminalView { terminal, end: Mutex::new(End::default()) }
     }
 
@@ -34,17 +34,17 @@ impl TerminalView {
     }
 
     /// How the pane's side ended, as far as it has.
-    pub fn end(&self) -> End {
+    pub(crate) fn end(&self) -> End {
         self.end_mut().clone()
     }
 
     /// Draws a screen snapshot; false when the terminal is gone.
-    pub async fn draw(&self, snapshot: &panehost_ipc::ScreenSnapshot) -> bool {
+    pub(crate) async fn draw(&self, snapshot: &panehost_ipc::ScreenSnapshot) -> bool {
         self.write(&snapshot.drawing()).await
     }
 
     /// Shows one event; false when the terminal is gone.
-    pub async fn show(&self, event: Event) -> bool {
+    pub(crate) async fn show(&self, event: Event) -> bool {
         match event {
             Event::Output { data, .. } => self.write(data.as_slice()).await,
             Event::Resync { snapshot, .. } => self.draw(&snapshot).await,

@@ -20,12 +20,12 @@ use tokio::net::unix::OwnedReadHalf;
 
 /// The most descriptors a request may bring: a terminal to read keys
 /// from and one to write to.
-pub const MAX_PASSED_DESCRIPTORS: usize = 2;
+pub(crate) const MAX_PASSED_DESCRIPTORS: usize = 2;
 
 /// The descriptors a connection's first request brought. Cheap to clone;
 /// every clone is the same slot.
 #[derive(Debug, Clone)]
-pub struct PassedDescriptors(Arc<Mutex<Slot>>);
+pub(crate) struct PassedDescriptors(Arc<Mutex<Slot>>);
 
 #[derive(Debug)]
 struct Slot {
@@ -36,7 +36,7 @@ struct Slot {
 
 impl PassedDescriptors {
     /// An empty slot that accepts descriptors until the first request.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         PassedDescriptors(Arc::new(Mutex::new(Slot { held: Vec::new(), open: true })))
     }
 
@@ -57,7 +57,7 @@ impl PassedDescriptors {
 
     /// What came with the first request, for that request: from now on
     /// every descriptor received is closed.
-    pub fn take_for_first_request(&self) -> Vec<OwnedFd> {
+    pub(crate) fn take_for_first_request(&self) -> Vec<OwnedFd> {
         let mut slot = self.slot();
         slot.open = false;
         std::mem::take(&mut slot.held)
@@ -77,7 +77,7 @@ const READ_CHUNK: usize = 8 * 1024;
 /// The receiving half of a connection, read with `recvmsg` so that the
 /// descriptors passed with its bytes reach [`PassedDescriptors`].
 #[derive(Debug)]
-pub struct DescriptorReader {
+pub(crate) struct DescriptorReader {
     half: OwnedReadHalf,
     passed: PassedDescriptors,
     chunk: Box<[u8]>,
@@ -85,7 +85,7 @@ pub struct DescriptorReader {
 
 impl DescriptorReader {
     /// Reads `half`, keeping passed descriptors in `passed`.
-    pub fn new(half: OwnedReadHalf, passed: PassedDescriptors) -> Self {
+    pub(crate) fn new(half: OwnedReadHalf, passed: PassedDescriptors) -> Self {
         DescriptorReader { half, passed, chunk: vec![0; READ_CHUNK].into_boxed_slice() }
     }
 }

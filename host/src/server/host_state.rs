@@ -2,11 +2,11 @@
 
 use crate::config::CountLimits;
 use crate::config::MAX_PANES_ENV;
-use crate::pane::{Keepers, PaneLimits};
-use crate::receipt_store::ReceiptStore;
-use crate::records::RecordStore;
+use crate::pane::{Keepers, PaneLimits, PaneServices};
 use crate::registry::Registry;
 use crate::runtime_gate::RuntimeGate;
+use crate::store::receipts::ReceiptStore;
+use crate::store::records::RecordStore;
 use panehost_adapters::Catalog;
 use panehost_ipc::{ErrorBody, ErrorCode};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,7 +15,7 @@ use tokio::sync::watch;
 
 /// The host's shared state.
 #[derive(Debug)]
-pub struct HostState {
+pub(crate) struct HostState {
     /// Every pane.
     pub registry: Registry,
     /// The runtimes it can start.
@@ -42,7 +42,7 @@ pub struct HostState {
 
 /// A pane start counted against the pane limit until it is dropped.
 #[derive(Debug)]
-pub struct StartSlot<'a>(&'a AtomicUsize);
+pub(crate) struct StartSlot<'a>(&'a AtomicUsize);
 
 impl Drop for StartSlot<'_> {
     fn drop(&mut self) {
@@ -51,12 +51,17 @@ impl Drop for StartSlot<'_> {
 }
 
 impl HostState {
+    /// What a pane needs of the host.
+    pub(crate) fn pane_services(&self) -> PaneServices<'_> {
+        PaneServices { keepers: &self.keepers, records: &self.records, limits: self.pane_limits }
+    }
+
     /// Counts one more pane being started, unless the host already holds
     /// (or is starting) as many panes as it may.
     ///
     /// # Errors
     /// `LIMIT_REACHED`, naming the limit and the variable that sets it.
-    pub fn start_slot(&self) -> Result<StartSlot<'_>, ErrorBody> {
+    pub(crate) fn start_slot(&self) -> Result<StartSlot<'_>, ErrorBody> {
         let starting = self.starting.fetch_add(1, Ordering::SeqCst);
         let slot = StartSlot(&self.starting);
         let held = self.registry.len() + starting;
@@ -74,7 +79,7 @@ impl HostState {
 
     /// Waits until the panes of the last host are restored (at once, when
     /// they are).
-    pub async fn wait_restored(&self) {
+    pub(crate) async fn wait_restored(&self) {
         let mut restored = self.restored.subscribe();
         let _ = restored.wait_for(|done| *done).await;
     }

@@ -3,7 +3,7 @@
 //! host that took it. A file that cannot be read is reported and treated
 //! as no receipt.
 
-use crate::atomic_file::write_atomically;
+use crate::store::atomic_file::write_atomically;
 use panehost_ipc::Receipt;
 use std::io;
 use std::path::{Path, PathBuf};

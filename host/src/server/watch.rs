@@ -6,15 +6,15 @@
 //! falls further behind, it sends the list of every pane instead of what
 //! it missed, and goes on from there.
 
-use crate::outbox::Outbox;
+use crate::server::outbox::Outbox;
 use panehost_ipc::{Event, PaneSummary};
 use tokio::sync::broadcast::{self, error::RecvError};
 
 /// Lists every pane of the host, as `list` describes them.
-pub type PaneLister = Box<dyn Fn() -> Vec<PaneSummary> + Send + Sync>;
+pub(crate) type PaneLister = Box<dyn Fn() -> Vec<PaneSummary> + Send + Sync>;
 
 /// A `watch` subscription ready to run.
-pub struct WatchTask {
+pub(crate) struct WatchTask {
     /// The id its events carry.
     pub id: u64,
     /// The feed, from the moment the subscription was made.
@@ -33,7 +33,7 @@ impl std::fmt::Debug for WatchTask {
 
 impl WatchTask {
     /// Delivers events until the connection or the feed goes away.
-    pub async fn run(mut self) {
+    pub(crate) async fn run(mut self) {
         loop {
             let event = match self.news.recv().await {
                 Ok(event) => event,
@@ -56,7 +56,7 @@ impl WatchTask {
 #[cfg(test)]
 mod tests {
     use super::WatchTask;
-    use crate::outbox::Outbox;
+    use crate::server::outbox::Outbox;
     use futures_util::StreamExt;
     use panehost_ipc::{decode, Encoding, Event, FrameCodecs, PaneId, ServerMessage, MAX_SERVER_FRAME_LEN};
     use tokio::sync::broadcast;

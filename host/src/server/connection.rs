@@ -3,11 +3,11 @@
 
 use crate::config::MAX_SUBSCRIPTIONS_ENV;
 use crate::contained::{contained, contained_future};
-use crate::dispatch::{self, ConnectionContext, Handling, Reply};
-use crate::host_state::HostState;
 use crate::limits::{HANDSHAKE_TIMEOUT, MAX_REQUESTS_IN_FLIGHT};
-use crate::outbox::Outbox;
-use crate::passed_descriptors::{DescriptorReader, PassedDescriptors};
+use crate::server::dispatch::{self, ConnectionContext, Handling, Reply};
+use crate::server::host_state::HostState;
+use crate::server::outbox::Outbox;
+use crate::server::passed_descriptors::{DescriptorReader, PassedDescriptors};
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use interprocess::local_socket::tokio::Stream;
@@ -27,11 +27,11 @@ use tokio_util::codec::{FramedRead, FramedWrite};
 use tokio_util::sync::CancellationToken;
 
 /// The host's name and version, as the welcome reports it.
-pub const HOST_NAME: &str = concat!("panehost ", env!("CARGO_PKG_VERSION"));
+pub(crate) const HOST_NAME: &str = concat!("panehost ", env!("CARGO_PKG_VERSION"));
 
 /// Serves one connection to its end. Never panics on client input.
 #[tracing::instrument(skip_all, fields(conn = connection_id))]
-pub async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
+pub(crate) async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u64) {
     let peer = stream.peer_creds().ok();
     let peer_uid = peer.as_ref().and_then(|creds| creds.euid());
     let peer_pid = peer.as_ref().and_then(|creds| creds.pid()).and_then(|pid| u32::try_from(pid).ok());

@@ -1,14 +1,21 @@
-//! The lines the keeper and its host exchange on a connection.
-//!
-//! Keeper to host: `pane <pid> running`, `pane <pid> exited <code> <signal>`
-//! (the greeting, which carries the master fd) and `exited <code> <signal>`.
-//! Host to keeper: `release`. Every line ends with `\n`.
+//! The lines on a pane's connection. Keeper to host: the greeting `pane
+//! <pid> running` or `pane <pid> exited <code> <signal>` (sent with the
+//! master fd), then `exited <code> <signal>` when the child ends while the
+//! host is connected. Host to keeper: `release`. Every line ends with `\n`.
 
+use panehost_ipc::ExitStatus;
+use std::io;
 use std::os::unix::process::ExitStatusExt;
-use std::process::ExitStatus;
+use std::process::ExitStatus as ProcessStatus;
 
 /// The longest line the keeper accepts from its host, newline included.
 pub const MAX_REQUEST_LINE: usize = 256;
+
+/// The longest line the host reads from a keeper's pane connection.
+pub const MAX_KEEPER_LINE: usize = 256;
+
+/// The host's line that lets a pane go: it has recorded the exit.
+pub const RELEASE: &[u8] = b"release\n";
 
 /// How the child ended: its exit code, or 128 + n and the signal's name for
 /// death by signal n.
@@ -22,7 +29,7 @@ pub struct ExitReport {
 
 impl ExitReport {
     /// The report for a status `waitpid` returned.
-    pub fn from_status(status: ExitStatus) -> Self {
+    pub fn from_status(status: ProcessStatus) -> Self {
         match (status.code(), status.signal()) {
             (Some(code), _) => Self { code, signal: None },
             (None, Some(signal)) => Self { code: 128 + signal, signal: Some(signal_name(signal)) },
@@ -62,6 +69,37 @@ pub fn greeting(child_pid: u32, exit: Option<&ExitReport>) -> String {
 /// The line sent to a connected host when the child exits.
 pub fn exited(exit: &ExitReport) -> String {
     format!("exited {}\n", exit.fields())
+}
+
+/// Parses a greeting line (without its newline): `pane <pid> running` or
+/// `pane <pid> exited <code> <signal|->`.
+///
+/// # Errors
+/// Fails on any other line.
+pub fn parse_greeting(line: &[u8]) -> io::Result<(u32, Option<ExitStatus>)> {
+    let line = String::from_utf8_lossy(line);
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.as_slice() {
+        ["pane", pid, "running"] => Ok((pid.parse().map_err(io::Error::other)?, None)),
+        ["pane", pid, "exited", code, signal] => {
+            Ok((pid.parse().map_err(io::Error::other)?, Some(parse_exit(code, signal)?)))
+        }
+        _ => Err(io::Error::other(format!("unexpected keeper line {line:?}"))),
+    }
+}
+
+/// Parses an `exited <code> <signal|->` line (without its newline); `None`
+/// for any other line.
+pub fn parse_exited(line: &str) -> Option<ExitStatus> {
+    match line.split_whitespace().collect::<Vec<_>>().as_slice() {
+        ["exited", code, signal] => parse_exit(code, signal).ok(),
+        _ => None,
+    }
+}
+
+/// Parses `<code> <signal|->`.
+fn parse_exit(code: &str, signal: &str) -> io::Result<ExitStatus> {
+    Ok(ExitStatus { code: code.parse().map_err(io::Error::other)?, signal: (signal != "-").then(|| signal.to_owned()) })
 }
 
 /// A line from the host.
@@ -149,31 +187,4 @@ fn signal_name(signal: i32) -> String {
         .ok()
         .and_then(|index| NAMES.get(index))
         .map_or_else(|| format!("SIG{signal}"), |name| (*name).to_owned())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn formats_the_keepers_lines() {
-        let signalled = ExitReport::from_status(ExitStatus::from_raw(15));
-        assert_eq!(signalled, ExitReport { code: 143, signal: Some("SIGTERM".into()) });
-        let exited_7 = ExitReport::from_status(ExitStatus::from_raw(7 << 8));
-        assert_eq!(greeting(42, None), "pane 42 running\n");
-        assert_eq!(greeting(42, Some(&exited_7)), "pane 42 exited 7 -\n");
-        assert_eq!(exited(&signalled), "exited 143 SIGTERM\n");
-        assert_eq!(signal_name(64), "SIG64");
-    }
-
-    #[test]
-    fn reads_requests_across_reads() {
-        let mut reader = RequestReader::default();
-        assert_eq!(reader.feed(b"rel"), Ok(vec![]));
-        assert_eq!(
-            reader.feed(b"ease\nhello\r\nrelease\r\n"),
-            Ok(vec![Request::Release, Request::Unknown, Request::Release])
-        );
-        assert_eq!(reader.feed(&[b'x'; MAX_REQUEST_LINE]), Err(LineTooLong));
-    }
 }

@@ -1,17 +1,17 @@
 //! Running the host: prepare the socket, accept connections, shut down.
 
 use crate::config::CountLimits;
-use crate::connection;
-use crate::host_state::HostState;
 use crate::memory_trim;
 use crate::open_files;
 use crate::pane::{Keepers, PaneLimits};
-use crate::receipt_store::ReceiptStore;
-use crate::records::RecordStore;
 use crate::registry::Registry;
 use crate::restore;
 use crate::runtime_gate::RuntimeGate;
-use crate::socket_dir::ensure_private_dir;
+use crate::server::connection;
+use crate::server::host_state::HostState;
+use crate::store::private_dir::ensure_private_dir;
+use crate::store::receipts::ReceiptStore;
+use crate::store::records::RecordStore;
 use anyhow::{bail, Context};
 use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::traits::tokio::{Listener as _, Stream as _};

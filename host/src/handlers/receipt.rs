@@ -1,7 +1,7 @@
 //! `probe_runtime`: taking a completion receipt, and the readiness check a
 //! start may require.
 
-use crate::host_state::HostState;
+use crate::server::host_state::HostState;
 use panehost_adapters::readiness::ReadinessState;
 use panehost_adapters::receipt::{self, Challenge, RECEIPT_TIMEOUT};
 use panehost_ipc::{ErrorBody, ErrorCode, Receipt, Response, StartParams};
@@ -16,7 +16,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// supported), `OPERATION_UNSUPPORTED` naming `RECEIPT_UNAVAILABLE` or
 /// `PERMISSION_PROFILE_UNENFORCED`, `BINARY_CHANGED`, and `INTERNAL` when
 /// no random value or scratch directory can be had.
-pub async fn handle_probe_runtime(
+pub(crate) async fn handle_probe_runtime(
     host: &HostState,
     runtime: &str,
     model: Option<&str>,
@@ -79,7 +79,7 @@ async fn probe_in(
 ///
 /// # Errors
 /// `RUNTIME_NOT_READY`.
-pub async fn require_ready(host: &HostState, params: &StartParams) -> Result<(), ErrorBody> {
+pub(crate) async fn require_ready(host: &HostState, params: &StartParams) -> Result<(), ErrorBody> {
     if !params.require_ready || host.catalog.descriptor(&params.runtime).is_none() {
         return Ok(());
     }

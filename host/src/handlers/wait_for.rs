@@ -10,8 +10,8 @@
 //! [`OUTPUT_MATCH_SPAN`] before them.
 
 use crate::limits::{WAIT_REGEX_SIZE_LIMIT, WAIT_SCREEN_RECHECK};
-use crate::pane::ring::RingRead;
 use crate::pane::Pane;
+use crate::pane::RingRead;
 use panehost_ipc::wait::{
     cut_matched, DEFAULT_WAIT_TIMEOUT_MS, MAX_MATCHED_LEN, MAX_WAIT_PATTERN_LEN, MAX_WAIT_TIMEOUT_MS, OUTPUT_MATCH_SPAN,
 };
@@ -24,7 +24,7 @@ use tokio::time::{timeout_at, Instant};
 const READ_CHUNK: usize = 64 * 1024;
 
 /// Checks the request, then waits.
-pub async fn handle_wait_for(pane: Arc<Pane>, params: WaitForParams) -> Result<Response, ErrorBody> {
+pub(crate) async fn handle_wait_for(pane: Arc<Pane>, params: WaitForParams) -> Result<Response, ErrorBody> {
     let pattern = compile(&params.pattern)?;
     let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_WAIT_TIMEOUT_MS);
     if timeout_ms > MAX_WAIT_TIMEOUT_MS {

@@ -1,10 +1,10 @@
 //! The handlers that drive turns: `send` (input that submits), `ask`,
 //! `interrupt` and `notify`.
 
-use crate::host_state::HostState;
 use crate::limits::{DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, READY_QUIET, READY_TIMEOUT};
-use crate::pane::turn::TurnSignal;
+use crate::pane::TurnSignal;
 use crate::pane::{InputPlace, InputTurn, Pane};
+use crate::server::host_state::HostState;
 use panehost_adapters::CompletionSignal;
 use panehost_ipc::{
     limitation, ErrorBody, ErrorCode, Event, InterruptReport, InterruptStep, PaneId, Response, SendParams, TurnReport,
@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long a `send` may wait for the process to take its input.
-pub const INPUT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const INPUT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Between two presses of an interrupt key that must be pressed twice, so
 /// the CLI reads two presses rather than one escape sequence.
@@ -40,7 +40,7 @@ fn write_error(id: &PaneId, err: std::io::Error) -> ErrorBody {
 /// bracketed paste when the program enabled it, then Enter as its own
 /// write, and a turn starts. Written when `place` comes up in the pane's
 /// input line.
-pub async fn handle_send(pane: Arc<Pane>, place: InputPlace, params: SendParams) -> Result<Response, ErrorBody> {
+pub(crate) async fn handle_send(pane: Arc<Pane>, place: InputPlace, params: SendParams) -> Result<Response, ErrorBody> {
     if params.enter && pane.drops_early_input() {
         wait_until_ready(&pane).await;
     }
@@ -119,7 +119,7 @@ async fn wait_until_ready(pane: &Pane) {
 /// `ask`: submit, then wait for the end of the turn. The text is written
 /// when `place` comes up in the pane's input line; a turn open by then
 /// (another `ask` ahead in line started it) refuses this one.
-pub async fn handle_ask(
+pub(crate) async fn handle_ask(
     pane: Arc<Pane>,
     place: InputPlace,
     text: String,
@@ -236,7 +236,11 @@ fn added_lines(before: &str, after: &str) -> String {
 /// turn until it has ended.
 ///
 /// The keys are written when `place` comes up in the pane's input line.
-pub async fn handle_interrupt(pane: Arc<Pane>, place: InputPlace, terminate: bool) -> Result<Response, ErrorBody> {
+pub(crate) async fn handle_interrupt(
+    pane: Arc<Pane>,
+    place: InputPlace,
+    terminate: bool,
+) -> Result<Response, ErrorBody> {
     let id = &pane.info().id;
     let turn = place.wait().await;
     let began = Instant::now();
@@ -433,7 +437,7 @@ async fn confirm(pane: &Pane, first_seq: u64, turn_running: bool) -> Confirmatio
 /// token. A process of another pane can neither join this pane's session
 /// nor become a descendant of its process, so it cannot report this pane's
 /// turns.
-pub fn handle_notify(
+pub(crate) fn handle_notify(
     host: &HostState,
     caller: Option<u32>,
     id: &PaneId,
@@ -456,7 +460,7 @@ pub fn handle_notify(
 }
 
 /// Closes a pane once it has run `limit` (its wall-time limit).
-pub fn enforce_wall_time(pane: Arc<Pane>, limit: Duration) {
+pub(crate) fn enforce_wall_time(pane: Arc<Pane>, limit: Duration) {
     tokio::spawn(async move {
         let mut progress = pane.progress();
         let reached =

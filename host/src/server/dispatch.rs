@@ -3,18 +3,18 @@
 //! once the answer is on its way; or, for a request that may wait, the work
 //! that will answer it, to run beside the connection's other requests.
 
-use crate::host_state::HostState;
+use crate::handlers::receipt;
+use crate::handlers::terminal_attach;
+use crate::handlers::turns;
+use crate::handlers::wait_for;
 use crate::limits;
-use crate::outbox::Outbox;
-use crate::pane::{history, InputPlace, Pane};
-use crate::passed_descriptors::PassedDescriptors;
-use crate::receipt_handler;
+use crate::pane::{history, InputPlace, Launch, Pane};
 use crate::registry::Departure;
-use crate::subscription::{EventSink, SubscriptionTask};
-use crate::terminal_attach;
-use crate::turn_handlers;
-use crate::wait_handler;
-use crate::watch::WatchTask;
+use crate::server::host_state::HostState;
+use crate::server::outbox::Outbox;
+use crate::server::passed_descriptors::PassedDescriptors;
+use crate::server::subscription::{EventSink, SubscriptionTask};
+use crate::server::watch::WatchTask;
 use panehost_adapters::LaunchPlan;
 use panehost_ipc::{
     check_client_env, check_labels, labels_match, ErrorBody, ErrorCode, PaneDetail, PaneHistory, PaneId, Request,
@@ -28,7 +28,7 @@ use tracing::Instrument;
 
 /// What a handler produced.
 #[derive(Debug)]
-pub struct Reply {
+pub(crate) struct Reply {
     /// The answer to the request.
     pub result: Result<Response, ErrorBody>,
     /// A subscription to run after the answer has been queued.
@@ -37,7 +37,7 @@ pub struct Reply {
 
 /// A subscription to run: one pane's events, or every pane's news.
 #[derive(Debug)]
-pub enum Follow {
+pub(crate) enum Follow {
     /// `events` or `reconnect`.
     Pane(SubscriptionTask),
     /// `watch`.
@@ -46,7 +46,7 @@ pub enum Follow {
 
 impl Follow {
     /// The subscription id.
-    pub fn id(&self) -> u64 {
+    pub(crate) fn id(&self) -> u64 {
         match self {
             Follow::Pane(task) => task.id,
             Follow::Host(task) => task.id,
@@ -54,7 +54,7 @@ impl Follow {
     }
 
     /// Delivers its events until it ends.
-    pub async fn run(self) {
+    pub(crate) async fn run(self) {
         match self {
             Follow::Pane(task) => task.run().await,
             Follow::Host(task) => task.run().await,
@@ -70,10 +70,14 @@ impl From<Result<Response, ErrorBody>> for Reply {
 
 /// Work that answers a request once it is done: it may wait (for a
 /// program to start, for its input to be taken, for a turn to end).
-pub type Work = Pin<Box<dyn Future<Output = Result<Response, ErrorBody>> + Send>>;
+pub(crate) type Work = Pin<Box<dyn Future<Output = Result<Response, ErrorBody>> + Send>>;
 
 /// How a request is answered.
-pub enum Handling {
+// Made once per request and matched at once, never stored in bulk: the
+// size of the `Now` variant costs nothing, and boxing it would cost an
+// allocation per request.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Handling {
     /// Answered already: the request only looked or changed something at
     /// once.
     Now(Reply),
@@ -104,7 +108,7 @@ fn later(work: impl Future<Output = Result<Response, ErrorBody>> + Send + 'stati
 
 /// Per-connection facts a handler needs.
 #[derive(Debug)]
-pub struct ConnectionContext {
+pub(crate) struct ConnectionContext {
     /// Where this connection's frames go.
     pub outbox: Outbox,
     /// The next subscription id on this connection.
@@ -123,7 +127,7 @@ pub struct ConnectionContext {
 
 impl ConnectionContext {
     /// A subscription id not used on this connection yet.
-    pub fn new_subscription_id(&mut self) -> u64 {
+    pub(crate) fn new_subscription_id(&mut self) -> u64 {
         let id = self.next_subscription;
         self.next_subscription += 1;
         id
@@ -132,7 +136,7 @@ impl ConnectionContext {
 
 /// Handles one request, at the moment it is read: answers it, or returns
 /// the work that will. The host has restored its panes by then.
-pub fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: Request) -> Handling {
+pub(crate) fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: Request) -> Handling {
     let span = tracing::info_span!("request", op = request_name(&request));
     let _entered = span.enter();
     tracing::debug!("request read");
@@ -147,19 +151,19 @@ pub fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: R
         }
         Request::Start(params) => later(async move { handle_start(&host, params).await }.in_current_span()),
         Request::Send(params) => match input_place(&host, &params.pane) {
-            Ok((pane, place)) => later(turn_handlers::handle_send(pane, place, params).in_current_span()),
+            Ok((pane, place)) => later(turns::handle_send(pane, place, params).in_current_span()),
             Err(err) => Err(err).into(),
         },
         Request::Interrupt { pane, terminate } => match input_place(&host, &pane) {
-            Ok((pane, place)) => later(turn_handlers::handle_interrupt(pane, place, terminate).in_current_span()),
+            Ok((pane, place)) => later(turns::handle_interrupt(pane, place, terminate).in_current_span()),
             Err(err) => Err(err).into(),
         },
         Request::Ask { pane, text, timeout_ms } => match input_place(&host, &pane) {
-            Ok((pane, place)) => later(turn_handlers::handle_ask(pane, place, text, timeout_ms).in_current_span()),
+            Ok((pane, place)) => later(turns::handle_ask(pane, place, text, timeout_ms).in_current_span()),
             Err(err) => Err(err).into(),
         },
         Request::Notify { pane, token, event, payload } => {
-            turn_handlers::handle_notify(&host, context.peer_pid, &pane, &token, &event, &payload).into()
+            turns::handle_notify(&host, context.peer_pid, &pane, &token, &event, &payload).into()
         }
         Request::Inspect { pane } => handle_inspect(&host, &pane).into(),
         Request::History { pane, lines } => {
@@ -181,7 +185,7 @@ pub fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: R
         }
         Request::Watch {} => Handling::Now(handle_watch(&host, context)),
         Request::WaitFor(params) => match find(&host, &params.pane) {
-            Ok(pane) => later(wait_handler::handle_wait_for(pane, params).in_current_span()),
+            Ok(pane) => later(wait_for::handle_wait_for(pane, params).in_current_span()),
             Err(err) => Err(err).into(),
         },
         Request::Close { pane } => later(async move { handle_close(&host, &pane).await }.in_current_span()),
@@ -195,12 +199,14 @@ pub fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: R
         Request::Login { runtime, cwd, size } => {
             later(async move { handle_login(&host, &runtime, cwd.as_deref(), size).await }.in_current_span())
         }
-        Request::ProbeRuntime { runtime, model, accept_weaker_boundary } => later(
-            async move {
-                receipt_handler::handle_probe_runtime(&host, &runtime, model.as_deref(), accept_weaker_boundary).await
-            }
-            .in_current_span(),
-        ),
+        Request::ProbeRuntime { runtime, model, accept_weaker_boundary } => {
+            later(
+                async move {
+                    receipt::handle_probe_runtime(&host, &runtime, model.as_deref(), accept_weaker_boundary).await
+                }
+                .in_current_span(),
+            )
+        }
     }
 }
 
@@ -213,7 +219,7 @@ fn input_place(host: &HostState, id: &PaneId) -> Result<(Arc<Pane>, InputPlace),
 }
 
 /// The request's operation name, for logs.
-pub fn request_name(request: &Request) -> &'static str {
+pub(crate) fn request_name(request: &Request) -> &'static str {
     match request {
         Request::Start(_) => "start",
         Request::Send(_) => "send",
@@ -250,7 +256,7 @@ async fn handle_start(host: &HostState, params: StartParams) -> Result<Response,
     check_labels(&params.labels).map_err(|err| ErrorBody::new(ErrorCode::InvalidArgument, err.to_string()))?;
     check_client_env(&params.env).map_err(|err| ErrorBody::new(ErrorCode::InvalidArgument, err.to_string()))?;
     let plan = host.catalog.admit(&params).map_err(|err| err.to_error_body())?;
-    receipt_handler::require_ready(host, &params).await?;
+    receipt::require_ready(host, &params).await?;
     let unenforced = plan.unenforced_profile;
     let response = spawn_pane(host, plan, params.clone(), size).await?;
     if let (Some(profile), Response::Started(summary)) = (unenforced, &response) {
@@ -263,7 +269,7 @@ async fn handle_start(host: &HostState, params: StartParams) -> Result<Response,
     }
     if let (Some(limit), Response::Started(summary)) = (params.max_wall_ms, &response) {
         if let Some(pane) = host.registry.get(&summary.id) {
-            turn_handlers::enforce_wall_time(pane, Duration::from_millis(limit));
+            turns::enforce_wall_time(pane, Duration::from_millis(limit));
         }
     }
     Ok(response)
@@ -293,7 +299,7 @@ async fn spawn_pane(host: &HostState, plan: LaunchPlan, start: StartParams, size
     host.runtime_gate.check_before_spawn(&host.catalog, &plan).await?;
     let id = host.registry.new_id();
     let runtime = plan.runtime.clone();
-    let pane = Pane::spawn(id, plan, start, size, host.pane_limits, &host.keepers, &host.records, None)
+    let pane = Pane::start(id, Launch { plan, start, size }, host.pane_services())
         .await
         .map_err(|err| ErrorBody::new(ErrorCode::SpawnFailed, format!("cannot start {runtime}: {err}")))?;
     tracing::info!(pane = %pane.info().id, runtime = %pane.info().runtime, pid = pane.info().pid, "pane started");

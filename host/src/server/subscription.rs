@@ -6,17 +6,17 @@
 //! the subscriber gets a `resync` with a snapshot instead of the lost
 //! bytes. The pane's reader never waits for any of this.
 
+use crate::handlers::terminal_attach::TerminalView;
 use crate::limits::OUTPUT_EVENT_BYTES;
-use crate::outbox::Outbox;
-use crate::pane::ring::RingRead;
 use crate::pane::Pane;
-use crate::terminal_attach::TerminalView;
+use crate::pane::RingRead;
+use crate::server::outbox::Outbox;
 use panehost_ipc::{ByteBuf, Event, Size};
 use std::sync::Arc;
 
 /// Where a subscription's events go.
 #[derive(Debug)]
-pub enum EventSink {
+pub(crate) enum EventSink {
     /// The subscribing connection, as frames.
     Connection(Outbox),
     /// A terminal the host drives (`attach_terminal`).
@@ -35,7 +35,7 @@ impl EventSink {
 
 /// A subscription ready to run.
 #[derive(Debug)]
-pub struct SubscriptionTask {
+pub(crate) struct SubscriptionTask {
     /// The id its events carry.
     pub id: u64,
     /// The pane it follows.
@@ -55,7 +55,7 @@ pub struct SubscriptionTask {
 impl SubscriptionTask {
     /// Delivers events until the pane exits or is closed, or the
     /// connection goes away.
-    pub async fn run(mut self) {
+    pub(crate) async fn run(mut self) {
         let mut progress = self.pane.progress();
         let mut size: Size = self.size;
         loop {

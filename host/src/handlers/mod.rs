@@ -1,0 +1,7 @@
+//! The requests whose answer waits for something: a turn, a pattern, a
+//! probe, a terminal.
+
+pub(crate) mod receipt;
+pub(crate) mod terminal_attach;
+pub(crate) mod turns;
+pub(crate) mod wait_for;

@@ -1,0 +1,11 @@
+//! The server: the listener, each connection with its frames and requests
+//! in flight, dispatch, and the subscriptions a connection holds.
+
+pub(crate) mod connection;
+pub(crate) mod daemon;
+pub(crate) mod dispatch;
+pub(crate) mod host_state;
+pub(crate) mod outbox;
+pub(crate) mod passed_descriptors;
+pub(crate) mod subscription;
+pub(crate) mod watch;
