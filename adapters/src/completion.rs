@@ -47,11 +47,15 @@ pub enum HookInjection {
     /// host's that reads the user's own and adds prompt marks (OSC 133),
     /// which the host reads from the output (`shell_integration.rs`).
     BashPromptMarks,
+    /// Hooks the descriptor declares as data ([`DeclaredHooks`], a custom
+    /// runtime's `completion_args` and `completion_environment` in
+    /// config.toml).
+    Declared,
 }
 
 impl HookInjection {
     /// Every way of injecting hooks.
-    pub const ALL: [HookInjection; 7] = [
+    pub const ALL: [HookInjection; 8] = [
         HookInjection::ClaudeSettings,
         HookInjection::CodexNotify,
         HookInjection::GeminiSystemDefaults,
@@ -59,7 +63,53 @@ impl HookInjection {
         HookInjection::CopilotPluginDir,
         HookInjection::OpencodePlugin,
         HookInjection::BashPromptMarks,
+        HookInjection::Declared,
     ];
+}
+
+/// Where declared hooks name the host's notify command: `{notify}` becomes
+/// `'<panehost>' notify`, quoted for a POSIX shell (for a hook the CLI runs
+/// through a shell: `{notify} --event turn_completed`).
+pub const NOTIFY_COMMAND_PLACEHOLDER: &str = "{notify}";
+/// Where declared hooks name the host's executable alone (for a hook the
+/// CLI runs as an argv: `["{notify_program}", "notify", "--event",
+/// "turn_completed"]`).
+pub const NOTIFY_PROGRAM_PLACEHOLDER: &str = "{notify_program}";
+
+/// Hooks a runtime declares as data: arguments and variables added to
+/// every start, in which [`NOTIFY_COMMAND_PLACEHOLDER`] and
+/// [`NOTIFY_PROGRAM_PLACEHOLDER`] become the host's notify command. The CLI
+/// runs them when its turns start and end (`notify --event turn_started`,
+/// `turn_completed`, or `notification`), as a built-in runtime's hooks do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeclaredHooks {
+    /// Arguments added to the start arguments.
+    pub args: Vec<String>,
+    /// Variables set for the launch.
+    pub environment: Vec<(String, String)>,
+}
+
+impl DeclaredHooks {
+    /// Whether any argument or value names the notify command (hooks that
+    /// name none cannot reach the host).
+    pub fn names_the_host(&self) -> bool {
+        let names = |text: &str| text.contains(NOTIFY_COMMAND_PLACEHOLDER) || text.contains(NOTIFY_PROGRAM_PLACEHOLDER);
+        self.args.iter().any(|arg| names(arg)) || self.environment.iter().any(|(_, value)| names(value))
+    }
+
+    /// The injection for a host whose notify command is `notify_command`.
+    pub fn expand(&self, notify_command: &Path) -> Injection {
+        let program = notify_command.display().to_string();
+        let command = format!("{} notify", shell_quote(&program));
+        let fill = |text: &str| {
+            text.replace(NOTIFY_COMMAND_PLACEHOLDER, &command).replace(NOTIFY_PROGRAM_PLACEHOLDER, &program)
+        };
+        Injection {
+            args: self.args.iter().map(|arg| fill(arg)).collect(),
+            environment: self.environment.iter().map(|(name, value)| (name.clone(), fill(value))).collect(),
+            files: Vec::new(),
+        }
+    }
 }
 
 /// The OpenCode plugin; `NOTIFY_PROGRAM` becomes the notify command, as a
@@ -210,7 +260,9 @@ pub fn injection(injection: HookInjection, environment: &HostEnvironment) -> Opt
                 ],
             })
         }
-        HookInjection::BashPromptMarks => None,
+        // Data of the descriptor's: the launcher expands it
+        // (`DeclaredHooks::expand`).
+        HookInjection::BashPromptMarks | HookInjection::Declared => None,
         HookInjection::OpencodePlugin => {
             let path = hook_dir?.join("opencode-plugin.js");
             let program = serde_json::Value::String(notify_command.display().to_string()).to_string();
@@ -306,6 +358,23 @@ mod tests {
         let hooks = files_json(&copilot, "hooks/hooks.json");
         assert_eq!(hooks["hooks"]["agentStop"][0]["bash"], "'/opt/panehost' notify --event turn_completed");
         assert_eq!(files_json(&copilot, ".plugin/plugin.json")["name"], "panehost-turns");
+    }
+
+    #[test]
+    fn declared_hooks_get_the_notify_command_where_they_name_it() {
+        let hooks = DeclaredHooks {
+            args: vec!["--on-stop".into(), "{notify} --event turn_completed".into(), "--plain".into()],
+            environment: vec![("HOOK_ARGV".into(), "{notify_program} notify".into())],
+        };
+        assert!(hooks.names_the_host());
+        let injected = hooks.expand(Path::new("/opt/it's/panehost"));
+        assert_eq!(injected.args, ["--on-stop", r"'/opt/it'\''s/panehost' notify --event turn_completed", "--plain"]);
+        assert_eq!(injected.environment, [("HOOK_ARGV".to_owned(), "/opt/it's/panehost notify".to_owned())]);
+        assert!(injected.files.is_empty());
+        let silent = DeclaredHooks { args: vec!["--hook".into(), "echo done".into()], environment: Vec::new() };
+        assert!(!silent.names_the_host());
+        // Declared hooks are the descriptor's data, not a built-in form.
+        assert!(injection(HookInjection::Declared, &host("/opt/panehost", Some("/h"))).is_none());
     }
 
     #[test]

@@ -341,6 +341,9 @@ pub struct Descriptor {
     /// How the CLI's hooks are pointed at the host, for `Hook` and
     /// `NotifyProgram` completion.
     pub hook_injection: Option<crate::completion::HookInjection>,
+    /// The hooks themselves, when `hook_injection` is
+    /// [`HookInjection::Declared`](crate::completion::HookInjection::Declared).
+    pub declared_hooks: Option<crate::completion::DeclaredHooks>,
     /// The CLI loses input typed before its prompt is drawn: a send waits
     /// until the pane has shown output and gone quiet.
     pub drops_early_input: bool,

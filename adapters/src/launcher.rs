@@ -63,6 +63,11 @@ pub fn plan_start(
         args.extend(form.args.iter().cloned());
     }
     let hooks = match (descriptor.completion, descriptor.hook_injection) {
+        (CompletionSignal::Hook, Some(how @ HookInjection::Declared)) => descriptor
+            .declared_hooks
+            .as_ref()
+            .zip(environment.notify_command.as_deref())
+            .map(|(hooks, notify_command)| (how, hooks.expand(notify_command))),
         (CompletionSignal::Hook | CompletionSignal::NotifyProgram, Some(how)) => {
             injection(how, environment).map(|injected| (how, injected))
         }

@@ -97,6 +97,9 @@ pub fn reported_turn(injection: Option<HookInjection>, payload: &str) -> Reporte
             | HookInjection::OpencodePlugin
             | HookInjection::BashPromptMarks,
         )
+        // A runtime's declared hooks: what they pipe to `notify` is the
+        // CLI's own; nothing in it is read.
+        | Some(HookInjection::Declared)
         | None => ReportedTurn::default(),
     }
 }

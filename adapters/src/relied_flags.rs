@@ -124,6 +124,10 @@ pub fn relied_on_flags(descriptor: &Descriptor) -> Vec<String> {
         Some(HookInjection::CodexNotify) => tokens.push("-c".to_owned()),
         Some(HookInjection::CopilotPluginDir) => tokens.push("--plugin-dir".to_owned()),
         Some(HookInjection::BashPromptMarks) => tokens.push("--rcfile".to_owned()),
+        // The declared arguments' flags, as for any other arguments.
+        Some(HookInjection::Declared) => {
+            tokens.extend(descriptor.declared_hooks.iter().flat_map(|hooks| flags_of(&hooks.args)))
+        }
         // Variables naming the host's files: no help lists them.
         Some(
             HookInjection::GeminiSystemDefaults | HookInjection::QwenSystemDefaults | HookInjection::OpencodePlugin,

@@ -527,3 +527,38 @@ fn problems_display_with_file_line_and_runtime() {
     let problem = ConfigProblem { line: None, runtime: None, message: "cannot read".into() };
     assert_eq!(problem.to_string(), "config.toml: cannot read");
 }
+
+#[test]
+fn declared_hooks_point_a_custom_runtime_at_the_host() {
+    let text = "\n[runtime.hooked]\ndisplay_name = \"Hooked\"\nexecutable = [\"hooked\"]\n\
+                completion_args = [\"--on-stop\", \"{notify} --event turn_completed\"]\n\
+                completion_environment = { HOOKED_START = \"{notify_program}\" }\n\
+                limitations = [\"NATIVE_RESUME_UNSUPPORTED\", \"HOST_LOSS_RESTARTS_FRESH\", \"LOGIN_NOT_IN_TERMINAL\", \"PERMISSION_PROFILE_UNENFORCED\", \"RECEIPT_UNAVAILABLE\"]\n";
+    let load = load(text);
+    assert!(load.problems.is_empty(), "{:#?}", load.problems);
+    let hooked = runtime(&load, "hooked");
+    assert_eq!(hooked.completion, CompletionSignal::Hook);
+
+    // A host that offers its notify command gets the hooks, filled in.
+    let mut host = environment();
+    host.notify_command = Some(PathBuf::from("/opt/panehost"));
+    let plan =
+        plan_start(hooked, PathBuf::from("/opt/cli"), PathBuf::from("/"), &StartRequest::default(), &host).unwrap();
+    assert_eq!(args(&plan), ["--on-stop", "'/opt/panehost' notify --event turn_completed"]);
+    assert!(plan.env.contains(&("HOOKED_START".into(), "/opt/panehost".into())));
+    assert_eq!(plan.completion, CompletionSignal::Hook);
+
+    // One that does not: no hooks, and nothing observes the turns.
+    let plan = start(hooked, None, None).unwrap();
+    assert!(args(&plan).is_empty(), "{:?}", args(&plan));
+    assert_eq!(plan.completion, CompletionSignal::Unobserved);
+
+    // Hooks that never name the notify command cannot report anything.
+    let deaf = minimal("[runtime.bad]", "completion_args = [\"--on-stop\", \"true\"]  # <-");
+    assert_refused(&deaf, "bad", &["never name the host's notify command"]);
+    // Declared hooks observe turns: COMPLETION_UNOBSERVED is not implied.
+    let claims = "\n[runtime.bad]\ndisplay_name = \"Bad\"\nexecutable = [\"bad\"]\n\
+                  completion_args = [\"{notify} --event turn_completed\"]\n\
+                  limitations = [\"NATIVE_RESUME_UNSUPPORTED\", \"HOST_LOSS_RESTARTS_FRESH\", \"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PERMISSION_PROFILE_UNENFORCED\", \"RECEIPT_UNAVAILABLE\"]  # <-\n";
+    assert_refused(claims, "bad", &["COMPLETION_UNOBSERVED"]);
+}

@@ -62,3 +62,72 @@ fn custom_runtimes_load_launch_and_report_their_problems() {
     let problem = log.lines().find(|line| line.contains("runtime \"broken\"")).expect("the problem is logged");
     assert!(problem.contains("config.toml:15"), "the line of its `limitations`: {problem}");
 }
+
+/// A CLI that runs a hook command given on its command line when a turn
+/// ends, and one from its environment when a turn starts, as many CLIs
+/// do; the runtime in config.toml points both at the host.
+const HOOKED: &str = r#"#!/bin/sh
+[ "$1" = "--on-turn-end" ] || { echo "hooked: no --on-turn-end"; exit 2; }
+on_end="$2"
+printf 'hooked> '
+while IFS= read -r line; do
+    echo '{}' | sh -c "$HOOKED_ON_TURN_START"
+    echo "hooked says: $line"
+    echo '{}' | sh -c "$on_end"
+    printf 'hooked> '
+done
+"#;
+
+const HOOKED_CONFIG: &str = r#"
+[runtime.hooked]
+display_name = "Hooked"
+executable = ["hooked"]
+login = "not_required"
+completion_args = ["--on-turn-end", "{notify} --event turn_completed"]
+completion_environment = { HOOKED_ON_TURN_START = "{notify} --event turn_started" }
+limitations = ["NATIVE_RESUME_UNSUPPORTED", "HOST_LOSS_RESTARTS_FRESH", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE"]
+
+[runtime.deaf]
+display_name = "Deaf"
+executable = ["hooked"]
+completion_args = ["--on-turn-end", "true"]
+limitations = []
+"#;
+
+#[test]
+fn a_custom_runtime_with_declared_hooks_reports_its_turns() {
+    let bin = tempfile::tempdir().unwrap();
+    let program = bin.path().join("hooked");
+    std::fs::write(&program, HOOKED).unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = bin.path().join("config.toml");
+    std::fs::write(&config, HOOKED_CONFIG).unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.path().display());
+    let host = TestHost::start_with_env(&[("PATH", &path), ("PANEHOST_CONFIG", config.to_str().unwrap())]);
+    let mut conn = host.connect(Encoding::Json);
+
+    let Response::Runtimes { runtimes } = conn.ok(Request::Runtimes {}) else { panic!() };
+    let hooked = runtimes.iter().find(|r| r.id == "hooked").expect("the custom runtime is listed");
+    assert_eq!(hooked.completion, "hook", "{hooked:?}");
+    assert!(!hooked.limitations.iter().any(|code| code == "COMPLETION_UNOBSERVED"), "{hooked:?}");
+
+    let pane = conn.start(StartParams { runtime: "hooked".into(), ..StartParams::default() }).id;
+    let (sub, mut transcript) = conn.follow_from_start_until(&pane, "hooked> ");
+    let Response::Answered(report) =
+        conn.ok(Request::Ask { pane: pane.clone(), text: "ping".into(), timeout_ms: Some(20_000) })
+    else {
+        panic!("ask is answered")
+    };
+    assert_eq!(report.source, "hook");
+    assert!(report.added_text.contains("hooked says: ping"), "{}", report.added_text);
+    conn.follow_until(sub, &mut transcript, |t| {
+        t.events.iter().filter(|e| matches!(e, panehost_ipc::Event::TurnCompleted { .. })).count() == 1
+    });
+    let started = transcript.events.iter().filter(|e| matches!(e, panehost_ipc::Event::TurnStarted { .. })).count();
+    assert_eq!(started, 1, "the host's input and the hook's start are one turn start");
+    conn.ok(Request::Close { pane });
+
+    let log = host.stop();
+    let problem = log.lines().find(|line| line.contains("runtime \"deaf\"")).expect("the problem is logged");
+    assert!(problem.contains("never name the host's notify command"), "{problem}");
+}

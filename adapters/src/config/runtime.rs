@@ -6,6 +6,7 @@
 
 use super::locate::Locator;
 use super::{ConfigProblem, RUNTIME_TABLE};
+use crate::completion::{DeclaredHooks, HookInjection, NOTIFY_COMMAND_PLACEHOLDER, NOTIFY_PROGRAM_PLACEHOLDER};
 use crate::contract::{implied_limitations, LaunchFacts};
 use crate::descriptor::{
     CommandPolicy, CompletionSignal, Descriptor, Evidence, Executable, LoginForm, ModelForm, ReceiptForm,
@@ -35,6 +36,8 @@ const RUNTIME_KEYS: &[&str] = &[
     "environment",
     "self_update_args",
     "self_update_environment",
+    "completion_args",
+    "completion_environment",
     "login",
     "login_args",
     "receipt_args",
@@ -201,6 +204,7 @@ impl Reader<'_> {
         let environment = self.variables(table, "environment");
         let self_update_args = self.args(table, "self_update_args").unwrap_or_default();
         let self_update_environment = self.variables(table, "self_update_environment");
+        let declared_hooks = self.declared_hooks(table);
         let login = self.login(table);
         let (resume_forms, reference_pattern) = match table.get("resume") {
             Some(resume) => self.resume(resume),
@@ -226,7 +230,11 @@ impl Reader<'_> {
             descriptor.interrupt_keys = keys;
         }
         descriptor.interrupt_keeps_request = interrupt_keeps_request;
-        descriptor.completion = CompletionSignal::Unobserved;
+        // Declared hooks are how a custom runtime's turns are observed.
+        descriptor.completion =
+            if declared_hooks.is_some() { CompletionSignal::Hook } else { CompletionSignal::Unobserved };
+        descriptor.hook_injection = declared_hooks.as_ref().map(|_| HookInjection::Declared);
+        descriptor.declared_hooks = declared_hooks;
         descriptor.login = login;
         descriptor.receipt = receipt;
         descriptor.reads_environment = reads_environment;
@@ -385,6 +393,30 @@ impl Reader<'_> {
                 );
             }
         }
+    }
+
+    /// The hooks of `completion_args` and `completion_environment`, if
+    /// either is given; they must name the notify command somewhere.
+    fn declared_hooks(&mut self, table: &Table) -> Option<DeclaredHooks> {
+        let args = self.args(table, "completion_args").unwrap_or_default();
+        let environment = self.variables(table, "completion_environment");
+        if args.is_empty() && environment.is_empty() {
+            return None;
+        }
+        let hooks = DeclaredHooks { args, environment };
+        if !hooks.names_the_host() {
+            let key = if table.contains_key("completion_args") { "completion_args" } else { "completion_environment" };
+            self.problem(
+                &[key],
+                format!(
+                    "`completion_args` and `completion_environment` never name the host's notify command \
+                     ({NOTIFY_COMMAND_PLACEHOLDER} or {NOTIFY_PROGRAM_PLACEHOLDER}): hooks that do not cannot \
+                     report a turn"
+                ),
+            );
+            return None;
+        }
+        Some(hooks)
     }
 
     /// A table of variables set for every launch.

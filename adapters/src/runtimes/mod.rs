@@ -140,6 +140,7 @@ pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: 
         interrupt_keeps_request: false,
         completion: CompletionSignal::Unobserved,
         hook_injection: None,
+        declared_hooks: None,
         drops_early_input: false,
         login: LoginForm::OutsideTerminal,
         sign_in: None,

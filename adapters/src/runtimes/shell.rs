@@ -29,6 +29,7 @@ pub(super) fn descriptor() -> Descriptor {
         // input is the best signal there, reported as a heuristic.
         completion: CompletionSignal::ScreenHeuristic,
         hook_injection: Some(HookInjection::BashPromptMarks),
+        declared_hooks: None,
         drops_early_input: false,
         login: LoginForm::NotRequired,
         sign_in: None,
