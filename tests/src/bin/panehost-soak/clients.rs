@@ -15,6 +15,14 @@ use std::time::Duration;
 /// waits for its turn's timeout, plus a margin).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The watchdog's margin over the longest an operation may take (an `ask`
+/// waits for its turn's timeout, and then for its answer): an operation
+/// still running after both is stalled, and the run fails saying which.
+const STALL_MARGIN: Duration = Duration::from_secs(15);
+
+/// What the watchdog records a stalled operation under.
+pub const STALLED: &str = "watchdog: an operation stalled";
+
 /// Runs one client task until the world stops.
 pub async fn run(world: Arc<World>, index: u64) {
     let mut state = TaskState { rng: Rng::new(world.settings.seed, 1000 + index), unfinished_closes: Vec::new() };
@@ -53,9 +61,19 @@ pub async fn run(world: Arc<World>, index: u64) {
             state.unfinished_closes.extend(again);
         } else {
             let operation = Operation::draw(&mut state.rng);
-            if let Some((kind, verdict)) = operations::run(operation, &world, &current, &mut state).await {
-                keep = matches!(verdict, Verdict::Ok | Verdict::Expected(_));
-                world.ledger.record(kind, verdict);
+            let limit = world.settings.ask_timeout + REQUEST_TIMEOUT + STALL_MARGIN;
+            match tokio::time::timeout(limit, operations::run(operation, &world, &current, &mut state)).await {
+                Ok(Some((kind, verdict))) => {
+                    keep = matches!(verdict, Verdict::Ok | Verdict::Expected(_));
+                    world.ledger.record(kind, verdict);
+                }
+                Ok(None) => {}
+                Err(_stalled) => {
+                    let detail =
+                        format!("{operation:?} of client task {index} still running after {} s", limit.as_secs());
+                    world.ledger.fail(STALLED, detail);
+                    keep = false;
+                }
             }
         }
         // After a lost or failed request the connection may hold answers
