@@ -1,0 +1,334 @@
+//! Making a pane: starting its process in a keeper (new, or again for a
+//! pane whose process is gone), or taking it back from the keeper that
+//! survived a host restart; and how its runtime behaves.
+
+use super::end_marker::EndMarker;
+use super::input_line::InputLine;
+use super::keeper::{self};
+use super::news::NewsOutlet;
+use super::progress::{Progress, ProgressCell};
+use super::ring::OutputRing;
+use super::screen::TerminalScreen;
+use super::screen_sleep::MODEL_AWAKE;
+use super::session_capture::SessionCapture;
+use super::turn::TurnTracker;
+use super::{
+    exit, launch_files, quiet_watch, reader, recorder, screen_follower, Launch, OutputState, Pane, PaneInfo,
+    PaneLimits, PaneServices,
+};
+use crate::store::records::{PaneRecord, RecordStore, RecordedScreen, RECORD_VERSION, RESERVE_STEP};
+use panehost_adapters::completion::HookInjection;
+use panehost_adapters::descriptor::ReferenceCapture;
+use panehost_adapters::reference_pattern::ReferencePattern;
+use panehost_adapters::{CompletionSignal, LaunchPlan};
+use panehost_ipc::{PaneId, ResumeRequest};
+use std::collections::VecDeque;
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+use tokio::io::unix::AsyncFd;
+use tokio::sync::watch;
+
+impl Pane {
+    /// Starts a new pane `id`: the launch's process in a new PTY held by a
+    /// keeper process, and the pane's tasks. Must be called within a tokio
+    /// runtime.
+    ///
+    /// # Errors
+    /// Fails when the keeper, the PTY or the process cannot be created.
+    pub async fn start(id: PaneId, launch: Launch, services: PaneServices<'_>) -> io::Result<Arc<Pane>> {
+        Pane::spawn(id, launch, services, None).await
+    }
+
+    /// Starts a new process for the pane `previous` records (whose process
+    /// is gone), as `how` says it resumes: same id and creation time, the
+    /// next generation, offsets continuing from the reservation.
+    ///
+    /// # Errors
+    /// Fails when the keeper, the PTY or the process cannot be created.
+    pub async fn relaunch(
+        previous: PaneRecord,
+        how: &'static str,
+        launch: Launch,
+        services: PaneServices<'_>,
+    ) -> io::Result<Arc<Pane>> {
+        Pane::spawn(previous.id.clone(), launch, services, Some((previous, how))).await
+    }
+
+    async fn spawn(
+        id: PaneId,
+        launch: Launch,
+        services: PaneServices<'_>,
+        previous: Option<(PaneRecord, &'static str)>,
+    ) -> io::Result<Arc<Pane>> {
+        let Launch { plan, start, size } = launch;
+        let PaneServices { keepers, records, limits: pane_limits } = services;
+        let notify_token = random_token()?;
+        let extra_env = vec![
+            ("PANEHOST_PANE".to_owned(), id.0.clone()),
+            ("PANEHOST_NOTIFY_TOKEN".to_owned(), notify_token.clone()),
+        ];
+        let socket = keepers.sockets_dir().join(format!("{id}.sock"));
+        let keepers = Arc::clone(keepers);
+        let launch_plan = plan.clone();
+        let launch_socket = socket.clone();
+        // Before the process exists: what it writes to its session store
+        // comes after this.
+        let spawned_at = SystemTime::now();
+        let handover = tokio::task::spawn_blocking(move || {
+            launch_files::write(&launch_plan.files)?;
+            keepers.launch(&launch_plan, size, &extra_env, &launch_socket)?;
+            keeper::connect(&launch_socket)
+        })
+        .await
+        .map_err(io::Error::other)??;
+        // A pane restored by a new process keeps its id and creation time;
+        // its generation grows and its offsets continue.
+        let (generation, created_at_ms, reserved_offset, native_reference, restored_by) = match &previous {
+            Some((prev, how)) => {
+                (prev.generation + 1, prev.created_at_ms, prev.reserved_offset, prev.native_reference.clone(), *how)
+            }
+            // Resuming an exact session: that is the pane's session.
+            None => {
+                let resumed = match &start.resume {
+                    Some(ResumeRequest::Reference(reference)) => Some(reference.clone()),
+                    _ => None,
+                };
+                (1, now_ms(), 0, resumed, "started")
+            }
+        };
+        let record = PaneRecord {
+            version: RECORD_VERSION,
+            id: id.clone(),
+            runtime: plan.runtime.clone(),
+            generation,
+            pid: handover.pid,
+            keeper_socket: socket,
+            start,
+            cwd: plan.cwd.display().to_string(),
+            size,
+            created_at_ms,
+            notify_token,
+            native_reference,
+            reserved_offset,
+            screen: None,
+            exit: None,
+            open_turn: None,
+        };
+        let behaviour = Behaviour { process_started: Some(spawned_at), ..Behaviour::of(&plan) };
+        // A new process: its offsets continue from the reservation (a new
+        // generation, whose offsets no client compares with the old ones).
+        let base = reserved_offset;
+        Pane::assemble(record, base, behaviour, handover, pane_limits, records.clone(), restored_by).await
+    }
+
+    /// Takes back a pane whose keeper survived a host restart: same id,
+    /// generation and pid; offsets continue from the exact end its end
+    /// marker holds when the pane was quiet (no gap), else from the
+    /// record's reservation; the screen starts from the recorded one, and
+    /// a turn open in the record is open again.
+    ///
+    /// # Errors
+    /// Fails when the keeper does not answer.
+    pub async fn adopt(record: PaneRecord, behaviour: Behaviour, services: PaneServices<'_>) -> io::Result<Arc<Pane>> {
+        let PaneServices { records, limits: pane_limits, .. } = services;
+        let socket = record.keeper_socket.clone();
+        let handover =
+            tokio::task::spawn_blocking(move || keeper::connect(&socket)).await.map_err(io::Error::other)??;
+        if handover.pid != record.pid {
+            return Err(io::Error::other(format!(
+                "the keeper holds pid {}, the record names {}",
+                handover.pid, record.pid
+            )));
+        }
+        let base = exact_end(&record, records).unwrap_or(record.reserved_offset);
+        Pane::assemble(record, base, behaviour, handover, pane_limits, records.clone(), "keeper").await
+    }
+
+    async fn assemble(
+        mut record: PaneRecord,
+        base: u64,
+        behaviour: Behaviour,
+        handover: keeper::Handover,
+        pane_limits: PaneLimits,
+        records: RecordStore,
+        restored_by: &'static str,
+    ) -> io::Result<Arc<Pane>> {
+        record.reserved_offset = base + RESERVE_STEP;
+        let size = record.size;
+        let redraw = record.screen.as_ref().map_or(&[][..], |saved| saved.formatted.as_slice());
+        let mut screen = TerminalScreen::new(size, base, redraw);
+        // The record shows the screen where this host's offsets begin.
+        let first_screen = screen.snapshot();
+        record.screen = Some(RecordedScreen { offset: base, formatted: first_screen.formatted.clone() });
+        let start_snapshot = (restored_by == "keeper").then_some(first_screen);
+        let end_marker = EndMarker::create(&records.end_marker_path(&record.id));
+        let mut turns = TurnTracker::new(behaviour.completion, behaviour.hook_injection);
+        let reopened = match (restored_by, record.open_turn.take()) {
+            ("keeper", Some(turn)) => turns.reopen(base, turn.submitted.as_deref().unwrap_or("")),
+            _ => None,
+        };
+        let io_fd = handover.master;
+        set_nonblocking(&io_fd)?;
+        handover.control.set_nonblocking(true)?;
+        let (control_read, control_write) = tokio::net::UnixStream::from_std(handover.control)?.into_split();
+        let info = PaneInfo {
+            id: record.id.clone(),
+            runtime: record.runtime.clone(),
+            generation: record.generation,
+            pid: handover.pid,
+            cwd: record.cwd.clone(),
+            created_at_ms: record.created_at_ms,
+            labels: record.start.labels.clone(),
+        };
+        let notify_token = record.notify_token.clone();
+        let mut ring = OutputRing::new(pane_limits.ring_bytes);
+        ring.skip_to(base);
+        let pane = Arc::new(Pane {
+            info,
+            interrupt_keys: behaviour.interrupt_keys,
+            interrupt_presses: behaviour.interrupt_presses.max(1),
+            notify_token,
+            drops_early_input: behaviour.drops_early_input,
+            reference_capture: behaviour.reference_capture.clone(),
+            reference_pattern: behaviour.reference_pattern.clone(),
+            session_capture: match (
+                &behaviour.reference_capture,
+                &behaviour.session_store_location,
+                &behaviour.reference_pattern,
+            ) {
+                (ReferenceCapture::SessionStore(store), Some(location), Some(pattern)) => Some(SessionCapture::new(
+                    store.clone(),
+                    location.clone(),
+                    behaviour.process_started.unwrap_or_else(SystemTime::now),
+                    pattern.clone(),
+                )),
+                _ => None,
+            },
+            turns: Mutex::new(turns),
+            ring_capacity: ring.capacity(),
+            screen_sleep_after: pane_limits.screen_sleep_after,
+            output: Mutex::new(OutputState { ring, pending_resizes: VecDeque::new(), reader_done: false }),
+            screen: Mutex::new(screen),
+            asleep_from: AtomicU64::new(MODEL_AWAKE),
+            progress: ProgressCell::new(Progress::new(base, size)),
+            parsed: watch::Sender::new(base),
+            follower_stopped: std::sync::atomic::AtomicBool::new(false),
+            // Safety: the OwnedFd is moved into the AsyncFd, which keeps it
+            // open and unchanged for as long as it is registered.
+            io: unsafe { AsyncFd::register(io_fd) }.map_err(io::Error::from)?,
+            input: InputLine::default(),
+            news: NewsOutlet::default(),
+            keeper_control: tokio::sync::Mutex::new(Some(control_write)),
+            record_released: tokio::sync::Mutex::new(false),
+            record: Mutex::new(record),
+            end_marker: Mutex::new(end_marker),
+            start_snapshot: Mutex::new(start_snapshot),
+            records,
+            restored_by,
+        });
+        pane.publish(reopened);
+        // A host that restarts finds the pane from here on; the disk has
+        // it a moment later (a start does not wait for it: a machine that
+        // loses power in between comes back without the pane, never with
+        // a wrong one).
+        pane.write_record(false).await;
+        let durable = Arc::clone(&pane);
+        tokio::spawn(async move { durable.save_record().await });
+        // Nothing is read yet: the end is exact.
+        pane.record_saved_at(base);
+        tokio::spawn(reader::run(Arc::clone(&pane)));
+        tokio::spawn(screen_follower::run(Arc::clone(&pane)));
+        tokio::spawn(exit::watch(Arc::clone(&pane), control_read, handover.exited));
+        tokio::spawn(recorder::run(Arc::clone(&pane)));
+        if behaviour.completion == CompletionSignal::ScreenHeuristic {
+            tokio::spawn(quiet_watch::run(Arc::clone(&pane)));
+        }
+        Ok(pane)
+    }
+}
+
+/// How a pane's runtime behaves, from its launch plan (kept across a host
+/// restart through the runtime's descriptor).
+#[derive(Debug, Clone)]
+pub struct Behaviour {
+    /// The interrupt keys.
+    pub interrupt_keys: Vec<u8>,
+    /// How many times they are pressed.
+    pub interrupt_presses: u8,
+    /// How the end of a turn is observed.
+    pub completion: CompletionSignal,
+    /// How the hooks were injected (and their payloads read).
+    pub hook_injection: Option<HookInjection>,
+    /// Whether early input is lost.
+    pub drops_early_input: bool,
+    /// Where the session's native reference is captured.
+    pub reference_capture: ReferenceCapture,
+    /// The pattern a captured reference must match.
+    pub reference_pattern: Option<ReferencePattern>,
+    /// Where the CLI's session store is for this launch's environment, when
+    /// the reference is captured from it.
+    pub session_store_location: Option<PathBuf>,
+    /// When the process was about to be started (sessions created since
+    /// are its own); unknown for a pane taken back from its keeper.
+    pub process_started: Option<SystemTime>,
+}
+
+impl Behaviour {
+    /// The behaviour a launch plan describes.
+    pub fn of(plan: &LaunchPlan) -> Behaviour {
+        Behaviour {
+            interrupt_keys: plan.interrupt_keys.clone(),
+            interrupt_presses: plan.interrupt_presses,
+            completion: plan.completion,
+            hook_injection: plan.hook_injection,
+            drops_early_input: plan.drops_early_input,
+            reference_capture: plan.reference_capture.clone(),
+            reference_pattern: plan.reference_pattern.clone(),
+            session_store_location: match &plan.reference_capture {
+                ReferenceCapture::SessionStore(store) => store.location(&plan.env),
+                _ => None,
+            },
+            process_started: None,
+        }
+    }
+}
+
+/// The exact end the pane's end marker holds, when the record agrees with
+/// it: within the reservation, and the saved screen (if any) showing all
+/// the output up to it.
+fn exact_end(record: &PaneRecord, records: &RecordStore) -> Option<u64> {
+    let end = EndMarker::read_exact(&records.end_marker_path(&record.id))?;
+    let screen_at = record.screen.as_ref().map_or(0, |screen| screen.offset);
+    (end <= record.reserved_offset && screen_at == end).then_some(end)
+}
+
+fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
+    let flags = rustix::fs::fcntl_getfl(fd)?;
+    rustix::fs::fcntl_setfl(fd, flags | rustix::fs::OFlags::NONBLOCK)?;
+    Ok(())
+}
+
+/// A pane's notify token: 128 bits from the OS random source, in hex.
+fn random_token() -> io::Result<String> {
+    let mut bytes = [0u8; 16];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match rustix::rand::getrandom(&mut bytes[filled..], rustix::rand::GetRandomFlags::empty()) {
+            Ok(read) => filled += read,
+            Err(rustix::io::Errno::INTR) => {}
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_millis() as u64)
+        .unwrap_or(0)
+}

@@ -1,0 +1,124 @@
+//! A pane's turns as the host learns of them: input it submitted, hooks'
+//! and notify programs' reports, terminal notifications, quiet output and
+//! interrupts, each published as a turn signal.
+
+use super::turn::{Reported, TerminalNotice, TurnSignal};
+use super::{lock, Pane};
+use crate::limits;
+use panehost_adapters::descriptor::ReferenceCapture;
+use panehost_adapters::CompletionSignal;
+use std::sync::Arc;
+
+impl Pane {
+    /// How the end of a turn is observed for this pane.
+    pub fn completion(&self) -> CompletionSignal {
+        lock(&self.turns).completion()
+    }
+
+    /// `idle`, `busy`, `awaiting_input` or `unknown`.
+    pub fn activity(&self) -> &'static str {
+        lock(&self.turns).activity()
+    }
+
+    /// True while a turn is open.
+    pub fn busy(&self) -> bool {
+        lock(&self.turns).busy()
+    }
+
+    /// Turn signals from sequence number `from_seq` on.
+    pub fn signals_from(&self, from_seq: u64) -> Vec<TurnSignal> {
+        lock(&self.turns).signals_from(from_seq)
+    }
+
+    /// The first signal sequence number at or after `offset`.
+    pub fn first_signal_at(&self, offset: u64) -> u64 {
+        lock(&self.turns).first_seq_at(offset)
+    }
+
+    /// An interrupt was confirmed by the output going quiet: the open turn
+    /// (if any) ends, labelled as a heuristic.
+    pub fn turn_interrupted(&self) {
+        let offset = self.current_progress().end;
+        let mut turns = lock(&self.turns);
+        if !turns.busy() {
+            return;
+        }
+        let signal = turns.interrupted(offset);
+        drop(turns);
+        self.publish(signal);
+    }
+
+    /// Records that the host submitted input (`text`, empty when only
+    /// keys) as a turn.
+    pub fn input_submitted(&self, text: &str) {
+        let offset = self.current_progress().end;
+        let signal = lock(&self.turns).input_submitted(offset, text);
+        self.publish(signal);
+    }
+
+    /// A hook or notify program's report. Returns false when the token is
+    /// not this pane's. The end of a turn is recorded once the output
+    /// after the report has settled (at most [`limits::HOOK_SETTLE_LIMIT`]
+    /// later), at the offset reached then: a CLI may run its hook before it
+    /// draws the answer.
+    pub fn report(self: &Arc<Self>, token: &str, event: &str, payload: &str) -> bool {
+        if !same_secret(token.as_bytes(), self.notify_token.as_bytes()) {
+            return false;
+        }
+        let offset = self.current_progress().end;
+        let reported = lock(&self.turns).reported(event, payload, offset);
+        self.act_on(reported);
+        if let ReferenceCapture::HookField(field) = &self.reference_capture {
+            let value = serde_json::from_str::<serde_json::Value>(payload).ok();
+            if let Some(reference) = value.as_ref().and_then(|value| value.get(field)).and_then(|value| value.as_str())
+            {
+                self.capture_reference(reference);
+            }
+        }
+        true
+    }
+
+    pub(super) fn record_terminal_notices(self: &Arc<Self>, notices: &[TerminalNotice], offset: u64) {
+        for notice in notices {
+            let reported = lock(&self.turns).terminal_notice(notice, offset);
+            self.act_on(reported);
+        }
+    }
+
+    /// Publishes a signal now, or records a reported end once the output
+    /// after it has settled (at most [`limits::HOOK_SETTLE_LIMIT`] later),
+    /// at the offset reached then.
+    fn act_on(self: &Arc<Self>, reported: Reported) {
+        match reported {
+            Reported::Now(signal) => self.publish(signal),
+            Reported::EndPending(pending) => {
+                let pane = Arc::clone(self);
+                tokio::spawn(async move {
+                    pane.wait_output_quiet(limits::HOOK_SETTLE_QUIET, limits::HOOK_SETTLE_LIMIT).await;
+                    let offset = pane.current_progress().end;
+                    let signal = lock(&pane.turns).end_reported(pending, offset);
+                    pane.publish(signal);
+                });
+            }
+        }
+    }
+
+    pub(super) fn record_quiet(&self) {
+        let offset = self.current_progress().end;
+        let signal = lock(&self.turns).quiet(offset);
+        self.publish(signal);
+    }
+
+    pub(super) fn publish(&self, signal: Option<TurnSignal>) {
+        if let Some(signal) = signal {
+            tracing::debug!(pane = %self.info.id, seq = signal.seq, event = ?signal.event, "turn signal");
+            self.progress.set_signals(signal.seq + 1);
+        }
+        self.news.activity(&self.info.id, || self.activity());
+    }
+}
+
+/// Compares two secrets in time that depends on their lengths only.
+fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+    given.len() == expected.len() && given.iter().zip(expected).fold(0u8, |diff, (a, b)| diff | (a ^ b)) == 0
+}
