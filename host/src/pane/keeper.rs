@@ -20,6 +20,7 @@ use crate::keeper_wire::pane_request::PaneRequest;
 use crate::limits::KEEPER_ANSWER_TIMEOUT;
 use crate::open_files;
 use panehost_adapters::LaunchPlan;
+use panehost_ipc::socket_path::create_private_dir;
 use panehost_ipc::{ExitStatus, Size};
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
@@ -206,8 +207,7 @@ impl OpenKeeper {
     /// `sockets` (made private to the user first), and a task that reaps it
     /// when it exits.
     fn start(executable: &Path, sockets: &Path) -> io::Result<Self> {
-        std::fs::create_dir_all(sockets)?;
-        std::fs::set_permissions(sockets, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+        create_private_dir(sockets)?;
         let mut command = Command::new(executable);
         command
             .arg0(KEEPER_PROGRAM)

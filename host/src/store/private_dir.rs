@@ -1,8 +1,7 @@
 //! The socket's directory: created private, refused when it is not.
 
-use panehost_ipc::socket_path::{check_private_dir, PrivateDirError};
+use panehost_ipc::socket_path::{check_private_dir, create_private_dir, PrivateDirError};
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::Path;
 
 /// Why a socket directory cannot be used.
@@ -31,9 +30,7 @@ pub fn ensure_private_dir(dir: &Path, uid: u32) -> Result<(), SocketDirError> {
     let display = dir.display().to_string();
     let io_error = |source| SocketDirError::Io { path: display.clone(), source };
     if !dir.exists() {
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io_error)?;
-        // The umask may have narrowed the mode further; set it exactly.
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io_error)?;
+        create_private_dir(dir).map_err(io_error)?;
     }
     Ok(check_private_dir(dir, uid)?)
 }
@@ -41,7 +38,7 @@ pub fn ensure_private_dir(dir: &Path, uid: u32) -> Result<(), SocketDirError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
     #[test]
     fn creates_a_private_directory_and_refuses_an_open_one() {
@@ -67,6 +64,21 @@ mod tests {
             ensure_private_dir(&link, uid),
             Err(SocketDirError::NotPrivate(PrivateDirError::NotADirectory(_)))
         ));
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// A directory inside the host's own state (whose owner the state
+    /// directory's check settled) is made 0700 whatever it was.
+    #[test]
+    fn a_private_subdirectory_is_0700_whether_new_or_found_open() {
+        let base = std::env::temp_dir().join(format!("panehost-private-subdir-test-{}", std::process::id()));
+        let dir = base.join("a").join("b");
+        create_private_dir(&dir).unwrap();
+        assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+        assert_eq!(std::fs::metadata(base.join("a")).unwrap().mode() & 0o777, 0o700, "missing parents too");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        create_private_dir(&dir).unwrap();
+        assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
         std::fs::remove_dir_all(&base).unwrap();
     }
 }

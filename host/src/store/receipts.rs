@@ -4,6 +4,7 @@
 //! as no receipt.
 
 use crate::store::atomic_file::write_atomically;
+use panehost_ipc::socket_path::create_private_dir;
 use panehost_ipc::Receipt;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -21,8 +22,7 @@ impl ReceiptStore {
     /// Fails when the directory cannot be created.
     pub fn open(state_dir: &Path) -> io::Result<ReceiptStore> {
         let dir = state_dir.join("receipts");
-        std::fs::create_dir_all(&dir)?;
-        std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+        create_private_dir(&dir)?;
         Ok(ReceiptStore { dir })
     }
 

@@ -11,6 +11,7 @@
 //! told of the bytes in between as a gap.
 
 use crate::store::atomic_file::{write_atomically, write_replacing};
+use panehost_ipc::socket_path::create_private_dir;
 use panehost_ipc::{check_client_env, check_labels, ExitStatus, PaneId, Size, StartParams};
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -120,8 +121,7 @@ impl RecordStore {
     /// Fails when the directory cannot be created.
     pub fn open(state_dir: &Path) -> io::Result<RecordStore> {
         let dir = state_dir.join("panes");
-        std::fs::create_dir_all(&dir)?;
-        std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+        create_private_dir(&dir)?;
         Ok(RecordStore { dir })
     }
 
