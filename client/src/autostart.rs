@@ -3,10 +3,10 @@
 use crate::connection::Client;
 use crate::error::ClientError;
 use crate::options::ClientOptions;
-use panehost_ipc::socket_path::create_private_dir;
 use std::ffi::OsString;
-use std::fs::OpenOptions;
+use std::fs::{DirBuilder, OpenOptions};
 use std::future::Future;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -83,7 +83,10 @@ impl AutostartCommand {
         let stderr = match &self.log_file {
             Some(log_file) => {
                 if let Some(dir) = log_file.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-                    create_private_dir(dir)
+                    DirBuilder::new()
+                        .recursive(true)
+                        .mode(0o700)
+                        .create(dir)
                         .map_err(|error| failed(format!("cannot create {}: {error}", dir.display())))?;
                 }
                 let file = OpenOptions::new()

@@ -59,20 +59,6 @@ pub enum PrivateDirError {
     },
 }
 
-/// Creates `dir` and its missing parents with mode 0700, and makes `dir`
-/// itself 0700 exactly (the umask may have narrowed it, and an existing
-/// directory keeps the bits it had otherwise). It does not judge an
-/// existing directory's owner: [`check_private_dir`] does that, for a
-/// directory whose parent is not already private to the user.
-///
-/// # Errors
-/// Fails when a directory cannot be created or its mode set.
-pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-}
-
 /// Checks that `dir` is a directory (not a symbolic link) owned by `uid`
 /// that no one else can enter: mode 0700 or narrower. The host applies it
 /// to the directories it creates and uses; clients apply it before they

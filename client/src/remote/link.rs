@@ -10,6 +10,7 @@ use crate::options::ClientOptions;
 use crate::raw::RawConnection;
 use std::fmt;
 use std::future::Future;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
@@ -436,7 +437,10 @@ fn private_forward_dir(target: &RemoteTarget) -> Result<tempfile::TempDir, Clien
         message: format!("the local end of the link: {message}"),
         transient: false,
     };
-    panehost_ipc::socket_path::create_private_dir(&base)
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&base)
         .map_err(|error| local_error(format!("cannot create {}: {error}", base.display())))?;
     panehost_ipc::socket_path::check_private_dir(&base, uid).map_err(|problem| local_error(problem.to_string()))?;
     remove_abandoned_forward_dirs(&base);

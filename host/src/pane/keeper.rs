@@ -19,8 +19,8 @@ use crate::keeper_wire::pane_lines::parse_greeting;
 use crate::keeper_wire::pane_request::PaneRequest;
 use crate::limits::KEEPER_ANSWER_TIMEOUT;
 use crate::open_files;
+use crate::store::private_dir::create_private_subdir;
 use panehost_adapters::LaunchPlan;
-use panehost_ipc::socket_path::create_private_dir;
 use panehost_ipc::{ExitStatus, Size};
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
@@ -207,7 +207,7 @@ impl OpenKeeper {
     /// `sockets` (made private to the user first), and a task that reaps it
     /// when it exits.
     fn start(executable: &Path, sockets: &Path) -> io::Result<Self> {
-        create_private_dir(sockets)?;
+        create_private_subdir(sockets)?;
         let mut command = Command::new(executable);
         command
             .arg0(KEEPER_PROGRAM)

@@ -1,8 +1,8 @@
 //! The files a launch plan asks for (the hooks of CLIs that read them only
 //! from files), written before the spawn, in the host's hook directory.
 
+use crate::store::private_dir::create_private_subdir;
 use panehost_adapters::completion::LaunchFile;
-use panehost_ipc::socket_path::create_private_dir;
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
@@ -20,7 +20,7 @@ static NEXT_TEMPORARY: AtomicU64 = AtomicU64::new(0);
 pub(super) fn write(files: &[LaunchFile]) -> io::Result<()> {
     for file in files {
         let dir = file.path.parent().unwrap_or(Path::new("/"));
-        create_private_dir(dir)?;
+        create_private_subdir(dir)?;
         let name = file.path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
         let temporary =
             dir.join(format!(".{name}.{}.{}.tmp", std::process::id(), NEXT_TEMPORARY.fetch_add(1, Ordering::Relaxed)));

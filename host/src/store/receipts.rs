@@ -4,7 +4,7 @@
 //! as no receipt.
 
 use crate::store::atomic_file::write_atomically;
-use panehost_ipc::socket_path::create_private_dir;
+use crate::store::private_dir::create_private_subdir;
 use panehost_ipc::Receipt;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ impl ReceiptStore {
     /// Fails when the directory cannot be created.
     pub fn open(state_dir: &Path) -> io::Result<ReceiptStore> {
         let dir = state_dir.join("receipts");
-        create_private_dir(&dir)?;
+        create_private_subdir(&dir)?;
         Ok(ReceiptStore { dir })
     }
 

@@ -11,7 +11,7 @@
 //! told of the bytes in between as a gap.
 
 use crate::store::atomic_file::{write_atomically, write_replacing};
-use panehost_ipc::socket_path::create_private_dir;
+use crate::store::private_dir::create_private_subdir;
 use panehost_ipc::{check_client_env, check_labels, ExitStatus, PaneId, Size, StartParams};
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -121,7 +121,7 @@ impl RecordStore {
     /// Fails when the directory cannot be created.
     pub fn open(state_dir: &Path) -> io::Result<RecordStore> {
         let dir = state_dir.join("panes");
-        create_private_dir(&dir)?;
+        create_private_subdir(&dir)?;
         Ok(RecordStore { dir })
     }
 
