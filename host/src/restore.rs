@@ -31,7 +31,11 @@ use std::sync::Arc;
 /// last host did not finish (see [`undo_unfinished_starts`]).
 pub(crate) async fn restore_panes(host: Arc<HostState>) {
     let host = &host;
-    let (records, bad) = host.records.load_all();
+    let store = host.records.clone();
+    let Ok((records, bad)) = tokio::task::spawn_blocking(move || store.load_all()).await else {
+        tracing::error!("reading the pane records failed; no pane is restored");
+        return;
+    };
     let recorded: HashSet<std::path::PathBuf> = records.iter().map(|record| record.keeper_socket.clone()).collect();
     let sockets = host.keepers.sockets_dir().to_path_buf();
     let undone = tokio::task::spawn_blocking(move || undo_unfinished_starts(&sockets, &recorded)).await;

@@ -92,6 +92,8 @@ impl RuntimeGate {
                 })
             })
             .collect();
+        let ids = catalog.descriptors().iter().map(|descriptor| descriptor.id.clone()).collect();
+        let mut stored = receipts.load_async(ids).await.into_iter();
         let mut infos = Vec::with_capacity(tasks.len());
         for (task, descriptor) in tasks.into_iter().zip(catalog.descriptors()) {
             let outcome = match task.await {
@@ -101,7 +103,7 @@ impl RuntimeGate {
             if let Some(Ok(detection)) = &outcome {
                 self.detections.insert(descriptor.id.clone(), detection.clone());
             }
-            infos.push(runtime_info(catalog, descriptor, outcome, receipts.load(&descriptor.id)));
+            infos.push(runtime_info(catalog, descriptor, outcome, stored.next().flatten()));
         }
         infos
     }
@@ -130,7 +132,8 @@ impl RuntimeGate {
         if let Some(Ok(detection)) = &outcome {
             self.detections.insert(runtime.to_owned(), detection.clone());
         }
-        judge(catalog, descriptor, &outcome, receipts.load(runtime).as_ref()).0
+        let stored = receipts.load_async(vec![runtime.to_owned()]).await.pop().flatten();
+        judge(catalog, descriptor, &outcome, stored.as_ref()).0
     }
 
     /// The detection on record for a runtime, if any.

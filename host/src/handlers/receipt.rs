@@ -29,7 +29,7 @@ pub(crate) async fn handle_probe_runtime(
     let result = probe_in(host, runtime, model, accept_weaker_boundary, &challenge, scratch.clone()).await;
     let _ = std::fs::remove_dir_all(&scratch);
     let receipt = result?;
-    if let Err(err) = host.receipts.save(&receipt) {
+    if let Err(err) = host.receipts.save_async(receipt.clone()).await {
         tracing::warn!(%runtime, %err, "cannot store the receipt");
     }
     tracing::info!(%runtime, passed = receipt.passed, elapsed_ms = receipt.elapsed_ms, detail = %receipt.detail, "receipt taken");

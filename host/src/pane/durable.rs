@@ -99,7 +99,8 @@ impl Pane {
         {
             let mut released = self.record_released.lock().await;
             *released = true;
-            self.records.remove(&self.info.id);
+            let (records, id) = (self.records.clone(), self.info.id.clone());
+            let _ = tokio::task::spawn_blocking(move || records.remove(&id)).await;
         }
     }
 

@@ -9,8 +9,10 @@ use panehost_ipc::Receipt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// The receipts directory.
-#[derive(Debug)]
+/// The receipts directory. The `_async` methods do the file work on a
+/// blocking thread, so that a request never holds an async worker while
+/// the disk answers.
+#[derive(Debug, Clone)]
 pub struct ReceiptStore {
     dir: PathBuf,
 }
@@ -24,6 +26,25 @@ impl ReceiptStore {
         let dir = state_dir.join("receipts");
         create_private_subdir(&dir)?;
         Ok(ReceiptStore { dir })
+    }
+
+    /// [`ReceiptStore::save`], on a blocking thread.
+    ///
+    /// # Errors
+    /// Fails when the file cannot be written.
+    pub async fn save_async(&self, receipt: Receipt) -> io::Result<()> {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.save(&receipt)).await.map_err(io::Error::other)?
+    }
+
+    /// [`ReceiptStore::load`] for each of `runtimes`, in order, on one
+    /// blocking thread.
+    pub async fn load_async(&self, runtimes: Vec<String>) -> Vec<Option<Receipt>> {
+        let store = self.clone();
+        let count = runtimes.len();
+        tokio::task::spawn_blocking(move || runtimes.iter().map(|runtime| store.load(runtime)).collect())
+            .await
+            .unwrap_or_else(|_| vec![None; count])
     }
 
     /// Where probes make their scratch working directories.
