@@ -1,7 +1,7 @@
-//! The host's own sizes, counts and timeouts, each with its reason. (The
-//! defaults the environment can change are read in `config.rs`; a few
-//! limits live beside the one piece of code they bound, and the wire's
-//! limits are in the ipc crate.)
+//! The host's own sizes, counts and timeouts, each with its reason: every
+//! one of them is here. (The defaults the environment can change are read
+//! in `config.rs`; the limits of a wire are part of its definition: the
+//! protocol's in the ipc crate, the keeper's in `keeper_wire/`.)
 
 use std::time::Duration;
 
@@ -118,3 +118,115 @@ pub(crate) const WAIT_REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// How often a `wait_for` on the screen looks at it, at most, while the
 /// terminal model keeps parsing: each look renders the screen as text.
 pub(crate) const WAIT_SCREEN_RECHECK: Duration = Duration::from_millis(25);
+
+// Bounds of `server/passed_descriptors.rs`.
+
+/// The most descriptors a request may bring: a terminal to read keys
+/// from and one to write to.
+pub(crate) const MAX_PASSED_DESCRIPTORS: usize = 2;
+
+/// Bytes read from the socket at a time, into a buffer of the reader's
+/// own: the caller's buffer would have to be zeroed before each read.
+pub(crate) const CONNECTION_READ_BYTES: usize = 8 * 1024;
+
+// Bounds of `handlers/terminal_attach/mod.rs`.
+
+/// Bytes read from the terminal at a time: far more than a person types
+/// between two reads, and a paste of this size arrives in a few.
+pub(crate) const TERMINAL_KEY_READ_BYTES: usize = 4096;
+
+// Bounds of `handlers/wait_for.rs`.
+
+/// Output read per step.
+pub(crate) const WAIT_FOR_READ_BYTES: usize = 64 * 1024;
+
+// Bounds of `handlers/turns.rs`.
+
+/// How long a `send` may wait for the process to take its input.
+pub(crate) const INPUT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Between two presses of an interrupt key that must be pressed twice, so
+/// the CLI reads two presses rather than one escape sequence.
+pub(crate) const KEY_PRESS_GAP: Duration = Duration::from_millis(400);
+
+/// Before the Enter that submits, the echo of the text must begin within
+/// this long…
+pub(crate) const SUBMIT_ECHO_WAIT: Duration = Duration::from_millis(1000);
+
+/// …and then the output must be quiet this long…
+pub(crate) const SUBMIT_SETTLE: Duration = Duration::from_millis(150);
+
+/// …or this much time must have passed.
+pub(crate) const SUBMIT_SETTLE_LIMIT: Duration = Duration::from_millis(1000);
+
+// Bounds of `store/records.rs`.
+
+/// How far ahead of the output offsets are reserved.
+pub(crate) const RESERVE_STEP: u64 = 1024 * 1024;
+
+/// The largest record file read: a record holds a saved screen, whose
+/// formatted bytes stay well below this at the largest pane size.
+pub(crate) const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The largest offset or generation a record may hold: far beyond what any
+/// pane reaches (2^62 bytes of output), and far enough from `u64::MAX`
+/// that adding a reservation step or one more generation cannot overflow.
+pub const MAX_RECORDED_COUNT: u64 = 1 << 62;
+
+/// The longest notify token a record may hold.
+pub(crate) const MAX_RECORDED_TOKEN_LEN: usize = 128;
+
+/// The longest runtime id a record may hold.
+pub(crate) const MAX_RECORDED_RUNTIME_ID_LEN: usize = 256;
+
+// Bounds of `pane/turn.rs`.
+
+/// Turn signals kept for late subscribers and replays.
+pub(crate) const SIGNAL_LOG_LEN: usize = 256;
+
+// Bounds of `pane/recorder.rs`.
+
+/// How often the saved screen is refreshed while output flows.
+pub(crate) const SCREEN_SAVE_INTERVAL: Duration = Duration::from_secs(2);
+
+/// How long output must pause before the screen is saved early.
+pub(crate) const SCREEN_SAVE_SETTLE: Duration = Duration::from_millis(200);
+
+// Bounds of `pane/screen.rs`.
+
+/// Notifications kept between two takes; more are dropped (a flood of
+/// bells means nothing more than one).
+pub(crate) const MAX_PENDING_NOTICES: usize = 64;
+
+/// Resizes a model's origin records; a pane resized more often than this
+/// keeps its model awake.
+pub(crate) const MAX_REPLAYED_RESIZES: usize = 256;
+
+// Bounds of `pane/session_capture.rs`.
+
+/// The least time between two listings of a store.
+pub(crate) const SESSION_STORE_RESCAN: Duration = Duration::from_secs(10);
+
+// Waits written where they are used, named here.
+
+/// How long a closing connection's last frames may take to reach a client
+/// that still reads.
+pub(crate) const OUTBOX_CLOSE_WAIT: Duration = Duration::from_secs(1);
+/// The pause after a failed `accept` (out of descriptors, say) before the
+/// next: the other connections go on meanwhile.
+pub(crate) const ACCEPT_RETRY_PAUSE: Duration = Duration::from_millis(50);
+/// How long `ask` lets the screen model catch up with the end of the turn
+/// before it reads the answer from the screen.
+pub(crate) const ASK_SCREEN_CATCH_UP: Duration = Duration::from_secs(2);
+/// How long a restart waits for the keeper of a pane no record names to
+/// report the exit of the process it was just told to kill.
+pub(crate) const UNRECORDED_EXIT_WAIT: Duration = Duration::from_secs(5);
+/// How long the host waits for a keeper's greeting (with the master) once
+/// connected to a pane's socket.
+pub(crate) const KEEPER_GREETING_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often a keeper this host started is looked at to be reaped, where
+/// the system gives no pidfd.
+pub(crate) const KEEPER_REAP_POLL: Duration = Duration::from_secs(1);
+/// How often a pane's process is looked at when its keeper is lost and the
+/// system gives no pidfd.
+pub(crate) const CHILD_EXIT_POLL: Duration = Duration::from_millis(100);

@@ -14,6 +14,7 @@
 //! and moved aside; it never stops the others.
 
 use crate::handlers::turns;
+use crate::limits;
 use crate::limits::RESTORE_PANE_TIMEOUT;
 use crate::pane::{Behaviour, Launch, Pane};
 use crate::registry::Departure;
@@ -212,10 +213,11 @@ fn end_unrecorded(handover: crate::pane::keeper::Handover) -> String {
         if let Some(group) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
             let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
         }
-        let _ = handover.control.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+        let _ = handover.control.set_read_timeout(Some(limits::UNRECORDED_EXIT_WAIT));
         let mut line = String::new();
-        let _ = std::io::BufReader::new(&handover.control).read_line(&mut line);
-        if !line.starts_with("exited ") {
+        let bounded = std::io::Read::take(&handover.control, crate::keeper_wire::pane_lines::MAX_KEEPER_LINE as u64);
+        let _ = std::io::BufReader::new(bounded).read_line(&mut line);
+        if crate::keeper_wire::pane_lines::parse_exited(line.trim_end()).is_none() {
             return format!("process {pid} was killed, but its keeper did not report its exit");
         }
     }

@@ -1,7 +1,7 @@
 //! The handlers that drive turns: `send` (input that submits), `ask`,
 //! `interrupt` and `notify`.
 
-use crate::limits::{DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, READY_QUIET, READY_TIMEOUT};
+use crate::limits::{self, DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, READY_QUIET, READY_TIMEOUT};
 use crate::pane::TurnSignal;
 use crate::pane::{InputPlace, InputTurn, Pane};
 use crate::server::host_state::HostState;
@@ -13,21 +13,6 @@ use rustix::process::{Pid, Signal};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// How long a `send` may wait for the process to take its input.
-pub(crate) const INPUT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Between two presses of an interrupt key that must be pressed twice, so
-/// the CLI reads two presses rather than one escape sequence.
-const KEY_PRESS_GAP: Duration = Duration::from_millis(400);
-
-/// Before the Enter that submits, the echo of the text must begin within
-/// this long…
-const SUBMIT_ECHO_WAIT: Duration = Duration::from_millis(1000);
-/// …and then the output must be quiet this long…
-const SUBMIT_SETTLE: Duration = Duration::from_millis(150);
-/// …or this much time must have passed.
-const SUBMIT_SETTLE_LIMIT: Duration = Duration::from_millis(1000);
 
 const PASTE_START: &[u8] = b"\x1b[200~";
 const PASTE_END: &[u8] = b"\x1b[201~";
@@ -52,7 +37,7 @@ pub(crate) async fn handle_send(pane: Arc<Pane>, place: InputPlace, params: Send
         submit(&pane, &turn, &params).await?
     } else {
         let input = params.input_bytes();
-        pane.write_input(&turn, &input, INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
+        pane.write_input(&turn, &input, limits::INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
         input.len()
     };
     Ok(Response::Sent { pane: params.pane, bytes: written as u64 })
@@ -77,17 +62,17 @@ async fn submit(pane: &Pane, turn: &InputTurn, params: &SendParams) -> Result<us
     body.extend_from_slice(params.bytes.as_slice());
     let mut echo = pane.progress();
     echo.mark_seen();
-    pane.write_input(turn, &body, INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
+    pane.write_input(turn, &body, limits::INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
     if !body.is_empty() {
         // Several TUIs read text and an Enter that arrive together as one
         // paste, and keep the Enter as text: let the echo of the input
         // arrive and settle first (seen live with claude, gemini, qwen and
         // grok; opencode on a loaded machine echoed late, and an Enter sent
         // before the echo left the prompt unsent).
-        let _ = tokio::time::timeout(SUBMIT_ECHO_WAIT, echo.changed()).await;
-        pane.wait_output_quiet(SUBMIT_SETTLE, SUBMIT_SETTLE_LIMIT).await;
+        let _ = tokio::time::timeout(limits::SUBMIT_ECHO_WAIT, echo.changed()).await;
+        pane.wait_output_quiet(limits::SUBMIT_SETTLE, limits::SUBMIT_SETTLE_LIMIT).await;
     }
-    pane.write_input(turn, b"\r", INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
+    pane.write_input(turn, b"\r", limits::INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
     pane.input_submitted(&params.text);
     Ok(body.len() + 1)
 }
@@ -172,7 +157,7 @@ pub(crate) async fn handle_ask(
     };
     // Let the screen catch up with the end of the turn before reading it.
     let mut parsed = pane.parsed_offset();
-    let _ = tokio::time::timeout(Duration::from_secs(2), parsed.wait_for(|parsed| *parsed >= offset)).await;
+    let _ = tokio::time::timeout(limits::ASK_SCREEN_CATCH_UP, parsed.wait_for(|parsed| *parsed >= offset)).await;
     let after = pane.snapshot().text;
     Ok(Response::Answered(TurnReport {
         source,
@@ -261,9 +246,9 @@ pub(crate) async fn handle_interrupt(
     let keys = pane.interrupt_keys().to_vec();
     for press in 0..pane.interrupt_presses() {
         if press > 0 {
-            tokio::time::sleep(KEY_PRESS_GAP).await;
+            tokio::time::sleep(limits::KEY_PRESS_GAP).await;
         }
-        pane.write_input(&turn, &keys, INPUT_TIMEOUT).await.map_err(|err| write_error(id, err))?;
+        pane.write_input(&turn, &keys, limits::INPUT_TIMEOUT).await.map_err(|err| write_error(id, err))?;
     }
     drop(turn);
     let presses = if pane.interrupt_presses() > 1 { format!(" x{}", pane.interrupt_presses()) } else { String::new() };

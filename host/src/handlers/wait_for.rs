@@ -9,7 +9,7 @@
 //! searched over the bytes just read plus the
 //! [`OUTPUT_MATCH_SPAN`] before them.
 
-use crate::limits::{WAIT_REGEX_SIZE_LIMIT, WAIT_SCREEN_RECHECK};
+use crate::limits::{self, WAIT_REGEX_SIZE_LIMIT, WAIT_SCREEN_RECHECK};
 use crate::pane::Pane;
 use crate::pane::RingRead;
 use panehost_ipc::wait::{
@@ -19,9 +19,6 @@ use panehost_ipc::{ErrorBody, ErrorCode, Response, WaitForParams, WaitMatch, Wai
 use regex::bytes::{Regex, RegexBuilder};
 use std::sync::Arc;
 use tokio::time::{timeout_at, Instant};
-
-/// Output read per step.
-const READ_CHUNK: usize = 64 * 1024;
 
 /// Checks the request, then waits.
 pub(crate) async fn handle_wait_for(pane: Arc<Pane>, params: WaitForParams) -> Result<Response, ErrorBody> {
@@ -130,7 +127,7 @@ async fn wait_on_output(
     let mut skipped = 0u64;
     loop {
         progress.mark_seen();
-        match pane.read_output(cursor, READ_CHUNK) {
+        match pane.read_output(cursor, limits::WAIT_FOR_READ_BYTES) {
             RingRead::Bytes(bytes) => {
                 cursor += bytes.len() as u64;
                 window.extend_from_slice(&bytes);

@@ -16,7 +16,8 @@ use super::{
     exit, launch_files, quiet_watch, reader, recorder, screen_follower, Launch, OutputState, Pane, PaneInfo,
     PaneLimits, PaneServices,
 };
-use crate::store::records::{PaneRecord, RecordStore, RecordedScreen, RECORD_VERSION, RESERVE_STEP};
+use crate::limits::RESERVE_STEP;
+use crate::store::records::{PaneRecord, RecordStore, RecordedScreen, RECORD_VERSION};
 use panehost_adapters::completion::HookInjection;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;

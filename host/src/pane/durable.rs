@@ -3,7 +3,8 @@
 //! reader, and the end marker that gives a quiet pane its exact end.
 
 use super::{lock, Pane};
-use crate::store::records::{PaneRecord, RecordedScreen, RecordedTurn, RESERVE_STEP};
+use crate::limits::RESERVE_STEP;
+use crate::store::records::{PaneRecord, RecordedScreen, RecordedTurn};
 use panehost_ipc::ScreenSnapshot;
 use std::io;
 

@@ -7,6 +7,7 @@
 
 use super::Pane;
 use crate::keeper_wire::pane_lines::{parse_exited, MAX_KEEPER_LINE};
+use crate::limits;
 use crate::limits::{EXIT_DRAIN_GRACE, EXIT_DRAIN_LIMIT};
 use futures_util::StreamExt;
 use panehost_ipc::ExitStatus;
@@ -93,7 +94,7 @@ async fn wait_for_child(pane: &Pane) {
         }
         Err(_) => {
             while std::path::Path::new(&format!("/proc/{}", pane.info.pid)).exists() {
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                tokio::time::sleep(limits::CHILD_EXIT_POLL).await;
             }
         }
     }

@@ -17,6 +17,7 @@
 use crate::keeper_wire::answer::{Answer, MAX_ANSWER_LINE};
 use crate::keeper_wire::pane_lines::parse_greeting;
 use crate::keeper_wire::pane_request::PaneRequest;
+use crate::limits;
 use crate::limits::KEEPER_ANSWER_TIMEOUT;
 use crate::open_files;
 use crate::store::private_dir::create_private_subdir;
@@ -328,7 +329,7 @@ async fn reap_keeper(keeper_pid: u32) {
         }
         // Without a pidfd, look every second.
         Err(_) => loop {
-            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            tokio::time::sleep(limits::KEEPER_REAP_POLL).await;
             if !matches!(waitpid(Some(pid), WaitOptions::NOHANG), Ok(None)) {
                 return;
             }
@@ -357,7 +358,7 @@ pub(crate) fn connect(socket: &Path) -> io::Result<Handover> {
             ),
         ));
     }
-    control.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
+    control.set_read_timeout(Some(limits::KEEPER_GREETING_TIMEOUT))?;
     let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
     let mut ancillary = RecvAncillaryBuffer::new(&mut space);
     // The status line is short; read it byte by byte after the first

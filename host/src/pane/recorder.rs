@@ -2,14 +2,9 @@
 //! seconds while output flows, and its exit).
 
 use super::Pane;
+use crate::limits;
 use crate::store::records::RecordedScreen;
 use std::sync::Arc;
-use std::time::Duration;
-
-/// How often the saved screen is refreshed while output flows.
-const SCREEN_SAVE_INTERVAL: Duration = Duration::from_secs(2);
-/// How long output must pause before the screen is saved early.
-const SETTLE: Duration = Duration::from_millis(200);
 
 /// Runs until the pane is closed.
 pub(super) async fn run(pane: Arc<Pane>) {
@@ -20,7 +15,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
     let mut saved_exit = false;
     let mut saved_signals = 0;
     loop {
-        let changed = tokio::time::timeout(SCREEN_SAVE_INTERVAL, progress.changed()).await;
+        let changed = tokio::time::timeout(limits::SCREEN_SAVE_INTERVAL, progress.changed()).await;
         if matches!(changed, Ok(Err(_))) {
             return;
         }
@@ -41,15 +36,18 @@ pub(super) async fn run(pane: Arc<Pane>) {
             if changed.is_ok() && !exit_changed && !turn_changed {
                 // Save once the output pauses, and at least every interval
                 // while it keeps flowing.
-                let deadline = tokio::time::Instant::now() + SCREEN_SAVE_INTERVAL;
-                while let Ok(Ok(())) =
-                    tokio::time::timeout_at(deadline.min(tokio::time::Instant::now() + SETTLE), progress.changed())
-                        .await
+                let deadline = tokio::time::Instant::now() + limits::SCREEN_SAVE_INTERVAL;
+                while let Ok(Ok(())) = tokio::time::timeout_at(
+                    deadline.min(tokio::time::Instant::now() + limits::SCREEN_SAVE_SETTLE),
+                    progress.changed(),
+                )
+                .await
                 {}
                 // Let the screen catch up with the output first.
                 let target = progress.peek().end;
                 let mut parsed = pane.parsed_offset();
-                let _ = tokio::time::timeout(SETTLE, parsed.wait_for(|parsed| *parsed >= target)).await;
+                let _ =
+                    tokio::time::timeout(limits::SCREEN_SAVE_SETTLE, parsed.wait_for(|parsed| *parsed >= target)).await;
             }
             pane.capture_reference_from_store().await;
             let snapshot = pane.snapshot();

@@ -1,5 +1,6 @@
 //! The pane's terminal model: a vt100 screen that follows the output.
 
+use crate::limits;
 use panehost_ipc::{ByteBuf, Cursor, InputModes, ScreenSnapshot, Size};
 
 use super::turn::TerminalNotice;
@@ -13,13 +14,9 @@ pub struct ScreenCallbacks {
     notices: Vec<TerminalNotice>,
 }
 
-/// Notifications kept between two takes; more are dropped (a flood of
-/// bells means nothing more than one).
-const MAX_PENDING_NOTICES: usize = 64;
-
 impl ScreenCallbacks {
     fn notice(&mut self, notice: TerminalNotice) {
-        if self.notices.len() < MAX_PENDING_NOTICES {
+        if self.notices.len() < limits::MAX_PENDING_NOTICES {
             self.notices.push(notice);
         }
     }
@@ -98,10 +95,6 @@ struct ModelOrigin {
     redraw: Vec<u8>,
     resizes: Vec<(u64, Size)>,
 }
-
-/// Resizes a model's origin records; a pane resized more often than this
-/// keeps its model awake.
-const MAX_REPLAYED_RESIZES: usize = 256;
 
 impl std::fmt::Debug for TerminalScreen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -228,7 +221,7 @@ impl TerminalScreen {
         }
         if let Some(origin) = &mut self.origin {
             origin.resizes.push((self.parsed, size));
-            if origin.resizes.len() > MAX_REPLAYED_RESIZES {
+            if origin.resizes.len() > limits::MAX_REPLAYED_RESIZES {
                 self.origin = None;
             }
         }
@@ -510,7 +503,7 @@ mod tests {
     #[test]
     fn too_many_resizes_keep_the_model_awake() {
         let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 }, 0, b"");
-        for n in 0..=MAX_REPLAYED_RESIZES {
+        for n in 0..=limits::MAX_REPLAYED_RESIZES {
             screen.resize(Size { cols: 20 + (n % 2) as u16, rows: 4 });
         }
         assert_eq!(screen.origin_offset(), None);

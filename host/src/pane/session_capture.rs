@@ -3,17 +3,15 @@
 //!
 //! The recorder asks before each save of the pane's record; the store is
 //! listed on a blocking thread. Until a reference is found it is listed at
-//! every save; after that at most every [`RESCAN_INTERVAL`] (a CLI may
+//! every save; after that at most every [`limits::SESSION_STORE_RESCAN`] (a CLI may
 //! start a new session inside the same pane, so the capture goes on).
 
+use crate::limits;
 use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::session_store::{FoundSession, SessionStore};
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime};
-
-/// The least time between two listings of a store.
-const RESCAN_INTERVAL: Duration = Duration::from_secs(10);
+use std::time::{Instant, SystemTime};
 
 /// Where to look, since when, and when a session was last found.
 #[derive(Debug)]
@@ -40,10 +38,11 @@ impl SessionCapture {
     }
 
     /// The newest session written since the process started; `None` when
-    /// there is none, or when one was found less than [`RESCAN_INTERVAL`]
+    /// there is none, or when one was found less than [`limits::SESSION_STORE_RESCAN`]
     /// ago.
     pub(crate) async fn scan(&self) -> Option<FoundSession> {
-        let found_recently = |last: &Option<Instant>| last.is_some_and(|at| at.elapsed() < RESCAN_INTERVAL);
+        let found_recently =
+            |last: &Option<Instant>| last.is_some_and(|at| at.elapsed() < limits::SESSION_STORE_RESCAN);
         if found_recently(&self.last_found.lock().unwrap_or_else(|poisoned| poisoned.into_inner())) {
             return None;
         }

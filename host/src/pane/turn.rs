@@ -12,15 +12,13 @@
 //! hooks before they draw the answer.
 
 use super::conversation::Conversation;
+use crate::limits;
 use panehost_adapters::completion::HookInjection;
 use panehost_adapters::notify_payload::{notification, reported_turn, usage, Notification};
 use panehost_adapters::CompletionSignal;
 use panehost_ipc::turn::{activity, source};
 use panehost_ipc::{Event, Usage};
 use std::collections::VecDeque;
-
-/// Turn signals kept for late subscribers and replays.
-const SIGNAL_LOG_LEN: usize = 256;
 
 /// A terminal notification seen in the output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -290,7 +288,7 @@ impl TurnTracker {
     fn record(&mut self, offset: u64, event: Event) -> TurnSignal {
         let signal = TurnSignal { seq: self.next_seq, offset, event };
         self.next_seq += 1;
-        if self.log.len() == SIGNAL_LOG_LEN {
+        if self.log.len() == limits::SIGNAL_LOG_LEN {
             self.log.pop_front();
         }
         self.log.push_back(signal.clone());
@@ -430,6 +428,6 @@ mod tests {
             tracker.input_submitted(offset, "");
             tracker.quiet(offset);
         }
-        assert_eq!(tracker.signals_from(0).len(), SIGNAL_LOG_LEN);
+        assert_eq!(tracker.signals_from(0).len(), limits::SIGNAL_LOG_LEN);
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::config::MAX_SUBSCRIPTIONS_ENV;
 use crate::contained::{contained, contained_future};
+use crate::limits;
 use crate::limits::{HANDSHAKE_TIMEOUT, MAX_REQUESTS_IN_FLIGHT};
 use crate::server::dispatch::{self, ConnectionContext, Handling, Reply};
 use crate::server::host_state::HostState;
@@ -237,7 +238,7 @@ pub(crate) async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u
     drop(context);
     // Every answer is written by now; let a client that still reads see
     // the end of the stream.
-    outbox.close(std::time::Duration::from_secs(1)).await;
+    outbox.close(limits::OUTBOX_CLOSE_WAIT).await;
     tracing::debug!("connection closed");
 }
 

@@ -1,6 +1,7 @@
 //! Running the host: prepare the socket, accept connections, shut down.
 
 use crate::config::CountLimits;
+use crate::limits;
 use crate::memory_trim;
 use crate::open_files;
 use crate::pane::{Keepers, PaneLimits};
@@ -136,7 +137,7 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
                 Err(err) => {
                     // Out of fds and the like: keep serving the others.
                     tracing::warn!(%err, "accept failed");
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    tokio::time::sleep(limits::ACCEPT_RETRY_PAUSE).await;
                 }
             },
             _ = terminate.recv() => break false,

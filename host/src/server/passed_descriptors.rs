@@ -4,11 +4,12 @@
 //! The connection's bytes are read with `recvmsg`, so descriptors that
 //! travel with them are received rather than lost. Those that arrive before
 //! or with the connection's first request belong to that request, at most
-//! [`MAX_PASSED_DESCRIPTORS`] of them (the kernel closes any beyond the
+//! [`limits::MAX_PASSED_DESCRIPTORS`] of them (the kernel closes any beyond the
 //! room given); the first request takes them, whatever it is, and any that
 //! arrive later are closed at once. A client that passes descriptors it
 //! should not costs the host nothing it keeps.
 
+use crate::limits;
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, OwnedFd};
@@ -17,10 +18,6 @@ use std::sync::{Arc, Mutex};
 use std::task::{ready, Context, Poll};
 use tokio::io::{AsyncRead, Interest, ReadBuf};
 use tokio::net::unix::OwnedReadHalf;
-
-/// The most descriptors a request may bring: a terminal to read keys
-/// from and one to write to.
-pub(crate) const MAX_PASSED_DESCRIPTORS: usize = 2;
 
 /// The descriptors a connection's first request brought. Cheap to clone;
 /// every clone is the same slot.
@@ -49,7 +46,7 @@ impl PassedDescriptors {
     fn receive(&self, received: impl Iterator<Item = OwnedFd>) {
         let mut slot = self.slot();
         for descriptor in received {
-            if slot.open && slot.held.len() < MAX_PASSED_DESCRIPTORS {
+            if slot.open && slot.held.len() < limits::MAX_PASSED_DESCRIPTORS {
                 slot.held.push(descriptor);
             }
         }
@@ -70,10 +67,6 @@ impl Default for PassedDescriptors {
     }
 }
 
-/// Bytes read from the socket at a time, into a buffer of the reader's
-/// own: the caller's buffer would have to be zeroed before each read.
-const READ_CHUNK: usize = 8 * 1024;
-
 /// The receiving half of a connection, read with `recvmsg` so that the
 /// descriptors passed with its bytes reach [`PassedDescriptors`].
 #[derive(Debug)]
@@ -86,7 +79,7 @@ pub(crate) struct DescriptorReader {
 impl DescriptorReader {
     /// Reads `half`, keeping passed descriptors in `passed`.
     pub(crate) fn new(half: OwnedReadHalf, passed: PassedDescriptors) -> Self {
-        DescriptorReader { half, passed, chunk: vec![0; READ_CHUNK].into_boxed_slice() }
+        DescriptorReader { half, passed, chunk: vec![0; limits::CONNECTION_READ_BYTES].into_boxed_slice() }
     }
 }
 
@@ -96,7 +89,7 @@ impl AsyncRead for DescriptorReader {
         let stream = this.half.as_ref();
         loop {
             ready!(stream.poll_read_ready(cx))?;
-            let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(MAX_PASSED_DESCRIPTORS))];
+            let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(limits::MAX_PASSED_DESCRIPTORS))];
             let mut control = rustix::net::RecvAncillaryBuffer::new(&mut space);
             let room = buf.remaining().min(this.chunk.len());
             let chunk = &mut this.chunk[..room];

@@ -5,11 +5,15 @@
 //! was started (for a restore by native resume when its keeper is gone),
 //! its keeper's socket, its notify token, the last screen, and the
 //! **reserved offset**: an output offset no byte has reached yet. Offsets
-//! are reserved ahead of the output (in steps of [`RESERVE_STEP`]), so a
+//! are reserved ahead of the output (in steps of [`limits::RESERVE_STEP`]), so a
 //! host that restarts after a crash can continue the offsets from the
 //! reservation: no client can hold an offset beyond it, and every client is
 //! told of the bytes in between as a gap.
 
+use crate::limits;
+/// The largest count a record may hold (a limit of the host's, named
+/// here too for what checks records from outside, such as the fuzz target).
+pub use crate::limits::MAX_RECORDED_COUNT;
 use crate::store::atomic_file::{write_atomically, write_replacing};
 use crate::store::private_dir::create_private_subdir;
 use panehost_ipc::{check_client_env, check_labels, ExitStatus, PaneId, Size, StartParams};
@@ -17,26 +21,8 @@ use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// How far ahead of the output offsets are reserved.
-pub const RESERVE_STEP: u64 = 1024 * 1024;
-
 /// The record format's version.
 pub const RECORD_VERSION: u32 = 1;
-
-/// The largest record file read: a record holds a saved screen, whose
-/// formatted bytes stay well below this at the largest pane size.
-pub const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
-
-/// The largest offset or generation a record may hold: far beyond what any
-/// pane reaches (2^62 bytes of output), and far enough from `u64::MAX`
-/// that adding a reservation step or one more generation cannot overflow.
-pub const MAX_RECORDED_COUNT: u64 = 1 << 62;
-
-/// The longest notify token a record may hold.
-const MAX_TOKEN_LEN: usize = 128;
-
-/// The longest runtime id a record may hold.
-const MAX_RUNTIME_ID_LEN: usize = 256;
 
 /// Everything a restarted host needs to take a pane back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -200,8 +186,8 @@ impl RecordStore {
         if !metadata.file_type().is_file() {
             return Err("it is not a regular file".into());
         }
-        if metadata.len() > MAX_RECORD_BYTES {
-            return Err(format!("it is {} bytes, over the limit of {MAX_RECORD_BYTES}", metadata.len()));
+        if metadata.len() > limits::MAX_RECORD_BYTES {
+            return Err(format!("it is {} bytes, over the limit of {}", metadata.len(), limits::MAX_RECORD_BYTES));
         }
         let bytes = std::fs::read(path).map_err(|err| err.to_string())?;
         let (record, repairs) = PaneRecord::from_bytes(&bytes, &self.keepers_dir())?;
@@ -247,13 +233,16 @@ impl PaneRecord {
         if !well_formed_id {
             return Err(format!("pane id {id:?} is not p and eight hex digits"));
         }
-        if self.runtime.is_empty() || self.runtime.len() > MAX_RUNTIME_ID_LEN || self.runtime != self.start.runtime {
+        if self.runtime.is_empty()
+            || self.runtime.len() > limits::MAX_RECORDED_RUNTIME_ID_LEN
+            || self.runtime != self.start.runtime
+        {
             return Err(format!("runtime {:?} is empty, too long, or not the one it was started with", self.runtime));
         }
-        if self.generation == 0 || self.generation > MAX_RECORDED_COUNT {
+        if self.generation == 0 || self.generation > limits::MAX_RECORDED_COUNT {
             return Err(format!("generation {} is out of range", self.generation));
         }
-        if self.reserved_offset > MAX_RECORDED_COUNT {
+        if self.reserved_offset > limits::MAX_RECORDED_COUNT {
             return Err(format!("reserved offset {} is out of range", self.reserved_offset));
         }
         if let Some(screen) = &self.screen {
@@ -277,7 +266,10 @@ impl PaneRecord {
         check_labels(&self.start.labels).map_err(|err| err.to_string())?;
         check_client_env(&self.start.env).map_err(|err| err.to_string())?;
         let token = &self.notify_token;
-        if token.is_empty() || token.len() > MAX_TOKEN_LEN || !token.bytes().all(|byte| byte.is_ascii_alphanumeric()) {
+        if token.is_empty()
+            || token.len() > limits::MAX_RECORDED_TOKEN_LEN
+            || !token.bytes().all(|byte| byte.is_ascii_alphanumeric())
+        {
             return Err("the notify token is empty, too long or not alphanumeric".into());
         }
         Ok(())
@@ -324,7 +316,7 @@ mod tests {
             created_at_ms: 1,
             notify_token: "0123456789abcdef".into(),
             native_reference: None,
-            reserved_offset: RESERVE_STEP,
+            reserved_offset: limits::RESERVE_STEP,
             screen: None,
             exit: None,
             open_turn: None,
@@ -380,7 +372,7 @@ mod tests {
         bad_id.id = PaneId::from("../../x");
         std::fs::write(store.dir.join("x.json"), serde_json::to_vec(&bad_id).unwrap()).unwrap();
         write(&store, &good(&store, "pzzzzzzzz"));
-        std::fs::File::create(store.dir.join("p20000004.json")).unwrap().set_len(MAX_RECORD_BYTES + 1).unwrap();
+        std::fs::File::create(store.dir.join("p20000004.json")).unwrap().set_len(limits::MAX_RECORD_BYTES + 1).unwrap();
         std::os::unix::fs::symlink("/etc/passwd", store.dir.join("p20000005.json")).unwrap();
 
         let (records, refused) = store.load_all();

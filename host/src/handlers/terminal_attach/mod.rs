@@ -11,7 +11,8 @@ mod view;
 pub(crate) use terminal::Terminal;
 pub(crate) use view::TerminalView;
 
-use crate::handlers::turns::INPUT_TIMEOUT;
+use crate::limits;
+use crate::limits::INPUT_TIMEOUT;
 use crate::pane::Pane;
 use crate::server::host_state::HostState;
 use crate::server::subscription::{EventSink, SubscriptionTask};
@@ -20,10 +21,6 @@ use panehost_ipc::{ErrorBody, ErrorCode, PaneId, Response, TerminalRelease};
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-
-/// Bytes read from the terminal at a time: far more than a person types
-/// between two reads, and a paste of this size arrives in a few.
-const KEY_READ_BYTES: usize = 4096;
 
 /// Draws the pane's screen on the terminal in `descriptors`, then relays
 /// output and keys until the detach key, the pane's end, the terminal's
@@ -75,7 +72,7 @@ pub(crate) async fn handle_attach_terminal(
 /// other writer of its input, until the detach key (the keys before it in
 /// the same read are written) or the terminal's end.
 async fn forward_keys(pane: &Pane, terminal: &Terminal, detach_key: u8) -> &'static str {
-    let mut buf = vec![0u8; KEY_READ_BYTES];
+    let mut buf = vec![0u8; limits::TERMINAL_KEY_READ_BYTES];
     loop {
         let read = match terminal.read(&mut buf).await {
             Ok(0) | Err(_) => return release_reason::TERMINAL_LOST,
