@@ -159,6 +159,12 @@ pub(crate) const SUBMIT_SETTLE: Duration = Duration::from_millis(150);
 /// …or this much time must have passed.
 pub(crate) const SUBMIT_SETTLE_LIMIT: Duration = Duration::from_millis(1000);
 
+// Bounds of `store/receipts.rs`.
+
+/// The largest receipt file read: a receipt holds a short detail and an
+/// executable's identity, a few KiB at most.
+pub(crate) const MAX_RECEIPT_BYTES: u64 = 1024 * 1024;
+
 // Bounds of `store/records.rs`.
 
 /// How far ahead of the output offsets are reserved.

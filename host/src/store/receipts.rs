@@ -1,10 +1,11 @@
 //! Completion receipts on disk: one file per runtime under
 //! `<state dir>/receipts/`, written atomically, so a receipt outlives the
-//! host that took it. A file that cannot be read is reported and treated
-//! as no receipt.
+//! host that took it. A file that cannot be read (or is not a regular file
+//! of at most [`limits::MAX_RECEIPT_BYTES`]) is reported and treated as no
+//! receipt.
 
-use crate::store::atomic_file::write_atomically;
-use crate::store::private_dir::create_private_subdir;
+use crate::limits;
+use crate::store::json_files::{Durability, JsonFiles};
 use panehost_ipc::Receipt;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
 /// the disk answers.
 #[derive(Debug, Clone)]
 pub struct ReceiptStore {
-    dir: PathBuf,
+    files: JsonFiles,
 }
 
 impl ReceiptStore {
@@ -23,9 +24,7 @@ impl ReceiptStore {
     /// # Errors
     /// Fails when the directory cannot be created.
     pub fn open(state_dir: &Path) -> io::Result<ReceiptStore> {
-        let dir = state_dir.join("receipts");
-        create_private_subdir(&dir)?;
-        Ok(ReceiptStore { dir })
+        Ok(ReceiptStore { files: JsonFiles::open(state_dir.join("receipts"))? })
     }
 
     /// [`ReceiptStore::save`], on a blocking thread.
@@ -49,11 +48,7 @@ impl ReceiptStore {
 
     /// Where probes make their scratch working directories.
     pub fn scratch_parent(&self) -> PathBuf {
-        self.dir.join("scratch")
-    }
-
-    fn path(&self, runtime: &str) -> PathBuf {
-        self.dir.join(format!("{runtime}.json"))
+        self.files.dir().join("scratch")
     }
 
     /// Replaces the runtime's receipt atomically.
@@ -61,14 +56,13 @@ impl ReceiptStore {
     /// # Errors
     /// Fails when the file cannot be written.
     pub fn save(&self, receipt: &Receipt) -> io::Result<()> {
-        let bytes = serde_json::to_vec_pretty(receipt).map_err(io::Error::other)?;
-        write_atomically(&self.dir, &format!("{}.json", receipt.runtime), &bytes)
+        self.files.save(&receipt.runtime, receipt, Durability::Synced)
     }
 
     /// The runtime's last receipt, if one was stored and can be read.
     pub fn load(&self, runtime: &str) -> Option<Receipt> {
-        let path = self.path(runtime);
-        let bytes = match std::fs::read(&path) {
+        let path = self.files.path(runtime);
+        let bytes = match self.files.read_bounded(&path, limits::MAX_RECEIPT_BYTES) {
             Ok(bytes) => bytes,
             Err(err) if err.kind() == io::ErrorKind::NotFound => return None,
             Err(err) => {

@@ -14,8 +14,7 @@ use crate::limits;
 /// The largest count a record may hold (a limit of the host's, named
 /// here too for what checks records from outside, such as the fuzz target).
 pub use crate::limits::MAX_RECORDED_COUNT;
-use crate::store::atomic_file::{write_atomically, write_replacing};
-use crate::store::private_dir::create_private_subdir;
+use crate::store::json_files::{Durability, JsonFiles};
 use panehost_ipc::{check_client_env, check_labels, ExitStatus, PaneId, Size, StartParams};
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -88,7 +87,7 @@ pub struct RecordedScreen {
 /// The directory of pane records.
 #[derive(Debug, Clone)]
 pub struct RecordStore {
-    dir: PathBuf,
+    files: JsonFiles,
 }
 
 /// A record file that could not be read.
@@ -106,23 +105,21 @@ impl RecordStore {
     /// # Errors
     /// Fails when the directory cannot be created.
     pub fn open(state_dir: &Path) -> io::Result<RecordStore> {
-        let dir = state_dir.join("panes");
-        create_private_subdir(&dir)?;
-        Ok(RecordStore { dir })
+        Ok(RecordStore { files: JsonFiles::open(state_dir.join("panes"))? })
     }
 
     /// Where the keepers' sockets live.
     pub fn keepers_dir(&self) -> PathBuf {
-        self.dir.join("keepers")
+        self.files.dir().join("keepers")
     }
 
     fn path(&self, id: &PaneId) -> PathBuf {
-        self.dir.join(format!("{id}.json"))
+        self.files.path(id.as_str())
     }
 
     /// Where the pane's end marker is (see `pane::end_marker`).
     pub fn end_marker_path(&self, id: &PaneId) -> PathBuf {
-        self.dir.join(format!("{id}.end"))
+        self.files.dir().join(format!("{id}.end"))
     }
 
     /// Writes a record atomically: a temporary file, fsync, rename, then
@@ -132,8 +129,7 @@ impl RecordStore {
     /// # Errors
     /// Fails when the file cannot be written.
     pub fn save(&self, record: &PaneRecord) -> io::Result<()> {
-        let bytes = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
-        write_atomically(&self.dir, &format!("{}.json", record.id), &bytes)
+        self.files.save(record.id.as_str(), record, Durability::Synced)
     }
 
     /// Writes a record as [`save`](Self::save) does, without waiting for
@@ -143,15 +139,14 @@ impl RecordStore {
     /// # Errors
     /// Fails when the file cannot be written.
     pub fn save_unsynced(&self, record: &PaneRecord) -> io::Result<()> {
-        let bytes = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
-        write_replacing(&self.dir, &format!("{}.json", record.id), &bytes)
+        self.files.save(record.id.as_str(), record, Durability::Unsynced)
     }
 
     /// Forgets a pane's record.
     pub fn remove(&self, id: &PaneId) {
         let _ = std::fs::remove_file(self.path(id));
         let _ = std::fs::remove_file(self.end_marker_path(id));
-        let _ = std::fs::File::open(&self.dir).and_then(|dir| dir.sync_all());
+        let _ = std::fs::File::open(self.files.dir()).and_then(|dir| dir.sync_all());
     }
 
     /// Every record, and every file that is not a valid record. A bad file
@@ -161,12 +156,7 @@ impl RecordStore {
     pub fn load_all(&self) -> (Vec<PaneRecord>, Vec<BadRecord>) {
         let mut records = Vec::new();
         let mut bad = Vec::new();
-        let Ok(entries) = std::fs::read_dir(&self.dir) else { return (records, bad) };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.extension().and_then(|ext| ext.to_str()) != Some("json") {
-                continue;
-            }
+        for path in self.files.files() {
             let parsed = self.read_record(&path);
             match parsed {
                 Ok(record) => records.push(record),
@@ -182,14 +172,7 @@ impl RecordStore {
 
     /// Reads and checks one record file.
     fn read_record(&self, path: &Path) -> Result<PaneRecord, String> {
-        let metadata = std::fs::symlink_metadata(path).map_err(|err| err.to_string())?;
-        if !metadata.file_type().is_file() {
-            return Err("it is not a regular file".into());
-        }
-        if metadata.len() > limits::MAX_RECORD_BYTES {
-            return Err(format!("it is {} bytes, over the limit of {}", metadata.len(), limits::MAX_RECORD_BYTES));
-        }
-        let bytes = std::fs::read(path).map_err(|err| err.to_string())?;
+        let bytes = self.files.read_bounded(path, limits::MAX_RECORD_BYTES).map_err(|err| err.to_string())?;
         let (record, repairs) = PaneRecord::from_bytes(&bytes, &self.keepers_dir())?;
         if self.path(&record.id) != path {
             return Err(format!("it names pane {}", record.id));
@@ -326,7 +309,7 @@ mod tests {
     /// Writes `record` under its own id's file name, as JSON.
     fn write(store: &RecordStore, record: &PaneRecord) {
         let name = format!("{}.json", record.id);
-        std::fs::write(store.dir.join(name), serde_json::to_vec(record).unwrap()).unwrap();
+        std::fs::write(store.files.dir().join(name), serde_json::to_vec(record).unwrap()).unwrap();
     }
 
     #[test]
@@ -364,22 +347,22 @@ mod tests {
             write(&store, &record);
         }
         // Files that are not records at all, or name another pane.
-        std::fs::write(store.dir.join("p20000000.json"), b"{not json").unwrap();
-        std::fs::write(store.dir.join("p20000001.json"), b"").unwrap();
+        std::fs::write(store.files.dir().join("p20000000.json"), b"{not json").unwrap();
+        std::fs::write(store.files.dir().join("p20000001.json"), b"").unwrap();
         write(&store, &good(&store, "p20000002"));
-        std::fs::rename(store.dir.join("p20000002.json"), store.dir.join("p20000003.json")).unwrap();
+        std::fs::rename(store.files.dir().join("p20000002.json"), store.files.dir().join("p20000003.json")).unwrap();
         let mut bad_id = good(&store, "x");
         bad_id.id = PaneId::from("../../x");
-        std::fs::write(store.dir.join("x.json"), serde_json::to_vec(&bad_id).unwrap()).unwrap();
+        std::fs::write(store.files.dir().join("x.json"), serde_json::to_vec(&bad_id).unwrap()).unwrap();
         write(&store, &good(&store, "pzzzzzzzz"));
-        std::fs::File::create(store.dir.join("p20000004.json")).unwrap().set_len(limits::MAX_RECORD_BYTES + 1).unwrap();
-        std::os::unix::fs::symlink("/etc/passwd", store.dir.join("p20000005.json")).unwrap();
+        std::fs::File::create(store.files.dir().join("p20000004.json")).unwrap().set_len(limits::MAX_RECORD_BYTES + 1).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", store.files.dir().join("p20000005.json")).unwrap();
 
         let (records, refused) = store.load_all();
         assert_eq!(records, vec![kept]);
         assert_eq!(refused.len(), bad.len() + 7, "{refused:#?}");
         for (index, (reason, _)) in bad.iter().enumerate() {
-            let path = store.dir.join(format!("p1000000{index:x}.json"));
+            let path = store.files.dir().join(format!("p1000000{index:x}.json"));
             let found = refused.iter().find(|refused| refused.path == path).expect("reported");
             assert!(found.reason.contains(reason), "{reason:?} not in {:?}", found.reason);
             assert!(!path.exists() && path.with_extension("json.corrupt").exists(), "moved aside");
@@ -393,7 +376,7 @@ mod tests {
             ("p20000004", "over the limit"),
             ("p20000005", "not a regular file"),
         ] {
-            let path = store.dir.join(format!("{name}.json"));
+            let path = store.files.dir().join(format!("{name}.json"));
             let found = refused.iter().find(|refused| refused.path == path).expect(name);
             assert!(found.reason.contains(reason), "{name}: {reason:?} not in {:?}", found.reason);
         }
@@ -422,7 +405,7 @@ mod tests {
         let state = tempfile::tempdir().unwrap();
         let store = RecordStore::open(state.path()).unwrap();
         store.save(&good(&store, "p0000000b")).unwrap();
-        let mode = std::fs::metadata(store.dir.join("p0000000b.json")).unwrap().permissions().mode();
+        let mode = std::fs::metadata(store.files.dir().join("p0000000b.json")).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
     }
 }
