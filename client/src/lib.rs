@@ -47,6 +47,7 @@ mod raw;
 pub mod remote;
 mod retry;
 mod router;
+mod subscribed_events;
 mod subscription;
 mod terminal_handover;
 mod transport;

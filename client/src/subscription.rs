@@ -1,9 +1,10 @@
 //! [`EventStream`]: the events of one subscription.
 
-use crate::connection::{response_kind, Client};
+use crate::connection::Client;
 use crate::error::ClientError;
+use crate::subscribed_events::SubscribedEvents;
 use futures_util::Stream;
-use panehost_ipc::{Event, PaneId, Request, Response, StreamStart, Subscription};
+use panehost_ipc::{Event, PaneId, StreamStart, Subscription};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
@@ -21,15 +22,14 @@ use tokio::sync::mpsc;
 /// Dropping the stream before it ended unsubscribes.
 #[derive(Debug)]
 pub struct EventStream {
-    client: Client,
     subscription: Subscription,
-    events: mpsc::Receiver<Event>,
-    ended: bool,
+    events: SubscribedEvents,
 }
 
 impl EventStream {
     pub(crate) fn new(client: Client, subscription: Subscription, events: mpsc::Receiver<Event>) -> Self {
-        EventStream { client, subscription, events, ended: false }
+        let events = SubscribedEvents::new(client, subscription.subscription, events);
+        EventStream { subscription, events }
     }
 
     /// The subscription as the host described it.
@@ -59,14 +59,14 @@ impl EventStream {
 
     /// The connection this stream arrives on.
     pub fn client(&self) -> &Client {
-        &self.client
+        self.events.client()
     }
 
     /// True once [`Event::Ended`] has been yielded: the host will send no
     /// more events. A stream that returned `None` without being ended lost
     /// its connection.
     pub fn is_ended(&self) -> bool {
-        self.ended
+        self.events.is_ended()
     }
 
     /// The next event; `None` after [`Event::Ended`] or when the connection
@@ -75,19 +75,7 @@ impl EventStream {
     /// # Cancel safety
     /// Cancel safe: an event is either returned or stays queued.
     pub async fn next(&mut self) -> Option<Event> {
-        if self.ended {
-            return None;
-        }
-        let event = self.events.recv().await?;
-        self.note(&event);
-        Some(event)
-    }
-
-    fn note(&mut self, event: &Event) {
-        if matches!(event, Event::Ended { .. }) {
-            self.ended = true;
-            self.events.close();
-        }
+        self.events.next().await
     }
 
     /// Ends the subscription and waits for the host to confirm.
@@ -95,13 +83,8 @@ impl EventStream {
     /// # Errors
     /// As [`Client::request`]; `UNKNOWN_SUBSCRIPTION` when it had already
     /// ended on the host's side.
-    pub async fn unsubscribe(mut self) -> Result<(), ClientError> {
-        self.ended = true;
-        let subscription = self.subscription.subscription;
-        match self.client.request(Request::Unsubscribe { subscription }).await? {
-            Response::Unsubscribed { .. } => Ok(()),
-            other => Err(ClientError::UnexpectedResponse { expected: "unsubscribed", got: response_kind(&other) }),
-        }
+    pub async fn unsubscribe(self) -> Result<(), ClientError> {
+        self.events.unsubscribe().await
     }
 }
 
@@ -109,22 +92,6 @@ impl Stream for EventStream {
     type Item = Event;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        let this = self.get_mut();
-        if this.ended {
-            return Poll::Ready(None);
-        }
-        let polled = this.events.poll_recv(cx);
-        if let Poll::Ready(Some(event)) = &polled {
-            this.note(event);
-        }
-        polled
-    }
-}
-
-impl Drop for EventStream {
-    fn drop(&mut self) {
-        if !self.ended {
-            self.client.unsubscribe_soon(self.subscription.subscription);
-        }
+        self.get_mut().events.poll_next(cx)
     }
 }

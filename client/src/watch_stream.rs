@@ -1,9 +1,10 @@
 //! [`WatchStream`]: the news of every pane of the host (`watch`).
 
-use crate::connection::{response_kind, Client};
+use crate::connection::Client;
 use crate::error::ClientError;
+use crate::subscribed_events::SubscribedEvents;
 use futures_util::Stream;
-use panehost_ipc::{Event, Request, Response};
+use panehost_ipc::Event;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
@@ -18,15 +19,13 @@ use tokio::sync::mpsc;
 /// Dropping the stream before it ended unsubscribes.
 #[derive(Debug)]
 pub struct WatchStream {
-    client: Client,
     subscription: u64,
-    events: mpsc::Receiver<Event>,
-    ended: bool,
+    events: SubscribedEvents,
 }
 
 impl WatchStream {
     pub(crate) fn new(client: Client, subscription: u64, events: mpsc::Receiver<Event>) -> Self {
-        WatchStream { client, subscription, events, ended: false }
+        WatchStream { subscription, events: SubscribedEvents::new(client, subscription, events) }
     }
 
     /// The subscription id that tags this stream's events.
@@ -36,7 +35,7 @@ impl WatchStream {
 
     /// True once [`Event::Ended`] has been yielded.
     pub fn is_ended(&self) -> bool {
-        self.ended
+        self.events.is_ended()
     }
 
     /// The next event; `None` after [`Event::Ended`] or when the connection
@@ -45,31 +44,15 @@ impl WatchStream {
     /// # Cancel safety
     /// Cancel safe: an event is either returned or stays queued.
     pub async fn next(&mut self) -> Option<Event> {
-        if self.ended {
-            return None;
-        }
-        let event = self.events.recv().await?;
-        self.note(&event);
-        Some(event)
-    }
-
-    fn note(&mut self, event: &Event) {
-        if matches!(event, Event::Ended { .. }) {
-            self.ended = true;
-            self.events.close();
-        }
+        self.events.next().await
     }
 
     /// Ends the subscription and waits for the host to confirm.
     ///
     /// # Errors
     /// As [`Client::request`].
-    pub async fn unsubscribe(mut self) -> Result<(), ClientError> {
-        self.ended = true;
-        match self.client.request(Request::Unsubscribe { subscription: self.subscription }).await? {
-            Response::Unsubscribed { .. } => Ok(()),
-            other => Err(ClientError::UnexpectedResponse { expected: "unsubscribed", got: response_kind(&other) }),
-        }
+    pub async fn unsubscribe(self) -> Result<(), ClientError> {
+        self.events.unsubscribe().await
     }
 }
 
@@ -77,22 +60,6 @@ impl Stream for WatchStream {
     type Item = Event;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        let this = self.get_mut();
-        if this.ended {
-            return Poll::Ready(None);
-        }
-        let polled = this.events.poll_recv(cx);
-        if let Poll::Ready(Some(event)) = &polled {
-            this.note(event);
-        }
-        polled
-    }
-}
-
-impl Drop for WatchStream {
-    fn drop(&mut self) {
-        if !self.ended {
-            self.client.unsubscribe_soon(self.subscription);
-        }
+        self.get_mut().events.poll_next(cx)
     }
 }

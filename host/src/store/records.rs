@@ -355,7 +355,10 @@ mod tests {
         bad_id.id = PaneId::from("../../x");
         std::fs::write(store.files.dir().join("x.json"), serde_json::to_vec(&bad_id).unwrap()).unwrap();
         write(&store, &good(&store, "pzzzzzzzz"));
-        std::fs::File::create(store.files.dir().join("p20000004.json")).unwrap().set_len(limits::MAX_RECORD_BYTES + 1).unwrap();
+        std::fs::File::create(store.files.dir().join("p20000004.json"))
+            .unwrap()
+            .set_len(limits::MAX_RECORD_BYTES + 1)
+            .unwrap();
         std::os::unix::fs::symlink("/etc/passwd", store.files.dir().join("p20000005.json")).unwrap();
 
         let (records, refused) = store.load_all();
