@@ -25,16 +25,24 @@ executable = ["broken"]
 limitations = []
 "#;
 
+/// A host whose config.toml is `config`, with the program `name` (its
+/// text `program`) on its PATH; the directory holding both is returned
+/// beside it, to be kept until the test ends.
+fn host_with(name: &str, program: &str, config: &str) -> (tempfile::TempDir, TestHost) {
+    let bin = tempfile::tempdir().unwrap();
+    let path_of_program = bin.path().join(name);
+    std::fs::write(&path_of_program, program).unwrap();
+    std::fs::set_permissions(&path_of_program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config_file = bin.path().join("config.toml");
+    std::fs::write(&config_file, config).unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.path().display());
+    let host = TestHost::start_with_env(&[("PATH", &path), ("PANEHOST_CONFIG", config_file.to_str().unwrap())]);
+    (bin, host)
+}
+
 #[test]
 fn custom_runtimes_load_launch_and_report_their_problems() {
-    let bin = tempfile::tempdir().unwrap();
-    let program = bin.path().join("echoer");
-    std::fs::write(&program, "#!/bin/sh\necho \"echoer argv: $*\"\nread line\n").unwrap();
-    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let config = bin.path().join("config.toml");
-    std::fs::write(&config, CONFIG).unwrap();
-    let path = format!("{}:/usr/bin:/bin", bin.path().display());
-    let host = TestHost::start_with_env(&[("PATH", &path), ("PANEHOST_CONFIG", config.to_str().unwrap())]);
+    let (_bin, host) = host_with("echoer", "#!/bin/sh\necho \"echoer argv: $*\"\nread line\n", CONFIG);
     let mut conn = host.connect(Encoding::Json);
 
     let Response::Runtimes { runtimes } = conn.ok(Request::Runtimes {}) else { panic!() };
@@ -96,14 +104,7 @@ limitations = []
 
 #[test]
 fn a_custom_runtime_with_declared_hooks_reports_its_turns() {
-    let bin = tempfile::tempdir().unwrap();
-    let program = bin.path().join("hooked");
-    std::fs::write(&program, HOOKED).unwrap();
-    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let config = bin.path().join("config.toml");
-    std::fs::write(&config, HOOKED_CONFIG).unwrap();
-    let path = format!("{}:/usr/bin:/bin", bin.path().display());
-    let host = TestHost::start_with_env(&[("PATH", &path), ("PANEHOST_CONFIG", config.to_str().unwrap())]);
+    let (_bin, host) = host_with("hooked", HOOKED, HOOKED_CONFIG);
     let mut conn = host.connect(Encoding::Json);
 
     let Response::Runtimes { runtimes } = conn.ok(Request::Runtimes {}) else { panic!() };
