@@ -13,36 +13,16 @@
 //! touched.
 
 use crate::environment::HostEnvironment;
+use crate::notify_payload::ReportedTurn;
 use crate::system_defaults::{self, DefaultsLocation};
 use std::path::{Path, PathBuf};
 
 /// How a runtime's hooks are injected into a launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HookInjection {
-    /// Claude Code: `--settings <json>` adds hooks for this run only
-    /// (`UserPromptSubmit`, `Stop`, `Notification`).
-    ClaudeSettings,
-    /// Codex: `-c notify=[...]` sets the notify program for this run only;
-    /// Codex calls it with a JSON payload after each turn.
-    CodexNotify,
-    /// Gemini CLI: `GEMINI_CLI_SYSTEM_DEFAULTS_PATH` names a settings file
-    /// of the host's with the hooks `BeforeAgent`, `AfterAgent` and
-    /// `Notification` (hooks are on by default). The system-defaults layer
-    /// is the lowest: the user's own settings still apply over it.
-    GeminiSystemDefaults,
-    /// Qwen Code: `QWEN_CODE_SYSTEM_DEFAULTS_PATH` names a settings file of
-    /// the host's with the hooks `UserPromptSubmit`, `Stop` and
-    /// `Notification`.
-    QwenSystemDefaults,
-    /// GitHub Copilot CLI: `--plugin-dir <dir>` loads a plugin of the
-    /// host's for this run only, whose `hooks/hooks.json` holds
-    /// `userPromptSubmitted` and `agentStop`.
-    CopilotPluginDir,
-    /// OpenCode: `OPENCODE_CONFIG_CONTENT` adds a plugin of the host's (a
-    /// JavaScript module) to this run's configuration; it reports a
-    /// session going busy and idle (`session.status`, `session.idle`) for
-    /// the sessions that are no sub-agent's.
-    OpencodePlugin,
+    /// Hooks written in the runtime's own file (`runtimes/<id>.rs`): how a
+    /// launch carries them, and how their payloads are read.
+    Runtime(&'static RuntimeHooks),
     /// An interactive bash: `--rcfile <file>` names a startup file of the
     /// host's that reads the user's own and adds prompt marks (OSC 133),
     /// which the host reads from the output (`shell_integration.rs`).
@@ -54,17 +34,126 @@ pub enum HookInjection {
 }
 
 impl HookInjection {
-    /// Every way of injecting hooks.
-    pub const ALL: [HookInjection; 8] = [
-        HookInjection::ClaudeSettings,
-        HookInjection::CodexNotify,
-        HookInjection::GeminiSystemDefaults,
-        HookInjection::QwenSystemDefaults,
-        HookInjection::CopilotPluginDir,
-        HookInjection::OpencodePlugin,
-        HookInjection::BashPromptMarks,
-        HookInjection::Declared,
-    ];
+    /// What a payload of these hooks says about the turn it reports (see
+    /// [`RuntimeHooks::reads_turn`]); empty for hooks whose payloads name
+    /// no thread.
+    pub fn reported_turn(&self, payload: &str) -> ReportedTurn {
+        match self {
+            HookInjection::Runtime(RuntimeHooks { reads_turn: Some(read), .. }) => read(payload),
+            // A runtime's declared hooks: what they pipe to `notify` is the
+            // CLI's own; nothing in it is read.
+            HookInjection::Runtime(_) | HookInjection::BashPromptMarks | HookInjection::Declared => {
+                ReportedTurn::default()
+            }
+        }
+    }
+
+    /// The flags the injection passes, which the CLI's help must list (the
+    /// declared hooks' flags are the descriptor's arguments, read there).
+    pub fn flags(&self) -> &'static [&'static str] {
+        match self {
+            HookInjection::Runtime(hooks) => hooks.flags,
+            HookInjection::BashPromptMarks => &["--rcfile"],
+            HookInjection::Declared => &[],
+        }
+    }
+}
+
+/// A built-in runtime's hooks, defined in its own file beside its
+/// descriptor: which flags they pass, how one launch carries them, and
+/// how their payloads are read.
+pub struct RuntimeHooks {
+    /// What the injection is, for logs and tests (`claude-settings`).
+    pub name: &'static str,
+    /// The flags the injection passes, which the CLI's help must list.
+    /// Variables naming the host's files are not listed: no help shows them.
+    pub flags: &'static [&'static str],
+    /// The arguments, variables and files that point the CLI's hooks at
+    /// the host for one launch; `None` when it needs a hook directory and
+    /// the host offers none.
+    pub inject: fn(&HookTarget<'_>) -> Option<Injection>,
+    /// Reads what a payload says about its turn, for a CLI whose hooks also
+    /// report turns of threads other than the conversation's; `None` when
+    /// every report counts.
+    pub reads_turn: Option<fn(&str) -> ReportedTurn>,
+}
+
+impl PartialEq for RuntimeHooks {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for RuntimeHooks {}
+
+impl std::fmt::Debug for RuntimeHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeHooks").field("name", &self.name).field("flags", &self.flags).finish_non_exhaustive()
+    }
+}
+
+/// Where a launch's hooks report: the host's notify command and the
+/// directory for the files that carry hooks, with the shapes of hook
+/// settings several CLIs share.
+#[derive(Debug, Clone, Copy)]
+pub struct HookTarget<'a> {
+    /// The host's executable, which hooks run as `<it> notify`.
+    pub notify_command: &'a Path,
+    /// The host's hook directory, where files that carry hooks go.
+    pub hook_dir: Option<&'a Path>,
+    /// The host's environment (where a CLI's own settings files are found).
+    pub environment: &'a HostEnvironment,
+}
+
+impl HookTarget<'_> {
+    /// The notify command's path, unquoted (for a hook the CLI runs as an
+    /// argv).
+    pub fn program(&self) -> String {
+        self.notify_command.display().to_string()
+    }
+
+    /// `'<panehost>' notify --event EVENT`, quoted for a POSIX shell (for a
+    /// hook the CLI runs through a shell).
+    pub fn command(&self, event: &str) -> String {
+        format!("{} notify --event {event}", shell_quote(&self.program()))
+    }
+
+    /// Hook settings in the shape Claude Code, Gemini CLI and Qwen Code
+    /// share (`{"EVENT": [{"hooks": [{"type": "command", "command": …}]}]}`),
+    /// the three events named reporting a turn's start, its end and a
+    /// notification.
+    pub fn command_hooks(
+        &self,
+        started: &str,
+        completed: &str,
+        notification: &str,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        let nested =
+            |event: &str| serde_json::json!([{ "hooks": [{ "type": "command", "command": self.command(event) }] }]);
+        let mut hooks = serde_json::Map::new();
+        hooks.insert(started.to_owned(), nested("turn_started"));
+        hooks.insert(completed.to_owned(), nested("turn_completed"));
+        hooks.insert(notification.to_owned(), nested("notification"));
+        hooks
+    }
+
+    /// A system-defaults file of the host's, `name` in its hook directory,
+    /// holding the machine's own system defaults with `added` hooks, and
+    /// named to the CLI by `location`'s variable.
+    pub fn system_defaults(
+        &self,
+        location: &DefaultsLocation,
+        name: &str,
+        added: serde_json::Map<String, serde_json::Value>,
+    ) -> Option<Injection> {
+        let settings = system_defaults::with_hooks(location, self.environment, added);
+        let path = self.hook_dir?.join(name);
+        Some(Injection {
+            args: Vec::new(),
+            environment: vec![(location.variable.to_owned(), path.display().to_string())],
+            files: vec![LaunchFile { path, contents: pretty_json(&settings) }],
+        })
+    }
 }
 
 /// Where declared hooks name the host's notify command: `{notify}` becomes
@@ -112,48 +201,6 @@ impl DeclaredHooks {
     }
 }
 
-/// The OpenCode plugin; `NOTIFY_PROGRAM` becomes the notify command, as a
-/// JavaScript string. Reports run one after the other, in order, and never
-/// hold up the CLI.
-const OPENCODE_PLUGIN: &str = r#"// Written by the panehost host: reports the start and end of each turn.
-import { spawn } from "node:child_process";
-
-const program = NOTIFY_PROGRAM;
-
-export const PanehostTurns = async () => {
-  const subAgents = new Set();
-  const busy = new Set();
-  let queue = Promise.resolve();
-  const report = (event, sessionID) => {
-    const payload = JSON.stringify({ sessionID });
-    queue = queue.then(() => new Promise((done) => {
-      const child = spawn(program, ["notify", "--event", event, payload], { stdio: "ignore" });
-      child.on("error", () => done());
-      child.on("exit", () => done());
-    }));
-  };
-  return {
-    event: async ({ event }) => {
-      const properties = event.properties || {};
-      const sessionID = properties.sessionID;
-      if (event.type === "session.created" && properties.info && properties.info.parentID) {
-        subAgents.add(sessionID);
-      }
-      if (!sessionID || subAgents.has(sessionID)) {
-        return;
-      }
-      if (event.type === "session.status" && properties.status && properties.status.type === "busy" && !busy.has(sessionID)) {
-        busy.add(sessionID);
-        report("turn_started", sessionID);
-      } else if (event.type === "session.idle") {
-        busy.delete(sessionID);
-        report("turn_completed", sessionID);
-      }
-    },
-  };
-};
-"#;
-
 /// A file the host writes before spawning a launch that names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchFile {
@@ -174,122 +221,24 @@ pub struct Injection {
     pub files: Vec<LaunchFile>,
 }
 
-/// Gemini CLI's system-defaults file.
-const GEMINI_DEFAULTS: DefaultsLocation = DefaultsLocation {
-    variable: "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
-    unix: "/etc/gemini-cli/system-defaults.json",
-    macos: "/Library/Application Support/GeminiCli/system-defaults.json",
-};
-
-/// Qwen Code's system-defaults file.
-const QWEN_DEFAULTS: DefaultsLocation = DefaultsLocation {
-    variable: "QWEN_CODE_SYSTEM_DEFAULTS_PATH",
-    unix: "/etc/qwen-code/system-defaults.json",
-    macos: "/Library/Application Support/QwenCode/system-defaults.json",
-};
-
 /// The injection that makes the CLI's hooks call the host's notify
 /// command, with any files placed in its hook directory. `None` when the
-/// host offers no notify command, or the injection needs files and the
-/// host offers no directory for them.
+/// host offers no notify command, when the injection needs files and the
+/// host offers no directory for them, and for the forms the launcher
+/// builds itself (prompt marks depend on the program, declared hooks are
+/// the descriptor's data).
 pub fn injection(injection: HookInjection, environment: &HostEnvironment) -> Option<Injection> {
-    if injection == HookInjection::BashPromptMarks {
-        // Marks in the output, not reports through `notify`; they depend
-        // on the program (`shell_integration::bash_prompt_marks`).
-        return None;
-    }
-    let notify_command = environment.notify_command.as_deref()?;
-    let hook_dir = environment.hook_dir.as_deref();
-    let program = shell_quote(&notify_command.display().to_string());
-    let command = |event: &str| format!("{program} notify --event {event}");
-    let nested = |event: &str| serde_json::json!([{ "hooks": [{ "type": "command", "command": command(event) }] }]);
-    // Settings with the hooks named for a turn's start and end, and for a
-    // notification, each reporting to the host.
-    let hooks = |started: &str, completed: &str, notification: &str| {
-        let mut hooks = serde_json::Map::new();
-        hooks.insert(started.to_owned(), nested("turn_started"));
-        hooks.insert(completed.to_owned(), nested("turn_completed"));
-        hooks.insert(notification.to_owned(), nested("notification"));
-        hooks
+    let HookInjection::Runtime(hooks) = injection else { return None };
+    let target = HookTarget {
+        notify_command: environment.notify_command.as_deref()?,
+        hook_dir: environment.hook_dir.as_deref(),
+        environment,
     };
-    // A system-defaults file: the machine's own, with the hooks added.
-    let defaults = |location: &DefaultsLocation, name: &str, added| {
-        let settings = system_defaults::with_hooks(location, environment, added);
-        Some(settings_file(hook_dir?, name, location.variable, settings))
-    };
-    match injection {
-        HookInjection::ClaudeSettings => {
-            let settings = serde_json::json!({ "hooks": hooks("UserPromptSubmit", "Stop", "Notification") });
-            Some(Injection { args: vec!["--settings".to_owned(), settings.to_string()], ..Injection::default() })
-        }
-        HookInjection::CodexNotify => {
-            let array =
-                serde_json::json!([notify_command.display().to_string(), "notify", "--event", "turn_completed"]);
-            Some(Injection { args: vec!["-c".to_owned(), format!("notify={array}")], ..Injection::default() })
-        }
-        HookInjection::GeminiSystemDefaults => defaults(
-            &GEMINI_DEFAULTS,
-            "gemini-system-defaults.json",
-            hooks("BeforeAgent", "AfterAgent", "Notification"),
-        ),
-        HookInjection::QwenSystemDefaults => {
-            defaults(&QWEN_DEFAULTS, "qwen-system-defaults.json", hooks("UserPromptSubmit", "Stop", "Notification"))
-        }
-        HookInjection::CopilotPluginDir => {
-            let plugin = hook_dir?.join("copilot-plugin");
-            let flat =
-                |event: &str| serde_json::json!([{ "type": "command", "bash": command(event), "timeoutSec": 10 }]);
-            let hooks = serde_json::json!({
-                "version": 1,
-                "hooks": {
-                    "userPromptSubmitted": flat("turn_started"),
-                    "agentStop": flat("turn_completed"),
-                }
-            });
-            let manifest = serde_json::json!({
-                "name": "panehost-turns",
-                "description": "Reports the start and end of each turn to the panehost host.",
-                "version": "1.0.0",
-            });
-            Some(Injection {
-                args: vec!["--plugin-dir".to_owned(), plugin.display().to_string()],
-                environment: Vec::new(),
-                files: vec![
-                    LaunchFile { path: plugin.join(".plugin").join("plugin.json"), contents: pretty(&manifest) },
-                    LaunchFile { path: plugin.join("hooks").join("hooks.json"), contents: pretty(&hooks) },
-                ],
-            })
-        }
-        // Data of the descriptor's: the launcher expands it
-        // (`DeclaredHooks::expand`).
-        HookInjection::BashPromptMarks | HookInjection::Declared => None,
-        HookInjection::OpencodePlugin => {
-            let path = hook_dir?.join("opencode-plugin.js");
-            let program = serde_json::Value::String(notify_command.display().to_string()).to_string();
-            let url = format!("file://{}", path.display().to_string().replace('%', "%25").replace(' ', "%20"));
-            Some(Injection {
-                args: Vec::new(),
-                environment: vec![(
-                    "OPENCODE_CONFIG_CONTENT".to_owned(),
-                    serde_json::json!({ "plugin": [url] }).to_string(),
-                )],
-                files: vec![LaunchFile { path, contents: OPENCODE_PLUGIN.replace("NOTIFY_PROGRAM", &program) }],
-            })
-        }
-    }
+    (hooks.inject)(&target)
 }
 
-/// A settings file in `hook_dir` named by `variable`.
-fn settings_file(hook_dir: &Path, name: &str, variable: &str, settings: serde_json::Value) -> Injection {
-    let path = hook_dir.join(name);
-    Injection {
-        args: Vec::new(),
-        environment: vec![(variable.to_owned(), path.display().to_string())],
-        files: vec![LaunchFile { path, contents: pretty(&settings) }],
-    }
-}
-
-fn pretty(value: &serde_json::Value) -> String {
+/// JSON for a file, pretty and ending in a newline.
+pub fn pretty_json(value: &serde_json::Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
 }
 
@@ -299,10 +248,11 @@ fn shell_quote(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn host(notify: &str, hook_dir: Option<&str>) -> HostEnvironment {
+    /// A host whose notify command is `notify`, with hook directory `hook_dir`.
+    pub(crate) fn host(notify: &str, hook_dir: Option<&str>) -> HostEnvironment {
         HostEnvironment {
             notify_command: Some(PathBuf::from(notify)),
             hook_dir: hook_dir.map(PathBuf::from),
@@ -310,54 +260,10 @@ mod tests {
         }
     }
 
-    fn files_json(injection: &Injection, name: &str) -> serde_json::Value {
+    /// The JSON in the injected file whose path ends with `name`.
+    pub(crate) fn files_json(injection: &Injection, name: &str) -> serde_json::Value {
         let file = injection.files.iter().find(|file| file.path.ends_with(name)).expect(name);
         serde_json::from_str(&file.contents).unwrap()
-    }
-
-    #[test]
-    fn claude_gets_settings_json_with_three_hooks() {
-        let args = injection(HookInjection::ClaudeSettings, &host("/opt/it's/panehost", None)).unwrap().args;
-        assert_eq!(args[0], "--settings");
-        let settings: serde_json::Value = serde_json::from_str(&args[1]).unwrap();
-        let command = settings["hooks"]["Stop"][0]["hooks"][0]["command"].as_str().unwrap();
-        assert_eq!(command, r"'/opt/it'\''s/panehost' notify --event turn_completed");
-        assert!(settings["hooks"]["UserPromptSubmit"].is_array());
-        assert!(settings["hooks"]["Notification"].is_array());
-    }
-
-    #[test]
-    fn codex_gets_a_toml_array_of_strings() {
-        let args = injection(HookInjection::CodexNotify, &host("/opt/panehost", None)).unwrap().args;
-        assert_eq!(args, ["-c", r#"notify=["/opt/panehost","notify","--event","turn_completed"]"#]);
-    }
-
-    #[test]
-    fn gemini_and_qwen_get_a_system_defaults_file_of_the_hosts() {
-        let environment = host("/opt/panehost", Some("/state/hooks"));
-        let gemini = injection(HookInjection::GeminiSystemDefaults, &environment).unwrap();
-        assert!(gemini.args.is_empty());
-        assert_eq!(
-            gemini.environment,
-            [("GEMINI_CLI_SYSTEM_DEFAULTS_PATH".to_owned(), "/state/hooks/gemini-system-defaults.json".to_owned())]
-        );
-        let settings = files_json(&gemini, "gemini-system-defaults.json");
-        let command = settings["hooks"]["AfterAgent"][0]["hooks"][0]["command"].as_str().unwrap();
-        assert_eq!(command, "'/opt/panehost' notify --event turn_completed");
-        let qwen = injection(HookInjection::QwenSystemDefaults, &environment).unwrap();
-        assert_eq!(qwen.environment[0].0, "QWEN_CODE_SYSTEM_DEFAULTS_PATH");
-        assert!(files_json(&qwen, "qwen-system-defaults.json")["hooks"]["Stop"].is_array());
-        assert!(injection(HookInjection::QwenSystemDefaults, &host("/opt/panehost", None)).is_none());
-        assert!(injection(HookInjection::ClaudeSettings, &HostEnvironment::default()).is_none());
-    }
-
-    #[test]
-    fn copilot_gets_a_plugin_directory_of_the_hosts() {
-        let copilot = injection(HookInjection::CopilotPluginDir, &host("/opt/panehost", Some("/state/hooks"))).unwrap();
-        assert_eq!(copilot.args, ["--plugin-dir", "/state/hooks/copilot-plugin"]);
-        let hooks = files_json(&copilot, "hooks/hooks.json");
-        assert_eq!(hooks["hooks"]["agentStop"][0]["bash"], "'/opt/panehost' notify --event turn_completed");
-        assert_eq!(files_json(&copilot, ".plugin/plugin.json")["name"], "panehost-turns");
     }
 
     #[test]
@@ -373,20 +279,23 @@ mod tests {
         assert!(injected.files.is_empty());
         let silent = DeclaredHooks { args: vec!["--hook".into(), "echo done".into()], environment: Vec::new() };
         assert!(!silent.names_the_host());
-        // Declared hooks are the descriptor's data, not a built-in form.
+        // Declared hooks are the descriptor's data, not a runtime's own form.
         assert!(injection(HookInjection::Declared, &host("/opt/panehost", Some("/h"))).is_none());
+        assert!(injection(HookInjection::BashPromptMarks, &host("/opt/panehost", Some("/h"))).is_none());
     }
 
     #[test]
-    fn opencode_gets_a_plugin_of_the_hosts_in_its_configuration() {
-        let opencode =
-            injection(HookInjection::OpencodePlugin, &host("/opt/\"x\"/panehost", Some("/state dir/hooks"))).unwrap();
-        assert!(opencode.args.is_empty());
-        assert_eq!(opencode.environment[0].0, "OPENCODE_CONFIG_CONTENT");
-        let config: serde_json::Value = serde_json::from_str(&opencode.environment[0].1).unwrap();
-        assert_eq!(config["plugin"][0], "file:///state%20dir/hooks/opencode-plugin.js");
-        let plugin = &opencode.files[0];
-        assert_eq!(plugin.path, Path::new("/state dir/hooks/opencode-plugin.js"));
-        assert!(plugin.contents.contains(r#"const program = "/opt/\"x\"/panehost";"#), "{}", plugin.contents);
+    fn hook_settings_report_each_event_through_the_quoted_notify_command() {
+        let environment = host("/opt/it's/panehost", None);
+        let target =
+            HookTarget { notify_command: Path::new("/opt/it's/panehost"), hook_dir: None, environment: &environment };
+        let hooks = target.command_hooks("Begin", "End", "Note");
+        let command = |event: &str| hooks[event][0]["hooks"][0]["command"].as_str().unwrap().to_owned();
+        assert_eq!(command("End"), r"'/opt/it'\''s/panehost' notify --event turn_completed");
+        assert_eq!(command("Begin"), r"'/opt/it'\''s/panehost' notify --event turn_started");
+        assert_eq!(command("Note"), r"'/opt/it'\''s/panehost' notify --event notification");
+        // A system-defaults file needs the host's hook directory.
+        let location = DefaultsLocation { variable: "CLI_DEFAULTS", unix: "/nonexistent", macos: "/nonexistent" };
+        assert!(target.system_defaults(&location, "cli.json", hooks).is_none());
     }
 }

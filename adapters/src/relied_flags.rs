@@ -14,7 +14,6 @@
 //! their help, so they are [`self_update_switches`], reported as verified
 //! only when a help text happens to show them.
 
-use crate::completion::HookInjection;
 use crate::descriptor::{Descriptor, LoginForm, ModelForm};
 
 /// How a requirement is looked for in help.
@@ -119,21 +118,11 @@ pub fn relied_on_flags(descriptor: &Descriptor) -> Vec<String> {
     for (_, form) in &descriptor.permission_profiles {
         tokens.extend(flags_of(&form.args));
     }
-    match descriptor.hook_injection {
-        Some(HookInjection::ClaudeSettings) => tokens.push("--settings".to_owned()),
-        Some(HookInjection::CodexNotify) => tokens.push("-c".to_owned()),
-        Some(HookInjection::CopilotPluginDir) => tokens.push("--plugin-dir".to_owned()),
-        Some(HookInjection::BashPromptMarks) => tokens.push("--rcfile".to_owned()),
-        // The declared arguments' flags, as for any other arguments.
-        Some(HookInjection::Declared) => {
-            tokens.extend(descriptor.declared_hooks.iter().flat_map(|hooks| flags_of(&hooks.args)))
-        }
-        // Variables naming the host's files: no help lists them.
-        Some(
-            HookInjection::GeminiSystemDefaults | HookInjection::QwenSystemDefaults | HookInjection::OpencodePlugin,
-        )
-        | None => {}
+    if let Some(hooks) = descriptor.hook_injection {
+        tokens.extend(hooks.flags().iter().map(|flag| (*flag).to_owned()));
     }
+    // The declared hooks' flags, as for any other arguments.
+    tokens.extend(descriptor.declared_hooks.iter().flat_map(|hooks| flags_of(&hooks.args)));
     tokens
 }
 

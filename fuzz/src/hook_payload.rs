@@ -4,6 +4,10 @@
 
 use panehost_adapters::completion::HookInjection;
 use panehost_adapters::notify_payload::{notification, reported_turn, usage};
+use std::sync::OnceLock;
+
+/// Every built-in runtime's hooks, whose payload readers are fuzzed.
+static INJECTIONS: OnceLock<Vec<HookInjection>> = OnceLock::new();
 
 /// The first byte picks the hook; the rest is the payload.
 pub fn hook_payload(data: &[u8]) {
@@ -12,6 +16,9 @@ pub fn hook_payload(data: &[u8]) {
     let _ = notification(&payload);
     let measured = usage(&payload);
     assert!(["measured", "estimated", "unavailable"].contains(&measured.kind.as_str()), "{}", measured.kind);
-    let injection = HookInjection::ALL.get(usize::from(which) % (HookInjection::ALL.len() + 1)).copied();
+    let injections = INJECTIONS.get_or_init(|| {
+        panehost_adapters::runtimes::built_in().into_iter().filter_map(|descriptor| descriptor.hook_injection).collect()
+    });
+    let injection = injections.get(usize::from(which) % (injections.len() + 1)).copied();
     let _ = reported_turn(injection, &payload);
 }

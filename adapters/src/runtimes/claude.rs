@@ -2,7 +2,7 @@
 //! `claude auth --help` of 2.1.197 (`adapters/evidence/claude.json`).
 
 use super::{agent_cli, profile, receipt, resume, sign_in, strings, variables};
-use crate::completion::HookInjection;
+use crate::completion::{HookInjection, HookTarget, Injection, RuntimeHooks};
 use crate::descriptor::{
     CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReferenceCapture, ResumeMode,
     SelfUpdateOff, VersionProbe,
@@ -53,7 +53,7 @@ pub(super) fn descriptor() -> Descriptor {
         // `--settings` adds hooks for this run only: UserPromptSubmit, Stop
         // and Notification report to the host.
         completion: CompletionSignal::Hook,
-        hook_injection: Some(HookInjection::ClaudeSettings),
+        hook_injection: Some(HookInjection::Runtime(&HOOKS)),
         // `--permission-mode` for this run only. Read-only is plan mode, and
         // the shell and every file-writing tool are denied as well
         // (`--disallowedTools`), so leaving plan mode does not lift it and
@@ -72,5 +72,39 @@ pub(super) fn descriptor() -> Descriptor {
         // Published on the npm registry (`adapters/evidence/claude.json` names the same package).
         npm_package: Some("@anthropic-ai/claude-code".into()),
         ..agent_cli("claude", "Claude Code", &["claude"], Evidence::CapturedHelp { file: "claude.json".into() })
+    }
+}
+
+/// `--settings <json>` adds hooks for this run only: `UserPromptSubmit`,
+/// `Stop` and `Notification` report to the host. Its hooks report the
+/// conversation's turns only (sub-agents have `SubagentStop`, which is not
+/// injected), and the session id changes on `/clear`: no payload field is
+/// read to tell turns apart.
+static HOOKS: RuntimeHooks =
+    RuntimeHooks { name: "claude-settings", flags: &["--settings"], inject: settings, reads_turn: None };
+
+fn settings(target: &HookTarget<'_>) -> Option<Injection> {
+    let settings = serde_json::json!({ "hooks": target.command_hooks("UserPromptSubmit", "Stop", "Notification") });
+    Some(Injection { args: vec!["--settings".to_owned(), settings.to_string()], ..Injection::default() })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::completion::injection;
+    use crate::completion::tests::host;
+    use crate::environment::HostEnvironment;
+
+    #[test]
+    fn claude_gets_settings_json_with_three_hooks() {
+        let hooks = super::descriptor().hook_injection.unwrap();
+        let args = injection(hooks, &host("/opt/it's/panehost", None)).unwrap().args;
+        assert_eq!(args[0], "--settings");
+        let settings: serde_json::Value = serde_json::from_str(&args[1]).unwrap();
+        let command = settings["hooks"]["Stop"][0]["hooks"][0]["command"].as_str().unwrap();
+        assert_eq!(command, r"'/opt/it'\''s/panehost' notify --event turn_completed");
+        assert!(settings["hooks"]["UserPromptSubmit"].is_array());
+        assert!(settings["hooks"]["Notification"].is_array());
+        assert!(injection(hooks, &HostEnvironment::default()).is_none(), "no notify command, no hooks");
+        assert_eq!(hooks.reported_turn(r#"{"session_id":"s"}"#), Default::default());
     }
 }

@@ -2,11 +2,12 @@
 //! --help`, `codex exec --help` and `codex login --help` of 0.171.0 (`adapters/evidence/codex.json`).
 
 use super::{agent_cli, profile, resume_subcommand, strings};
-use crate::completion::HookInjection;
+use crate::completion::{HookInjection, HookTarget, Injection, RuntimeHooks};
 use crate::descriptor::{
     CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReceiptForm, ReceiptSupport,
     ReferenceCapture, ResumeMode, SelfUpdateOff, VersionProbe,
 };
+use crate::notify_payload::ReportedTurn;
 use crate::reference_pattern::{ReferencePattern, UUID};
 use crate::session_store::{SessionEntry, SessionStore};
 
@@ -57,7 +58,7 @@ pub(super) fn descriptor() -> Descriptor {
         // `-c notify=[...]` for this run only: Codex calls the program after
         // each turn (it reports no turn start).
         completion: CompletionSignal::NotifyProgram,
-        hook_injection: Some(HookInjection::CodexNotify),
+        hook_injection: Some(HookInjection::Runtime(&HOOKS)),
         // `-s, --sandbox` and `-a, --ask-for-approval` for this run only;
         // `codex resume --help` lists both, so they hold after a resume.
         // Read-only never asks: nothing can lift its sandbox from inside.
@@ -70,5 +71,58 @@ pub(super) fn descriptor() -> Descriptor {
         // Published on the npm registry (`adapters/evidence/codex.json` names the same package).
         npm_package: Some("@openai/codex".into()),
         ..agent_cli("codex", "Codex", &["codex"], Evidence::CapturedHelp { file: "codex.json".into() })
+    }
+}
+
+/// `-c notify=[...]` sets the notify program for this run only; Codex
+/// calls it with a JSON payload after each turn. Codex names each new
+/// conversation by asking the model for a title in a thread of its own,
+/// and its notify program reports that thread's turn too (seen with
+/// 0.171.0): the payload's thread and input tell the two apart.
+static HOOKS: RuntimeHooks =
+    RuntimeHooks { name: "codex-notify", flags: &["-c"], inject: notify_program, reads_turn: Some(reported_turn) };
+
+fn notify_program(target: &HookTarget<'_>) -> Option<Injection> {
+    let array = serde_json::json!([target.program(), "notify", "--event", "turn_completed"]);
+    Some(Injection { args: vec!["-c".to_owned(), format!("notify={array}")], ..Injection::default() })
+}
+
+/// `{"type":"agent-turn-complete","thread-id":…,"turn-id":…,
+/// "input-messages":[…],"last-assistant-message":…}`
+fn reported_turn(payload: &str) -> ReportedTurn {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(payload) else { return ReportedTurn::default() };
+    let text = |name: &str| value.get(name).and_then(serde_json::Value::as_str).map(str::to_owned);
+    let inputs = value
+        .get("input-messages")
+        .and_then(serde_json::Value::as_array)
+        .map(|items| items.iter().filter_map(serde_json::Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default();
+    ReportedTurn { thread: text("thread-id"), turn: text("turn-id"), inputs }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::completion::injection;
+    use crate::completion::tests::host;
+    use crate::notify_payload::ReportedTurn;
+
+    #[test]
+    fn codex_gets_a_toml_array_of_strings() {
+        let hooks = super::descriptor().hook_injection.unwrap();
+        let args = injection(hooks, &host("/opt/panehost", None)).unwrap().args;
+        assert_eq!(args, ["-c", r#"notify=["/opt/panehost","notify","--event","turn_completed"]"#]);
+    }
+
+    #[test]
+    fn codex_payloads_name_their_thread_turn_and_input() {
+        let hooks = super::descriptor().hook_injection.unwrap();
+        let payload = r#"{"type":"agent-turn-complete","thread-id":"t-1","turn-id":"u-1","cwd":"/w","client":"codex-tui","input-messages":["PING"],"last-assistant-message":"PONG"}"#;
+        let turn = hooks.reported_turn(payload);
+        assert_eq!(turn.thread.as_deref(), Some("t-1"));
+        assert_eq!(turn.turn.as_deref(), Some("u-1"));
+        assert_eq!(turn.inputs, ["PING"]);
+        for payload in ["", "not json", "[1,2]", r#"{"thread-id":7,"input-messages":"x"}"#] {
+            assert_eq!(hooks.reported_turn(payload), ReportedTurn::default());
+        }
     }
 }

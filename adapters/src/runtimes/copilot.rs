@@ -4,7 +4,7 @@
 //! so the reference is attached with `=`.
 
 use super::{agent_cli, profile, resume, strings, variables};
-use crate::completion::HookInjection;
+use crate::completion::{pretty_json, HookInjection, HookTarget, Injection, LaunchFile, RuntimeHooks};
 use crate::descriptor::{
     CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReceiptForm, ReceiptSupport,
     ReferenceCapture, ResumeMode, SelfUpdateOff, VersionProbe,
@@ -71,7 +71,7 @@ pub(super) fn descriptor() -> Descriptor {
         // `--plugin-dir` loads a plugin of the host's for this run only;
         // its hooks report userPromptSubmitted and agentStop.
         completion: CompletionSignal::Hook,
-        hook_injection: Some(HookInjection::CopilotPluginDir),
+        hook_injection: Some(HookInjection::Runtime(&HOOKS)),
         limitations: Vec::new(),
         // Published on the npm registry (`adapters/evidence/copilot.json` names the same package).
         npm_package: Some("@github/copilot".into()),
@@ -81,5 +81,52 @@ pub(super) fn descriptor() -> Descriptor {
             &["copilot"],
             Evidence::CapturedHelp { file: "copilot.json".into() },
         )
+    }
+}
+
+/// `--plugin-dir <dir>` loads a plugin of the host's for this run only,
+/// whose `hooks/hooks.json` holds `userPromptSubmitted` and `agentStop`.
+static HOOKS: RuntimeHooks =
+    RuntimeHooks { name: "copilot-plugin-dir", flags: &["--plugin-dir"], inject: plugin_dir, reads_turn: None };
+
+fn plugin_dir(target: &HookTarget<'_>) -> Option<Injection> {
+    let plugin = target.hook_dir?.join("copilot-plugin");
+    let flat =
+        |event: &str| serde_json::json!([{ "type": "command", "bash": target.command(event), "timeoutSec": 10 }]);
+    let hooks = serde_json::json!({
+        "version": 1,
+        "hooks": {
+            "userPromptSubmitted": flat("turn_started"),
+            "agentStop": flat("turn_completed"),
+        }
+    });
+    let manifest = serde_json::json!({
+        "name": "panehost-turns",
+        "description": "Reports the start and end of each turn to the panehost host.",
+        "version": "1.0.0",
+    });
+    Some(Injection {
+        args: vec!["--plugin-dir".to_owned(), plugin.display().to_string()],
+        environment: Vec::new(),
+        files: vec![
+            LaunchFile { path: plugin.join(".plugin").join("plugin.json"), contents: pretty_json(&manifest) },
+            LaunchFile { path: plugin.join("hooks").join("hooks.json"), contents: pretty_json(&hooks) },
+        ],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::completion::injection;
+    use crate::completion::tests::{files_json, host};
+
+    #[test]
+    fn copilot_gets_a_plugin_directory_of_the_hosts() {
+        let hooks = super::descriptor().hook_injection.unwrap();
+        let copilot = injection(hooks, &host("/opt/panehost", Some("/state/hooks"))).unwrap();
+        assert_eq!(copilot.args, ["--plugin-dir", "/state/hooks/copilot-plugin"]);
+        let hooks = files_json(&copilot, "hooks/hooks.json");
+        assert_eq!(hooks["hooks"]["agentStop"][0]["bash"], "'/opt/panehost' notify --event turn_completed");
+        assert_eq!(files_json(&copilot, ".plugin/plugin.json")["name"], "panehost-turns");
     }
 }

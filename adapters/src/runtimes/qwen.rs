@@ -2,13 +2,14 @@
 //! --help` of 0.15.10 (`adapters/evidence/qwen.json`).
 
 use super::{agent_cli, profile, receipt, resume, strings};
-use crate::completion::HookInjection;
+use crate::completion::{HookInjection, HookTarget, Injection, RuntimeHooks};
 use crate::descriptor::{
     CompletionSignal, Descriptor, Evidence, LoginForm, ModelForm, PermissionProfile, ReferenceCapture, ResumeMode,
     SelfUpdateOff, VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
 use crate::session_store::{SessionEntry, SessionStore};
+use crate::system_defaults::DefaultsLocation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
@@ -54,10 +55,42 @@ pub(super) fn descriptor() -> Descriptor {
         // defaults file of the host's, named by a variable for this run,
         // adds UserPromptSubmit, Stop and Notification.
         completion: CompletionSignal::Hook,
-        hook_injection: Some(HookInjection::QwenSystemDefaults),
+        hook_injection: Some(HookInjection::Runtime(&HOOKS)),
         limitations: Vec::new(),
         // Published on the npm registry (`adapters/evidence/qwen.json` names the same package).
         npm_package: Some("@qwen-code/qwen-code".into()),
         ..agent_cli("qwen", "Qwen Code", &["qwen"], Evidence::CapturedHelp { file: "qwen.json".into() })
+    }
+}
+
+/// Qwen Code's system-defaults file, the lowest layer of its settings.
+const DEFAULTS: DefaultsLocation = DefaultsLocation {
+    variable: "QWEN_CODE_SYSTEM_DEFAULTS_PATH",
+    unix: "/etc/qwen-code/system-defaults.json",
+    macos: "/Library/Application Support/QwenCode/system-defaults.json",
+};
+
+/// `QWEN_CODE_SYSTEM_DEFAULTS_PATH` names a settings file of the host's
+/// with the hooks `UserPromptSubmit`, `Stop` and `Notification`.
+static HOOKS: RuntimeHooks =
+    RuntimeHooks { name: "qwen-system-defaults", flags: &[], inject: system_defaults, reads_turn: None };
+
+fn system_defaults(target: &HookTarget<'_>) -> Option<Injection> {
+    let hooks = target.command_hooks("UserPromptSubmit", "Stop", "Notification");
+    target.system_defaults(&DEFAULTS, "qwen-system-defaults.json", hooks)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::completion::injection;
+    use crate::completion::tests::{files_json, host};
+
+    #[test]
+    fn qwen_gets_a_system_defaults_file_of_the_hosts() {
+        let hooks = super::descriptor().hook_injection.unwrap();
+        let qwen = injection(hooks, &host("/opt/panehost", Some("/state/hooks"))).unwrap();
+        assert_eq!(qwen.environment[0].0, "QWEN_CODE_SYSTEM_DEFAULTS_PATH");
+        assert!(files_json(&qwen, "qwen-system-defaults.json")["hooks"]["Stop"].is_array());
+        assert!(injection(hooks, &host("/opt/panehost", None)).is_none(), "no hook directory, no file");
     }
 }

@@ -300,6 +300,15 @@ impl TurnTracker {
 mod tests {
     use super::*;
 
+    /// The hooks a built-in runtime injects.
+    fn hooks_of(runtime: &str) -> Option<HookInjection> {
+        let descriptors = panehost_adapters::runtimes::built_in();
+        descriptors
+            .into_iter()
+            .find(|descriptor| descriptor.id == runtime)
+            .and_then(|descriptor| descriptor.hook_injection)
+    }
+
     /// The signal of a report that acts at once.
     fn now(reported: Reported) -> Option<TurnSignal> {
         match reported {
@@ -334,7 +343,7 @@ mod tests {
 
     #[test]
     fn signals_a_runtime_does_not_rely_on_are_ignored() {
-        let mut hooked = TurnTracker::new(CompletionSignal::Hook, Some(HookInjection::ClaudeSettings));
+        let mut hooked = TurnTracker::new(CompletionSignal::Hook, hooks_of("claude"));
         hooked.input_submitted(0, "hi");
         assert!(matches!(hooked.terminal_notice(&TerminalNotice::Bell, 5), Reported::Now(None)));
         assert!(hooked.quiet(5).is_none());
@@ -349,7 +358,7 @@ mod tests {
 
     #[test]
     fn hook_payloads_tell_approval_from_waiting_and_carry_usage() {
-        let mut tracker = TurnTracker::new(CompletionSignal::Hook, Some(HookInjection::ClaudeSettings));
+        let mut tracker = TurnTracker::new(CompletionSignal::Hook, hooks_of("claude"));
         let now = |reported: Reported| match reported {
             Reported::Now(Some(signal)) => signal,
             other => panic!("{other:?}"),
@@ -384,7 +393,7 @@ mod tests {
 
     #[test]
     fn a_notify_report_of_another_thread_is_ignored() {
-        let mut tracker = TurnTracker::new(CompletionSignal::NotifyProgram, Some(HookInjection::CodexNotify));
+        let mut tracker = TurnTracker::new(CompletionSignal::NotifyProgram, hooks_of("codex"));
         tracker.input_submitted(0, "PING");
         let title = r#"{"type":"agent-turn-complete","thread-id":"side","turn-id":"s1","input-messages":["Generate a title.\nUser prompt:\nPING"]}"#;
         assert!(matches!(tracker.reported("turn_completed", title, 5), Reported::Now(None)));
@@ -395,7 +404,7 @@ mod tests {
 
     #[test]
     fn prompt_marks_end_a_command_with_its_status_and_open_a_typed_one() {
-        let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, Some(HookInjection::BashPromptMarks));
+        let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
         // The first prompt's mark ends nothing.
         assert!(now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5)).is_none());
         tracker.input_submitted(10, "false");
