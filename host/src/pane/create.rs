@@ -2,19 +2,20 @@
 //! pane whose process is gone), or taking it back from the keeper that
 //! survived a host restart; and how its runtime behaves.
 
+use super::durable::DurableRecord;
 use super::end_marker::EndMarker;
 use super::input_line::InputLine;
 use super::keeper::{self};
 use super::news::NewsOutlet;
+use super::output::PaneOutput;
 use super::progress::{Progress, ProgressCell};
-use super::ring::OutputRing;
 use super::screen::TerminalScreen;
-use super::screen_sleep::MODEL_AWAKE;
 use super::session_capture::SessionCapture;
+use super::terminal_model::TerminalModel;
 use super::turn::TurnTracker;
 use super::{
-    exit, launch_files, quiet_watch, reader, recorder, screen_follower, Launch, OutputState, Pane, PaneInfo,
-    PaneLimits, PaneServices,
+    exit, launch_files, quiet_watch, reader, recorder, screen_follower, Launch, Pane, PaneInfo, PaneLimits,
+    PaneServices,
 };
 use crate::limits::RESERVE_STEP;
 use crate::store::records::{PaneRecord, RecordStore, RecordedScreen, RECORD_VERSION};
@@ -23,15 +24,12 @@ use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::{CompletionSignal, LaunchPlan};
 use panehost_ipc::{PaneId, ResumeRequest};
-use std::collections::VecDeque;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 use tokio::io::unix::AsyncFd;
-use tokio::sync::watch;
 
 impl Pane {
     /// Starts a new pane `id`: the launch's process in a new PTY held by a
@@ -166,7 +164,6 @@ impl Pane {
         let first_screen = screen.snapshot();
         record.screen = Some(RecordedScreen { offset: base, formatted: first_screen.formatted.clone() });
         let start_snapshot = (restored_by == "keeper").then_some(first_screen);
-        let end_marker = EndMarker::create(&records.end_marker_path(&record.id));
         let mut turns = TurnTracker::new(behaviour.completion, behaviour.hook_injection);
         let reopened = match (restored_by, record.open_turn.take()) {
             ("keeper", Some(turn)) => turns.reopen(base, turn.submitted.as_deref().unwrap_or("")),
@@ -186,8 +183,6 @@ impl Pane {
             labels: record.start.labels.clone(),
         };
         let notify_token = record.notify_token.clone();
-        let mut ring = OutputRing::new(pane_limits.ring_bytes);
-        ring.skip_to(base);
         let pane = Arc::new(Pane {
             info,
             interrupt_keys: behaviour.interrupt_keys,
@@ -210,25 +205,16 @@ impl Pane {
                 _ => None,
             },
             turns: Mutex::new(turns),
-            ring_capacity: ring.capacity(),
-            screen_sleep_after: pane_limits.screen_sleep_after,
-            output: Mutex::new(OutputState { ring, pending_resizes: VecDeque::new(), reader_done: false }),
-            screen: Mutex::new(screen),
-            asleep_from: AtomicU64::new(MODEL_AWAKE),
+            output: PaneOutput::new(pane_limits.ring_bytes, base),
+            model: TerminalModel::new(screen, pane_limits.screen_sleep_after, start_snapshot),
             progress: ProgressCell::new(Progress::new(base, size)),
-            parsed: watch::Sender::new(base),
-            follower_stopped: std::sync::atomic::AtomicBool::new(false),
             // Safety: the OwnedFd is moved into the AsyncFd, which keeps it
             // open and unchanged for as long as it is registered.
             io: unsafe { AsyncFd::register(io_fd) }.map_err(io::Error::from)?,
             input: InputLine::default(),
             news: NewsOutlet::default(),
             keeper_control: tokio::sync::Mutex::new(Some(control_write)),
-            record_released: tokio::sync::Mutex::new(false),
-            record: Mutex::new(record),
-            end_marker: Mutex::new(end_marker),
-            start_snapshot: Mutex::new(start_snapshot),
-            records,
+            durable: DurableRecord::new(record, records),
             restored_by,
         });
         pane.publish(reopened);

@@ -1,22 +1,155 @@
 //! What of a pane survives the host: its record (saved off the async
 //! threads, removed on release), the reservation of offsets ahead of the
 //! reader, and the end marker that gives a quiet pane its exact end.
+//!
+//! [`DurableRecord`] owns them; the record's and the end marker's locks are
+//! leaves (no method calls out while holding one), and the release lock (a
+//! tokio mutex, held across a save) is never taken under a std mutex.
 
+use super::end_marker::EndMarker;
 use super::{lock, Pane};
 use crate::limits::RESERVE_STEP;
-use crate::store::records::{PaneRecord, RecordedScreen, RecordedTurn};
-use panehost_ipc::ScreenSnapshot;
+use crate::store::records::{PaneRecord, RecordStore, RecordedScreen, RecordedTurn};
+use panehost_ipc::{ExitStatus, PaneId, Size};
 use std::io;
+use std::sync::Mutex;
+
+/// A pane's record, where it is written, and its end marker.
+#[derive(Debug)]
+pub(super) struct DurableRecord {
+    record: Mutex<PaneRecord>,
+    /// The pane's exact output end on disk, while it is quiet.
+    end_marker: Mutex<EndMarker>,
+    /// Whether the record was removed for good (on release); saves hold
+    /// this lock, so none lands after the removal.
+    released: tokio::sync::Mutex<bool>,
+    store: RecordStore,
+}
+
+impl DurableRecord {
+    /// Keeps `record` in `store`, with its end marker.
+    pub(super) fn new(record: PaneRecord, store: RecordStore) -> Self {
+        let end_marker = EndMarker::create(&store.end_marker_path(&record.id));
+        DurableRecord {
+            record: Mutex::new(record),
+            end_marker: Mutex::new(end_marker),
+            released: tokio::sync::Mutex::new(false),
+            store,
+        }
+    }
+
+    /// A copy of the record.
+    pub(super) fn copy(&self) -> PaneRecord {
+        lock(&self.record).clone()
+    }
+
+    pub(super) fn set_screen(&self, screen: RecordedScreen) {
+        lock(&self.record).screen = Some(screen);
+    }
+
+    pub(super) fn set_size(&self, size: Size) {
+        lock(&self.record).size = size;
+    }
+
+    pub(super) fn set_exit(&self, status: ExitStatus) {
+        lock(&self.record).exit = Some(status);
+    }
+
+    /// Records the session's native reference; false when it was already
+    /// the one recorded.
+    pub(super) fn set_native_reference(&self, reference: &str) -> bool {
+        let mut record = lock(&self.record);
+        if record.native_reference.as_deref() == Some(reference) {
+            return false;
+        }
+        record.native_reference = Some(reference.to_owned());
+        true
+    }
+
+    /// The offset up to which output may be read before the record must
+    /// reserve more.
+    pub(super) fn reserved_offset(&self) -> u64 {
+        lock(&self.record).reserved_offset
+    }
+
+    /// Reserves offsets up to past `needed`, when the reservation falls
+    /// short of it; true when it did (and the record must be saved).
+    fn reserve(&self, needed: u64) -> bool {
+        let mut record = lock(&self.record);
+        if needed <= record.reserved_offset {
+            return false;
+        }
+        record.reserved_offset = needed + RESERVE_STEP;
+        true
+    }
+
+    /// The reader is about to take bytes (the end marker says "open").
+    fn reading_begins(&self) {
+        lock(&self.end_marker).before_read();
+    }
+
+    /// What the reader took is in the ring, or there was nothing.
+    fn reading_ends(&self) {
+        lock(&self.end_marker).after_read();
+    }
+
+    /// The saved screen shows the output up to `screen_at`: when `end` (read
+    /// under the marker's lock, so that a read that began before has set
+    /// the marker open and one that begins after sees the exact end) says
+    /// that is all of it, the marker holds it as the exact end.
+    fn saved_at(&self, screen_at: u64, end: impl FnOnce() -> u64) {
+        let mut marker = lock(&self.end_marker);
+        if end() == screen_at {
+            marker.settled_at(screen_at);
+        }
+    }
+
+    /// Writes the record `current` gives (asked for once the release lock
+    /// is held); `durable`: waits until it is on the disk. Nothing is
+    /// written once the record is released.
+    async fn write(&self, pane: &PaneId, durable: bool, current: impl FnOnce() -> PaneRecord) {
+        // Saves and the removal on release take turns: a save that finishes
+        // after the release would bring a forgotten pane back.
+        let released = self.released.lock().await;
+        if *released {
+            return;
+        }
+        let record = current();
+        let store = self.store.clone();
+        let saved =
+            tokio::task::spawn_blocking(
+                move || {
+                    if durable {
+                        store.save(&record)
+                    } else {
+                        store.save_unsynced(&record)
+                    }
+                },
+            )
+            .await;
+        if let Ok(Err(err)) | Err(err) = saved.map_err(io::Error::other) {
+            tracing::warn!(pane = %pane, %err, "cannot write the pane record");
+        }
+    }
+
+    /// Removes the record for good; no save lands after this.
+    async fn release(&self, pane: &PaneId) {
+        let mut released = self.released.lock().await;
+        *released = true;
+        let (store, id) = (self.store.clone(), pane.clone());
+        let _ = tokio::task::spawn_blocking(move || store.remove(&id)).await;
+    }
+}
 
 impl Pane {
     pub(super) fn set_recorded_screen(&self, screen: RecordedScreen) {
-        lock(&self.record).screen = Some(screen);
+        self.durable.set_screen(screen);
     }
 
     /// A copy of the pane's record, with the turn open now.
     pub fn record(&self) -> PaneRecord {
         let open_turn = lock(&self.turns).open_turn();
-        let mut record = lock(&self.record).clone();
+        let mut record = self.durable.copy();
         record.open_turn = open_turn.map(|(offset, submitted)| RecordedTurn { offset, submitted });
         record
     }
@@ -24,38 +157,18 @@ impl Pane {
     /// The reader is about to take bytes from the PTY (the end marker says
     /// "open" from now on).
     pub(super) fn reading_begins(&self) {
-        lock(&self.end_marker).before_read();
+        self.durable.reading_begins();
     }
 
     /// What the reader took is in the ring, or there was nothing.
     pub(super) fn reading_ends(&self) {
-        lock(&self.end_marker).after_read();
+        self.durable.reading_ends();
     }
 
     /// The screen saved in the record shows the output up to `screen_at`:
     /// when that is all of it, the end marker holds it as the exact end.
     pub(super) fn record_saved_at(&self, screen_at: u64) {
-        let mut marker = lock(&self.end_marker);
-        // Under the marker's lock: a read that began before has set
-        // `reading`, and one that begins after sees the exact end.
-        if self.progress.end() == screen_at {
-            marker.settled_at(screen_at);
-        }
-    }
-
-    /// Where a subscription behind this host's first offset starts: the
-    /// screen at that offset (for a pane taken back after a restart, while
-    /// the ring still holds it), so that every byte this host holds
-    /// follows. `None` otherwise.
-    pub fn start_snapshot_before(&self, offset: u64) -> Option<ScreenSnapshot> {
-        let mut start = lock(&self.start_snapshot);
-        let snapshot = start.as_ref()?;
-        if !self.ring_holds(snapshot.offset) {
-            // The ring moved on; the screen is of no more use.
-            *start = None;
-            return None;
-        }
-        (offset < snapshot.offset).then(|| snapshot.clone())
+        self.durable.saved_at(screen_at, || self.progress.end());
     }
 
     /// Writes the pane's record (off the async threads), and waits until
@@ -66,28 +179,7 @@ impl Pane {
 
     /// Writes the pane's record; `durable`: waits until it is on the disk.
     pub(super) async fn write_record(&self, durable: bool) {
-        // Saves and the removal on release take turns: a save that finishes
-        // after the release would bring a forgotten pane back.
-        let released = self.record_released.lock().await;
-        if *released {
-            return;
-        }
-        let record = self.record();
-        let records = self.records.clone();
-        let saved =
-            tokio::task::spawn_blocking(
-                move || {
-                    if durable {
-                        records.save(&record)
-                    } else {
-                        records.save_unsynced(&record)
-                    }
-                },
-            )
-            .await;
-        if let Ok(Err(err)) | Err(err) = saved.map_err(io::Error::other) {
-            tracing::warn!(pane = %self.info.id, %err, "cannot write the pane record");
-        }
+        self.durable.write(&self.info.id, durable, || self.record()).await;
     }
 
     /// Tells the keeper the pane is forgotten (it lets the pane go once
@@ -97,12 +189,7 @@ impl Pane {
             use tokio::io::AsyncWriteExt;
             let _ = control.write_all(crate::keeper_wire::pane_lines::RELEASE).await;
         }
-        {
-            let mut released = self.record_released.lock().await;
-            *released = true;
-            let (records, id) = (self.records.clone(), self.info.id.clone());
-            let _ = tokio::task::spawn_blocking(move || records.remove(&id)).await;
-        }
+        self.durable.release(&self.info.id).await;
     }
 
     /// Makes sure the reservation on disk covers the next `len` bytes,
@@ -111,9 +198,7 @@ impl Pane {
     /// reservation, so clients are told of those bytes as a gap, and no
     /// offset is ever given twice.
     pub(super) async fn reserve_ahead(&self, len: usize) {
-        let needed = self.progress.end() + len as u64;
-        if needed > lock(&self.record).reserved_offset {
-            lock(&self.record).reserved_offset = needed + RESERVE_STEP;
+        if self.durable.reserve(self.progress.end() + len as u64) {
             self.save_record().await;
         }
     }

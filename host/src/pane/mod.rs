@@ -18,6 +18,7 @@ mod input_line;
 pub(crate) mod keeper;
 mod launch_files;
 mod news;
+mod output;
 mod progress;
 mod quiet_watch;
 mod reader;
@@ -26,39 +27,36 @@ mod reference_capture;
 mod ring;
 pub mod screen;
 mod screen_follower;
-mod screen_sleep;
 mod session_capture;
 mod signals;
 mod terminal_io;
+mod terminal_model;
 mod turn;
 mod turn_reports;
 
 use crate::limits;
 use crate::process_stat::{descends_from, ProcessStat};
-use crate::store::records::{PaneRecord, RecordStore};
+use crate::store::records::RecordStore;
 pub use create::Behaviour;
-use end_marker::EndMarker;
+use durable::DurableRecord;
 use input_line::InputLine;
 pub use input_line::{InputPlace, InputTurn};
 pub use keeper::Keepers;
 use news::NewsOutlet;
+use output::PaneOutput;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::LaunchPlan;
-use panehost_ipc::{ExitStatus, Labels, PaneId, PaneState, PaneSummary, ScreenSnapshot, Size, StartParams};
+use panehost_ipc::{ExitStatus, Labels, PaneId, PaneState, PaneSummary, Size, StartParams};
 use progress::ProgressCell;
 pub use progress::{PaneGone, Progress, ProgressWatch};
-use ring::OutputRing;
 pub use ring::RingRead;
-use screen::TerminalScreen;
 use session_capture::SessionCapture;
-use std::collections::VecDeque;
 use std::os::fd::OwnedFd;
-use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
+use terminal_model::TerminalModel;
 use tokio::io::unix::AsyncFd;
-use tokio::sync::watch;
 pub use turn::TurnSignal;
 use turn::TurnTracker;
 
@@ -75,15 +73,6 @@ impl Default for PaneLimits {
     fn default() -> Self {
         PaneLimits { ring_bytes: limits::DEFAULT_RING_BYTES, screen_sleep_after: limits::SCREEN_SLEEP_AFTER }
     }
-}
-
-/// The ring and the resizes the terminal model has yet to apply.
-#[derive(Debug)]
-struct OutputState {
-    ring: OutputRing,
-    /// Resizes to apply when the model reaches their offset.
-    pending_resizes: VecDeque<(u64, Size)>,
-    reader_done: bool,
 }
 
 /// What a pane needs of its host: where its process is started, where its
@@ -131,23 +120,34 @@ pub struct PaneInfo {
 
 /// One pane. Shared as `Arc<Pane>` by the registry and its tasks.
 ///
-/// Its methods are grouped by concern: making it (`create.rs`), its data
-/// path (`terminal_io.rs`), its turns (`turn_reports.rs`), what survives
-/// the host (`durable.rs`), and here, what it is and how it ends.
+/// Its state is held by parts that each own theirs: the output
+/// ([`PaneOutput`], `output.rs`: the ring, pending resizes, where a
+/// sleeping model is rebuilt from), the terminal model ([`TerminalModel`],
+/// `terminal_model.rs`: the screen, how far it has parsed, its sleep), the
+/// turns ([`TurnTracker`], `turn.rs`), what survives the host
+/// ([`DurableRecord`], `durable.rs`: the record, its end marker, its
+/// release), and the lifecycle (the progress watch, `progress.rs`; the
+/// news of its activity and exit, `news.rs`; the keeper's control
+/// connection). `Pane`'s methods compose them, grouped by concern: making
+/// it (`create.rs`), its data path (`terminal_io.rs`), its turns
+/// (`turn_reports.rs`), what survives the host (`durable.rs`), and here,
+/// what it is and how it ends.
 ///
 /// # Locks
 ///
-/// - `progress` is a leaf: no code runs under its lock (`progress.rs`), so
-///   it may be read or changed while holding anything.
-/// - `screen` may be held while `output` is taken (waking a sleeping model
-///   replays the ring), and `start_snapshot` while `output` is taken
-///   (whether the ring still holds the snapshot's offset); never the
-///   reverse: code that holds `output` and needs the model drops `output`
-///   first (`accept_output`).
-/// - `turns`, `record` and `end_marker` are taken alone, each released
-///   before another lock is taken.
-/// - The tokio mutexes (`record_released`, held across a record's save,
-///   and `keeper_control`) are never taken while a std mutex is held.
+/// Each part's locks are private to it, so the order is the parts'
+/// dependencies, which the types make explicit:
+///
+/// - the output's lock and the progress's are leaves: no code runs under
+///   them but their own;
+/// - the terminal model's screen lock may be held while the output's is
+///   taken (waking a sleeping model replays the ring): a model method is
+///   handed the [`PaneOutput`]; the output knows nothing of the model, and
+///   a reader that must wake the model does so between appends;
+/// - the turns' lock and the durable record's locks are taken alone (a
+///   `Pane` method releases one before it takes another);
+/// - the tokio mutexes (the record's release lock, held across a save, and
+///   `keeper_control`) are never taken while a std mutex is held.
 pub struct Pane {
     info: PaneInfo,
     interrupt_keys: Vec<u8>,
@@ -160,39 +160,15 @@ pub struct Pane {
     /// store names it.
     session_capture: Option<SessionCapture>,
     turns: Mutex<TurnTracker>,
-    output: Mutex<OutputState>,
-    /// The ring's capacity (fixed when the pane is made).
-    ring_capacity: usize,
-    /// How long the pane must be quiet before its terminal model sleeps.
-    screen_sleep_after: Duration,
-    screen: Mutex<TerminalScreen>,
-    /// While the terminal model sleeps, the offset from which the ring
-    /// must keep the output to rebuild it; [`MODEL_AWAKE`] otherwise. Set
-    /// and read under the `output` lock.
-    asleep_from: AtomicU64,
+    output: PaneOutput,
+    model: TerminalModel,
     progress: ProgressCell,
-    /// The terminal model's offset, for the reader's backpressure.
-    parsed: watch::Sender<u64>,
-    /// Set when the screen follower has stopped: the reader no longer
-    /// waits for the model.
-    follower_stopped: std::sync::atomic::AtomicBool,
     io: AsyncFd<OwnedFd>,
     input: InputLine,
     news: NewsOutlet,
-    /// Whether the pane's record was removed for good (on release); saves
-    /// hold this lock, so none lands after the removal.
-    record_released: tokio::sync::Mutex<bool>,
     /// The keeper connection's writing side, for `release`.
     keeper_control: tokio::sync::Mutex<Option<tokio::net::unix::OwnedWriteHalf>>,
-    /// The pane's durable record, and where it is written.
-    record: Mutex<PaneRecord>,
-    /// The pane's exact output end on disk, while it is quiet.
-    end_marker: Mutex<EndMarker>,
-    /// For a pane taken back after a restart: the screen where this host's
-    /// offsets begin, while the ring still holds that offset. A client
-    /// behind it is told of the gap and then gets every byte from there.
-    start_snapshot: Mutex<Option<ScreenSnapshot>>,
-    records: RecordStore,
+    durable: DurableRecord,
     /// How the pane came to this host: `started`, or after a restart
     /// `keeper` (taken back from its keeper).
     restored_by: &'static str,
@@ -255,7 +231,7 @@ impl Pane {
     /// The pane as `list` describes it.
     pub fn summary(&self) -> PaneSummary {
         let progress = self.current_progress();
-        let title = lock(&self.screen).title().to_owned();
+        let title = self.model.title();
         // Each lock in its own statement: a guard in a struct literal lives
         // to the end of the literal, and these mutexes are not reentrant.
         let (activity, completion) = {
@@ -346,7 +322,7 @@ impl Pane {
 
     fn record_exit(&self, status: ExitStatus) {
         lock(&self.turns).exited();
-        lock(&self.record).exit = Some(status.clone());
+        self.durable.set_exit(status.clone());
         // Told before anyone can see the exit in the progress: a close that
         // waits for it, and then has the pane leave, comes after.
         self.news.exited(&self.info.id, status.clone());

@@ -2,7 +2,7 @@
 //! its CLI's session store, as the runtime's descriptor says; a reference is
 //! kept only if it passes the runtime's anchored pattern.
 
-use super::{lock, Pane};
+use super::Pane;
 use panehost_adapters::descriptor::ReferenceCapture;
 
 impl Pane {
@@ -35,12 +35,9 @@ impl Pane {
         if !valid {
             return;
         }
-        let mut record = lock(&self.record);
-        if record.native_reference.as_deref() == Some(reference) {
+        if !self.durable.set_native_reference(reference) {
             return;
         }
-        record.native_reference = Some(reference.to_owned());
-        drop(record);
         tracing::info!(pane = %self.info.id, reference, "session reference captured");
     }
 }

@@ -2,7 +2,7 @@
 //! read path, applying resizes at the offsets where they happened; and
 //! puts the model to sleep once the pane has been quiet for a while.
 
-use super::{lock, Pane};
+use super::Pane;
 use crate::limits::PARSE_CHUNK;
 use crate::memory_trim;
 use crate::pane::ring::RingRead;
@@ -16,25 +16,10 @@ pub(super) async fn run(pane: Arc<Pane>) {
     let mut resets = 0;
     let mut applied_size = progress.peek().size;
     loop {
-        let parsed = lock(&pane.screen).parsed();
+        let parsed = pane.model.parsed();
         // Apply every resize that happened at or before this offset, and
         // never parse past the next one.
-        let (read, resize) = {
-            let mut output = lock(&pane.output);
-            let mut resize = None;
-            while let Some(&(at, size)) = output.pending_resizes.front() {
-                if at > parsed {
-                    break;
-                }
-                resize = Some(size);
-                output.pending_resizes.pop_front();
-            }
-            let limit = match output.pending_resizes.front() {
-                Some(&(at, _)) => ((at - parsed) as usize).min(PARSE_CHUNK),
-                None => PARSE_CHUNK,
-            };
-            (output.ring.read_from(parsed, limit), resize)
-        };
+        let (resize, read) = pane.output.next_for_model(parsed, PARSE_CHUNK);
         if let Some(size) = resize {
             pane.awake_screen().resize(size);
             applied_size = size;
@@ -46,7 +31,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                     screen.process(&data);
                     (screen.parsed(), screen.take_notices(), screen.resets())
                 };
-                pane.parsed.send_replace(parsed);
+                pane.model.publish_parsed(parsed);
                 if model_resets != resets {
                     resets = model_resets;
                     redraw_after_model_failure(&pane, parsed);
@@ -70,11 +55,11 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 // Once the model has been left alone for the sleep delay, it
                 // may sleep (again, when a client woke it).
                 let closed = loop {
-                    let until_due = pane.until_screen_may_sleep();
+                    let until_due = pane.model.until_may_sleep();
                     match tokio::time::timeout(until_due, progress.until(&mut more)).await {
                         Ok(waited) => break waited.is_err(),
                         Err(_quiet) => {
-                            if pane.try_sleep_screen() {
+                            if pane.model.try_sleep(&pane.output, &pane.info.id) {
                                 memory_trim::request();
                             }
                         }
@@ -89,7 +74,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 // ever happens, say so and go on from what the ring holds.
                 tracing::error!(pane = %pane.info.id, parsed, start, "terminal model lost its place in the ring");
                 pane.awake_screen().restart_blank_at(start);
-                pane.parsed.send_replace(start);
+                pane.model.publish_parsed(start);
             }
             RingRead::Ahead => {
                 tracing::error!(pane = %pane.info.id, parsed, "terminal model ahead of the ring; stopping it");
@@ -105,8 +90,7 @@ struct FollowerStopped(Arc<Pane>);
 
 impl Drop for FollowerStopped {
     fn drop(&mut self) {
-        self.0.follower_stopped.store(true, std::sync::atomic::Ordering::SeqCst);
-        self.0.parsed.send_modify(|_| {});
+        self.0.model.follower_stopped();
     }
 }
 

@@ -4,21 +4,23 @@
 
 use super::input_line::{InputPlace, InputTurn};
 use super::ring::RingRead;
-use super::{lock, Pane};
+use super::screen::TerminalScreen;
+use super::Pane;
 use panehost_ipc::{ScreenSnapshot, Size};
 use std::io;
+use std::sync::MutexGuard;
 use std::time::Duration;
 use tokio::sync::watch;
 
 impl Pane {
     /// Up to `max` output bytes from `cursor`.
     pub fn read_output(&self, cursor: u64, max: usize) -> RingRead {
-        lock(&self.output).ring.read_from(cursor, max)
+        self.output.read_from(cursor, max)
     }
 
     /// True when the ring can replay from `offset`.
     pub fn ring_holds(&self, offset: u64) -> bool {
-        lock(&self.output).ring.holds(offset)
+        self.output.holds(offset)
     }
 
     /// The screen at the offset the terminal model has reached. That
@@ -37,15 +39,26 @@ impl Pane {
     /// [`history::render`] re-parses.
     pub fn held_output(&self) -> (u64, Vec<u8>, Size) {
         let size = self.current_progress().size;
-        let output = lock(&self.output);
-        let start = output.ring.start();
-        let bytes = output.ring.held_between(start, output.ring.end()).unwrap_or_default();
+        let (start, bytes) = self.output.held();
         (start, bytes, size)
     }
 
     /// A receiver of the terminal model's offset.
     pub fn parsed_offset(&self) -> watch::Receiver<u64> {
-        self.parsed.subscribe()
+        self.model.parsed_offset()
+    }
+
+    /// Where a subscription behind this host's first offset starts: the
+    /// screen at that offset (for a pane taken back after a restart, while
+    /// the ring still holds it), so that every byte this host holds
+    /// follows. `None` otherwise.
+    pub fn start_snapshot_before(&self, offset: u64) -> Option<ScreenSnapshot> {
+        self.model.start_snapshot_before(offset, &self.output)
+    }
+
+    /// The terminal model, rebuilt first if it was asleep.
+    pub(super) fn awake_screen(&self) -> MutexGuard<'_, TerminalScreen> {
+        self.model.awake(&self.output, &self.info.id)
     }
 
     /// Waits until no output has arrived for `quiet`, at most `limit`.
@@ -95,11 +108,8 @@ impl Pane {
     /// Fails when the resize ioctl fails.
     pub fn resize(&self, size: Size) -> io::Result<()> {
         self.resize_terminal_only(size)?;
-        lock(&self.record).size = size;
-        let mut output = lock(&self.output);
-        let at = output.ring.end();
-        output.pending_resizes.push_back((at, size));
-        drop(output);
+        self.durable.set_size(size);
+        self.output.push_resize(size);
         self.progress.set_size(size);
         Ok(())
     }
@@ -121,45 +131,33 @@ impl Pane {
     /// has not parsed yet.
     pub(super) async fn accept_output(&self, data: &[u8]) {
         // The ring may not drop bytes the screen model has not parsed: wait
-        // (only) when this chunk would push such bytes out.
-        let capacity = self.ring_capacity as u64;
+        // (only) when this chunk would push such bytes out. The follower
+        // only stops once the pane is closed (or, were it ever to fail,
+        // when its task ends); then nothing waits for it.
+        let capacity = self.output.capacity() as u64;
         let target = (self.progress.end() + data.len() as u64).saturating_sub(capacity);
-        if *self.parsed.borrow() < target {
-            let mut parsed = self.parsed.subscribe();
-            // The follower only stops once the pane is closed (or, were it
-            // ever to fail, when its task ends); then nothing waits for it.
-            let _ = parsed
-                .wait_for(|offset| {
-                    *offset >= target
-                        || self.progress.closed()
-                        || self.follower_stopped.load(std::sync::atomic::Ordering::SeqCst)
-                })
-                .await;
-        }
+        self.model.wait_parsed(target, || self.progress.closed()).await;
         debug_assert!(
-            self.progress.end() + data.len() as u64 <= lock(&self.record).reserved_offset,
+            self.progress.end() + data.len() as u64 <= self.durable.reserved_offset(),
             "the reader reserves offsets before it reads"
         );
         let end = loop {
-            let mut output = lock(&self.output);
-            if self.append_would_drop_sleeping_origin(&output, data.len()) {
-                drop(output);
-                drop(self.awake_screen());
-                continue;
+            match self.output.append(data) {
+                Some(end) => break end,
+                // A sleeping model would lose what rebuilds it: wake it.
+                None => drop(self.awake_screen()),
             }
-            output.ring.append(data);
-            break output.ring.end();
         };
         self.progress.set_end(end);
     }
 
     pub(super) fn finish_reading(&self) {
-        lock(&self.output).reader_done = true;
+        self.output.finish_reading();
         // Wake whoever waits for the drain.
         self.progress.wake();
     }
 
     pub(super) fn reader_done(&self) -> bool {
-        lock(&self.output).reader_done
+        self.output.reader_done()
     }
 }

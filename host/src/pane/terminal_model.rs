@@ -1,0 +1,146 @@
+//! The pane's terminal model: the screen the output draws
+//! ([`TerminalScreen`]), how far it has parsed (published for the reader's
+//! backpressure and for waiters), when it sleeps, and the screen where this
+//! host's offsets begin for a pane taken back after a restart.
+//!
+//! A quiet pane's model sleeps: it is dropped after the sleep delay and
+//! rebuilt from the ring when next used. Waking it reads the ring, so this
+//! type's screen lock may be held while [`PaneOutput`]'s is taken, never
+//! the reverse: the output knows nothing of the model.
+
+use super::lock;
+use super::output::{PaneOutput, SleepCheck};
+use super::screen::TerminalScreen;
+use panehost_ipc::{PaneId, ScreenSnapshot};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// The terminal model of one pane (see the module's documentation).
+#[derive(Debug)]
+pub(super) struct TerminalModel {
+    screen: Mutex<TerminalScreen>,
+    /// How long the model must be left alone before it sleeps.
+    sleep_after: Duration,
+    /// The offset the model has parsed up to.
+    parsed: watch::Sender<u64>,
+    /// Set when the screen follower has stopped: the reader no longer
+    /// waits for the model.
+    follower_stopped: AtomicBool,
+    /// For a pane taken back after a restart: the screen where this host's
+    /// offsets begin, while the ring still holds that offset.
+    start_snapshot: Mutex<Option<ScreenSnapshot>>,
+}
+
+impl TerminalModel {
+    /// A model of `screen`, which has parsed up to its own offset.
+    pub(super) fn new(screen: TerminalScreen, sleep_after: Duration, start_snapshot: Option<ScreenSnapshot>) -> Self {
+        TerminalModel {
+            parsed: watch::Sender::new(screen.parsed()),
+            screen: Mutex::new(screen),
+            sleep_after,
+            follower_stopped: AtomicBool::new(false),
+            start_snapshot: Mutex::new(start_snapshot),
+        }
+    }
+
+    /// The screen, rebuilt first from `output` if it was asleep.
+    pub(super) fn awake(&self, output: &PaneOutput, pane: &PaneId) -> MutexGuard<'_, TerminalScreen> {
+        let mut screen = lock(&self.screen);
+        screen.touch();
+        if screen.is_asleep() {
+            let from = screen.origin_offset().unwrap_or(screen.parsed());
+            let replay = output.held_between(from, screen.parsed()).unwrap_or_default();
+            screen.wake(&replay);
+            output.model_awake();
+            tracing::debug!(pane = %pane, replayed = replay.len(), "terminal model woken");
+        }
+        screen
+    }
+
+    /// The window's title (asleep or not: a sleeping model keeps it).
+    pub(super) fn title(&self) -> String {
+        lock(&self.screen).title().to_owned()
+    }
+
+    /// How long until the model has been left alone for the sleep delay
+    /// (at least a few milliseconds; the full delay while it sleeps).
+    pub(super) fn until_may_sleep(&self) -> Duration {
+        let screen = lock(&self.screen);
+        if screen.is_asleep() {
+            return self.sleep_after;
+        }
+        self.sleep_after.saturating_sub(screen.idle_for()).max(Duration::from_millis(10))
+    }
+
+    /// Puts the model to sleep when nothing has used it for the sleep
+    /// delay, it has parsed all output, and it can be rebuilt from what
+    /// `output` holds; true when it sleeps.
+    pub(super) fn try_sleep(&self, output: &PaneOutput, pane: &PaneId) -> bool {
+        let mut screen = lock(&self.screen);
+        if screen.is_asleep() || screen.idle_for() < self.sleep_after {
+            return false;
+        }
+        let Some(origin) = screen.origin_offset() else { return false };
+        match output.model_may_sleep(origin, screen.parsed()) {
+            SleepCheck::OriginGone => {
+                screen.forget_origin();
+                false
+            }
+            SleepCheck::NotSettled => false,
+            SleepCheck::Asleep => {
+                let asleep = screen.sleep();
+                tracing::debug!(pane = %pane, from = origin, "terminal model asleep");
+                asleep
+            }
+        }
+    }
+
+    /// The offset the model has parsed up to (asleep or not).
+    pub(super) fn parsed(&self) -> u64 {
+        *self.parsed.borrow()
+    }
+
+    /// A receiver of the offset the model has parsed up to.
+    pub(super) fn parsed_offset(&self) -> watch::Receiver<u64> {
+        self.parsed.subscribe()
+    }
+
+    /// Tells waiters the model has parsed up to `offset`.
+    pub(super) fn publish_parsed(&self, offset: u64) {
+        self.parsed.send_replace(offset);
+    }
+
+    /// Waits until the model has parsed up to `target`, its follower has
+    /// stopped, or `give_up` says the wait is over (checked whenever the
+    /// parsed offset moves).
+    pub(super) async fn wait_parsed(&self, target: u64, give_up: impl Fn() -> bool) {
+        if self.parsed() >= target {
+            return;
+        }
+        let mut parsed = self.parsed.subscribe();
+        let _ = parsed
+            .wait_for(|offset| *offset >= target || give_up() || self.follower_stopped.load(Ordering::SeqCst))
+            .await;
+    }
+
+    /// The screen follower has stopped: nothing waits for it any more.
+    pub(super) fn follower_stopped(&self) {
+        self.follower_stopped.store(true, Ordering::SeqCst);
+        self.parsed.send_modify(|_| {});
+    }
+
+    /// The screen where a subscription behind this host's first offset
+    /// starts, while `output` still holds that offset; `None` otherwise.
+    pub(super) fn start_snapshot_before(&self, offset: u64, output: &PaneOutput) -> Option<ScreenSnapshot> {
+        let mut start = lock(&self.start_snapshot);
+        let snapshot = start.as_ref()?;
+        if !output.holds(snapshot.offset) {
+            // The ring moved on; the screen is of no more use.
+            *start = None;
+            return None;
+        }
+        (offset < snapshot.offset).then(|| snapshot.clone())
+    }
+}
