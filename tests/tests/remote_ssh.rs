@@ -6,9 +6,9 @@
 mod ssh_fixture;
 
 use panehost_client::{
-    ClientError, ClientOptions, FollowItem, PaneFollower, ReconnectPolicy, RemoteLink, RemoteTarget,
+    Client, ClientError, ClientOptions, FollowItem, PaneFollower, ReconnectPolicy, RemoteLink, RemoteTarget,
 };
-use panehost_ipc::{Event, StartParams, StreamStart};
+use panehost_ipc::{Event, PaneId, StartParams, StreamStart};
 use ssh_fixture::*;
 use std::io::{Read, Write};
 use std::process::Stdio;
@@ -180,43 +180,13 @@ fn the_library_reconnects_through_a_new_ssh_and_resumes_exactly() {
     let Some(machine) = SshMachine::start("the_library_reconnects_through_a_new_ssh_and_resumes_exactly") else {
         return;
     };
-    // The library reads XDG_RUNTIME_DIR for the local end; give it this
-    // test's directory explicitly instead.
-    let target = RemoteTarget::new(MACHINE)
-        .unwrap()
-        .ssh_program("/usr/bin/ssh")
-        .unwrap()
-        .ssh_config(&machine.ssh_config)
-        .unwrap()
-        .remote_program(machine.remote_program.to_str().unwrap())
-        .unwrap()
-        .local_dir(machine.local_runtime_dir.join("panehost"));
+    let target = library_target(&machine).ssh_program("/usr/bin/ssh").unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let link = Arc::new(RemoteLink::new(target));
         let options = ClientOptions::default();
         let client = link.connect(&options).await.unwrap();
-        let pane = client
-            .start(StartParams {
-                runtime: "shell".into(),
-                command: vec!["sh".into(), "-c".into(), "stty -echo; seq 1 5000; read go; seq 5001 10000".into()],
-                ..Default::default()
-            })
-            .await
-            .unwrap();
-        let mut follower = PaneFollower::with_connector(
-            link.connector(options.clone()),
-            ReconnectPolicy::default(),
-            pane.id.clone(),
-            Some(0),
-        )
-        .await
-        .unwrap();
-        let mut seen = Vec::new();
-        let expected_first = seq_bytes(1, 5000);
-        while seen.len() < expected_first.len() {
-            next_item(&mut follower, &mut seen).await.expect("the stream goes on");
-        }
+        let mut printer = Printer::start(&link, &client, &options, 5000).await;
         // Cut the link by the ssh's own pid, have the pane print while it
         // is down, and time the way back.
         let ssh = link.ssh_pid().await.expect("an ssh forward runs");
@@ -226,23 +196,12 @@ fn the_library_reconnects_through_a_new_ssh_and_resumes_exactly() {
         let reconnected = cut.elapsed();
         let new_ssh = link.ssh_pid().await.expect("a new ssh forward runs");
         assert_ne!(new_ssh, ssh, "a new ssh carries the link");
-        sender.send_input(&pane.id, b"go", true).await.unwrap();
-        let mut starts = Vec::new();
-        loop {
-            match next_item(&mut follower, &mut seen).await {
-                Some(FollowItem::Start(start)) => starts.push(start),
-                Some(FollowItem::Event(Event::Ended { .. })) | None => break,
-                Some(_) => {}
-            }
-        }
+        let starts = printer.finish(&sender).await;
         assert!(!starts.is_empty(), "the follower resumed");
         assert!(
             starts.iter().all(|start| matches!(start, StreamStart::Replay { .. })),
             "every resume replays from the offset reached: {starts:?}"
         );
-        let mut expected = expected_first;
-        expected.extend(seq_bytes(5001, 10000));
-        assert!(seen == expected, "{} bytes seen, {} expected", seen.len(), expected.len());
         eprintln!("reconnect through a new ssh (sign-in, remote `up`, handshake): {} ms", reconnected.as_millis());
         // More cuts, for the figures of docs/SCALING.md: the way back, and
         // what the link's processes cost.
@@ -266,10 +225,73 @@ fn the_library_reconnects_through_a_new_ssh_and_resumes_exactly() {
             pss_kib(ssh)
         );
         // Closing the link ends its ssh.
-        drop((sender, client, follower));
+        drop((sender, client, printer));
         link.close().await;
         assert!(wait_gone(new_ssh).await, "ssh {new_ssh} outlived its link");
     });
+}
+
+/// The second user's host as the client library reaches it through the
+/// machine's ssh configuration, with the local end in this test's
+/// directory (the library would read XDG_RUNTIME_DIR for it).
+fn library_target(machine: &SshMachine) -> RemoteTarget {
+    RemoteTarget::new(MACHINE)
+        .unwrap()
+        .ssh_config(&machine.ssh_config)
+        .unwrap()
+        .remote_program(machine.remote_program.to_str().unwrap())
+        .unwrap()
+        .local_dir(machine.local_runtime_dir.join("panehost"))
+}
+
+/// A pane that prints `seq 1 HALF`, waits for a line, then prints
+/// `seq HALF+1 2*HALF`, followed through the link from offset 0.
+struct Printer {
+    pane: PaneId,
+    half: u32,
+    follower: PaneFollower,
+    seen: Vec<u8>,
+}
+
+impl Printer {
+    /// Starts the pane and follows it until its first half has arrived.
+    async fn start(link: &Arc<RemoteLink>, client: &Client, options: &ClientOptions, half: u32) -> Printer {
+        let script = format!("stty -echo; seq 1 {half}; read go; seq {} {}", half + 1, 2 * half);
+        let start = StartParams {
+            runtime: "shell".into(),
+            command: vec!["sh".into(), "-c".into(), script],
+            ..Default::default()
+        };
+        let pane = client.start(start).await.unwrap().id;
+        let connector = link.connector(options.clone());
+        let follower =
+            PaneFollower::with_connector(connector, ReconnectPolicy::default(), pane.clone(), Some(0)).await.unwrap();
+        let mut printer = Printer { pane, half, follower, seen: Vec::new() };
+        let first = seq_bytes(1, half).len();
+        while printer.seen.len() < first {
+            next_item(&mut printer.follower, &mut printer.seen).await.expect("the stream goes on");
+        }
+        printer
+    }
+
+    /// Lets the pane print its second half (through `sender`), follows it
+    /// to its end, checks that every byte arrived once and in order, and
+    /// says how the follower's streams (re)started.
+    async fn finish(&mut self, sender: &Client) -> Vec<StreamStart> {
+        sender.send_input(&self.pane, b"go", true).await.unwrap();
+        let mut starts = Vec::new();
+        loop {
+            match next_item(&mut self.follower, &mut self.seen).await {
+                Some(FollowItem::Start(start)) => starts.push(start),
+                Some(FollowItem::Event(Event::Ended { .. })) | None => break,
+                Some(_) => {}
+            }
+        }
+        let mut expected = seq_bytes(1, self.half);
+        expected.extend(seq_bytes(self.half + 1, 2 * self.half));
+        assert!(self.seen == expected, "{} bytes seen, {} expected", self.seen.len(), expected.len());
+        starts
+    }
 }
 
 /// A process's proportional set size, from `/proc` (0 when unreadable).
@@ -542,42 +564,16 @@ fn a_remote_host_that_went_away_is_started_again_through_the_link_and_its_panes_
     else {
         return;
     };
-    let target = RemoteTarget::new(MACHINE)
-        .unwrap()
-        .ssh_config(&machine.ssh_config)
-        .unwrap()
-        .remote_program(machine.remote_program.to_str().unwrap())
-        .unwrap()
-        .local_dir(machine.local_runtime_dir.join("panehost"));
+    let target = library_target(&machine);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let link = Arc::new(RemoteLink::new(target));
         let options = ClientOptions::default();
         let client = link.connect(&options).await.unwrap();
-        let pane = client
-            .start(StartParams {
-                runtime: "shell".into(),
-                command: vec!["sh".into(), "-c".into(), "stty -echo; seq 1 3000; read go; seq 3001 6000".into()],
-                ..Default::default()
-            })
-            .await
-            .unwrap();
-        let mut follower = PaneFollower::with_connector(
-            link.connector(options.clone()),
-            ReconnectPolicy::default(),
-            pane.id.clone(),
-            Some(0),
-        )
-        .await
-        .unwrap();
-        let mut seen = Vec::new();
-        let first = seq_bytes(1, 3000);
-        while seen.len() < first.len() {
-            next_item(&mut follower, &mut seen).await.expect("the stream goes on");
-        }
+        let mut printer = Printer::start(&link, &client, &options, 3000).await;
         // The pane is quiet and its exact end is on disk there; then its
         // host goes away, leaving the pane to its keeper.
-        let marker = machine.remote_state_dir().join("panehost/panes").join(format!("{}.end", pane.id));
+        let marker = machine.remote_state_dir().join("panehost/panes").join(format!("{}.end", printer.pane));
         wait_until("the pane's exact end on disk", || match std::fs::read(&marker) {
             Ok(bytes) if bytes.first() == Some(&b'E') => Ok(()),
             other => Err(format!("{other:?}")),
@@ -595,23 +591,12 @@ fn a_remote_host_that_went_away_is_started_again_through_the_link_and_its_panes_
         let new_host = machine.remote_host_pid().expect("a host runs there again");
         assert_ne!(new_host, old_host);
         assert_ne!(link.ssh_pid().await, Some(old_ssh), "a new link started the host");
-        sender.send_input(&pane.id, b"go", true).await.unwrap();
-        let mut starts = Vec::new();
-        loop {
-            match next_item(&mut follower, &mut seen).await {
-                Some(FollowItem::Start(start)) => starts.push(start),
-                Some(FollowItem::Event(Event::Ended { .. })) | None => break,
-                Some(_) => {}
-            }
-        }
+        let starts = printer.finish(&sender).await;
         assert!(
             !starts.is_empty() && starts.iter().all(|start| matches!(start, StreamStart::Replay { .. })),
             "a quiet pane resumes by replay across a host restart: {starts:?}"
         );
-        let mut expected = first;
-        expected.extend(seq_bytes(3001, 6000));
-        assert!(seen == expected, "{} bytes seen, {} expected", seen.len(), expected.len());
-        drop((sender, follower));
+        drop(sender);
         link.close().await;
     });
 }
