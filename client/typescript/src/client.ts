@@ -1,51 +1,45 @@
 /**
  * {@link connect} and {@link Client}: typed operations on one shared
- * connection.
+ * connection. The options of {@link connect} and their defaults are in
+ * `options.ts`, and re-exported here.
  *
  * @module
  */
 
-import * as os from "node:os";
 import * as path from "node:path";
 import { Connection, type ConnectionOptions } from "./connection.js";
 import { ConnectionLostError, HostRevisionError, PanehostError } from "./errors.js";
 import { MAX_CLIENT_FRAME } from "./frame.js";
-import type * as Raw from "./protocol.generated.js";
 import {
-  type ConnectionState,
-  DEFAULT_RECONNECT_POLICY,
-  type ReconnectPolicy,
-  SharedConnection,
-} from "./shared.js";
-import { RemoteLink, type RemoteOptions, resolveRemote } from "./remote.js";
-import { DEFAULT_MAX_BUFFERED_EVENTS, type EventsOptions, PaneStream } from "./stream.js";
+  type ConnectOptions,
+  DEFAULT_MAX_SUBSCRIPTIONS,
+  defaultSocketPath,
+  type ResolvedOptions,
+  resolveOptions,
+} from "./options.js";
+import type * as Raw from "./protocol.generated.js";
+import { type ConnectionState, SharedConnection } from "./shared.js";
+import { RemoteLink } from "./remote.js";
+import { resolveRemote } from "./remote_target.js";
+import { type EventsOptions, PaneStream } from "./stream.js";
 import { PaneWatch, type WatchOptions } from "./watch.js";
+import type { CloseReport, InterruptReport, ResizeReport, SendReport, TurnReport, WaitMatch } from "./types/answers.js";
+import type { Welcome } from "./types/handshake.js";
+import type { PaneDetail, PaneHistory, PaneSummary, Size } from "./types/pane.js";
 import type {
   AskOptions,
   CallOptions,
-  CloseReport,
   HistoryOptions,
   InterruptOptions,
-  InterruptReport,
   ListOptions,
   LoginOptions,
   NotifyReport,
-  PaneDetail,
-  PaneHistory,
-  PaneSummary,
   ProbeOptions,
-  Receipt,
-  ResizeReport,
-  RuntimeInfo,
   SendInput,
-  SendReport,
-  Size,
   StartParams,
-  TurnReport,
   WaitForOptions,
-  WaitMatch,
-  Welcome,
-} from "./types.js";
+} from "./types/requests.js";
+import type { Receipt, RuntimeInfo } from "./types/runtimes.js";
 import {
   type Answer,
   type AnswerKind,
@@ -60,14 +54,8 @@ import {
   waitMatch,
 } from "./wire.js";
 
-/** The version of this package, sent in the default client name. */
-export const CLIENT_VERSION = "0.1.0";
-
-/** Streams a client may have open at once by default: the host's default number of subscriptions per connection. */
-export const DEFAULT_MAX_SUBSCRIPTIONS = 1024;
-
-/** The default request timeout: 60 seconds. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export { CLIENT_VERSION, DEFAULT_MAX_SUBSCRIPTIONS, DEFAULT_REQUEST_TIMEOUT_MS, defaultSocketPath } from "./options.js";
+export type { ConnectOptions, ResolvedOptions } from "./options.js";
 
 /** How long the host waits for the end of a turn when `ask` names no timeout: 10 minutes. */
 export const DEFAULT_ASK_TIMEOUT_MS = 600_000;
@@ -94,68 +82,6 @@ interface Subscriber {
   close(): Promise<void>;
 }
 
-/** Options of {@link connect}. */
-export interface ConnectOptions {
-  /** The host's socket. Default: {@link defaultSocketPath}. */
-  socketPath?: string;
-  /** A free-form name for the host's log. Default `@panehost/client/<version>`. */
-  clientName?: string;
-  /**
-   * How long to wait for the handshake and, by default, for each answer,
-   * in milliseconds; `0` waits forever. Default 60000. A call's own
-   * `timeoutMs` overrides it for that call.
-   */
-  requestTimeoutMs?: number;
-  /**
-   * How the client reconnects when its connection to the host is lost;
-   * fields left out take {@link DEFAULT_RECONNECT_POLICY} (50 ms doubling
-   * to 1 s, for 10 s). `false` never reconnects: a lost connection closes
-   * the client, as {@link Client.disconnect} does.
-   */
-  reconnect?: Partial<ReconnectPolicy> | false;
-  /** Events each stream (and each watch) buffers before it lets go of its subscription. Default 256. */
-  maxBufferedEvents?: number;
-  /**
-   * Streams and watches this client may have open at once (they share its
-   * one connection, and the host allows a connection 1,024 subscriptions
-   * by default). One more is refused with a {@link PanehostError} whose
-   * code is `LIMIT_REACHED`. Default 1024; keep it at most the host's
-   * `PANEHOST_MAX_SUBSCRIPTIONS`.
-   */
-  maxSubscriptions?: number;
-  /**
-   * The host of this user on another machine, reached through OpenSSH:
-   * the client runs `ssh DEST panehost up` to learn the host's socket there
-   * (starting the host when none answers), then
-   * `ssh -L LOCAL:REMOTE DEST exec panehost up --hold` to forward it to a
-   * socket in a new private directory inside the directory of
-   * `socketPath` (by default this user's own socket directory), and
-   * connects there. A connection that fails through the forward ends that
-   * ssh and opens a new one; streams resume exactly where they were.
-   * Every value is checked first ({@link RemoteTargetError}); ssh's own
-   * failures reject with a {@link RemoteError}. See docs/TYPESCRIPT.md.
-   */
-  remote?: RemoteOptions;
-}
-
-/**
- * The host's socket path by the rules of PROTOCOL.md section 1, first match
- * wins: `PANEHOST_SOCKET` when set and not empty;
- * `$XDG_RUNTIME_DIR/panehost/host.sock` when `XDG_RUNTIME_DIR` is set and
- * not empty; otherwise `<tmp>/panehost-<uid>/host.sock`, where `<tmp>` is
- * the system temporary directory (`os.tmpdir()`, which honours `TMPDIR`).
- *
- * @param env - The environment to read; default `process.env`.
- */
-export function defaultSocketPath(env: NodeJS.ProcessEnv = process.env): string {
-  const explicit = env["PANEHOST_SOCKET"];
-  if (explicit) return explicit;
-  const runtimeDir = env["XDG_RUNTIME_DIR"];
-  if (runtimeDir) return path.join(runtimeDir, "panehost", "host.sock");
-  const uid = typeof process.getuid === "function" ? process.getuid() : 0;
-  return path.join(os.tmpdir(), `panehost-${uid}`, "host.sock");
-}
-
 /**
  * Connects to the host and performs the handshake (in the JSON encoding).
  *
@@ -176,15 +102,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Client> {
     options.remote === undefined
       ? undefined
       : resolveRemote(options.remote, path.dirname(options.socketPath ?? defaultSocketPath()));
-  const resolved: ResolvedOptions = {
-    socketPath: options.socketPath ?? defaultSocketPath(),
-    clientName: options.clientName ?? `@panehost/client/${CLIENT_VERSION}`,
-    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    reconnect:
-      options.reconnect === false ? false : { ...DEFAULT_RECONNECT_POLICY, ...stripUndefined(options.reconnect ?? {}) },
-    maxBufferedEvents: options.maxBufferedEvents ?? DEFAULT_MAX_BUFFERED_EVENTS,
-    maxSubscriptions: options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS,
-  };
+  const resolved = resolveOptions(options);
   if (target === undefined) {
     const connection = await Connection.open(resolved);
     return new Client(new SharedConnection(resolved, resolved.reconnect, connection), resolved);
@@ -200,22 +118,6 @@ export async function connect(options: ConnectOptions = {}): Promise<Client> {
   }
   resolved.socketPath = link.localSocket ?? resolved.socketPath;
   return new Client(new SharedConnection(resolved, resolved.reconnect, connection, open), resolved, link);
-}
-
-/** The options of a {@link Client} with every default filled in. */
-export interface ResolvedOptions {
-  /** The socket path. */
-  socketPath: string;
-  /** The client name sent in the `Hello`. */
-  clientName: string;
-  /** The request timeout in milliseconds; `0` waits forever. */
-  requestTimeoutMs: number;
-  /** The reconnect policy; `false` never reconnects. */
-  reconnect: ReconnectPolicy | false;
-  /** Events each stream and watch buffers before it lets go of its subscription. */
-  maxBufferedEvents: number;
-  /** Streams and watches the client may have open at once. */
-  maxSubscriptions: number;
 }
 
 /**
@@ -796,8 +698,4 @@ export class Client {
     const configured = this.options.requestTimeoutMs;
     return configured > 0 ? configured + hostWaitMs : 0;
   }
-}
-
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { ConnectionLostError, FrameError, PanehostError, RequestTimeoutError, UntrustedHostError } from "./errors.js";
 import { encodeFrame, FrameDecoder, MAX_CLIENT_FRAME, MAX_HELLO_FRAME, MAX_HOST_FRAME } from "./frame.js";
 import type * as Raw from "./protocol.generated.js";
-import type { Welcome } from "./types.js";
+import type { Welcome } from "./types/handshake.js";
 import { type Answer, type AnswerKind, tagged } from "./wire.js";
 
 /**

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { PaneEvent, StreamStart, TurnEvent } from "./types.js";
+import type { PaneEvent, StreamStart, TurnEvent } from "./types/events.js";
 
 /** The request that (re)opens a stream: `events` before any start, `reconnect` after. */
 export type CursorRequest =

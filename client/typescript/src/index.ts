@@ -13,17 +13,14 @@
 export {
   connect,
   Client,
-  defaultSocketPath,
-  CLIENT_VERSION,
-  DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_ASK_TIMEOUT_MS,
   PROBE_RUN_LIMIT_MS,
   INPUT_CHUNK_BYTES,
-  DEFAULT_MAX_SUBSCRIPTIONS,
   LABELS_REVISION,
   DEFAULT_WAIT_TIMEOUT_MS,
 } from "./client.js";
-export type { ConnectOptions, ResolvedOptions } from "./client.js";
+export { defaultSocketPath, CLIENT_VERSION, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_MAX_SUBSCRIPTIONS } from "./options.js";
+export type { ConnectOptions, ResolvedOptions } from "./options.js";
 export { DEFAULT_RECONNECT_POLICY } from "./shared.js";
 export type { ConnectionState, ReconnectPolicy } from "./shared.js";
 export { PaneStream, DEFAULT_MAX_BUFFERED_EVENTS } from "./stream.js";
@@ -47,8 +44,8 @@ export {
   isConnectionLost,
 } from "./errors.js";
 export type { RemoteErrorReason } from "./errors.js";
+export { RemoteLink } from "./remote.js";
 export {
-  RemoteLink,
   checkDestination,
   checkRemoteProgram,
   checkSocketPath,
@@ -58,6 +55,7 @@ export {
   MAX_DESTINATION_LEN,
   MAX_PROGRAM_LEN,
   MAX_SOCKET_PATH_LEN,
-} from "./remote.js";
-export type { RemoteOptions, RemoteHost, RemoteTarget } from "./remote.js";
+} from "./remote_target.js";
+export type { RemoteOptions, RemoteTarget } from "./remote_target.js";
+export type { RemoteHost } from "./ssh.js";
 export type * from "./types.js";

@@ -10,7 +10,7 @@
 import { Connection, type ConnectionOptions } from "./connection.js";
 import { AbortError, ConnectionLostError, FrameError, isConnectionLost, RequestTimeoutError } from "./errors.js";
 import type * as Raw from "./protocol.generated.js";
-import type { Welcome } from "./types.js";
+import type { Welcome } from "./types/handshake.js";
 import type { Answer, AnswerKind } from "./wire.js";
 
 /**

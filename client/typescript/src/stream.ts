@@ -7,9 +7,9 @@
 
 import type { Connection } from "./connection.js";
 import { FollowCursor } from "./cursor.js";
-import { AbortError, ConnectionLostError, type RequestTimeoutError } from "./errors.js";
-import type { SharedConnection } from "./shared.js";
-import type { PaneEvent, ResizedEvent, StreamStart, Subscription } from "./types.js";
+import type { AbortError, ConnectionLostError, RequestTimeoutError } from "./errors.js";
+import { type StreamHost, SubscriptionIterator } from "./subscription.js";
+import type { PaneEvent, ResizedEvent, StreamStart, Subscription } from "./types/events.js";
 import { paneEvent, subscription as parseSubscription } from "./wire.js";
 
 /** Events a stream buffers, by default, before it lets go of its subscription (section "Backpressure" of the guide). */
@@ -77,36 +77,10 @@ export type StreamItem =
   | { kind: "start"; start: StreamStart; generation: number }
   | { kind: "event"; event: PaneEvent };
 
-type Entry =
-  | { type: "start"; subscription: Subscription; visible: boolean }
-  | { type: "event"; event: PaneEvent }
-  | { type: "error"; error: Error; final: boolean };
-
-/**
- * Where the stream's subscription stands:
- * - `wanting`: none; one is made as soon as there is a connection and the
- *   buffer has room (half of it free);
- * - `subscribing`: the request is out;
- * - `live`: events arrive;
- * - `letting_go`: the buffer was full: the subscription is being ended,
- *   and its events are dropped until its `ended`;
- * - `halted`: an error waits in the queue; after the consumer has had it,
- *   `wanting` again;
- * - `ended`: the pane's `ended` arrived; nothing more comes;
- * - `failed`: a final error waits in the queue (reconnecting off);
- * - `closed`: closed by the caller.
- */
-type Phase = "wanting" | "subscribing" | "live" | "letting_go" | "halted" | "ended" | "failed" | "closed";
-
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
-const UNSUBSCRIBE_TIMEOUT_MS = 5_000;
-
-/** What a stream needs of its client. @internal */
-export interface StreamHost {
-  /** The client's shared connection. */
-  shared: SharedConnection;
-  /** The timeout of a subscribing request, in milliseconds; `0` waits forever. */
-  requestTimeoutMs: number;
+/** A start, queued until the consumer takes it: shown to it or not (a resume that continues exactly). */
+interface StartEntry {
+  subscription: Subscription;
+  visible: boolean;
 }
 
 /**
@@ -141,7 +115,7 @@ export interface StreamHost {
  * when the client could not reconnect in its policy's time. Calling
  * `next()` again after such an error tries again.
  */
-export class PaneStream implements AsyncIterableIterator<StreamItem> {
+export class PaneStream extends SubscriptionIterator<StreamItem, PaneEvent, StartEntry, StreamStart> {
   /** The pane followed. */
   readonly pane: string;
   /**
@@ -149,12 +123,8 @@ export class PaneStream implements AsyncIterableIterator<StreamItem> {
    * the error that prevented it. Awaiting it is optional; the same error is
    * also thrown by the first `next()`.
    */
-  readonly ready: Promise<StreamStart>;
+  declare readonly ready: Promise<StreamStart>;
 
-  private readonly host: StreamHost;
-  private readonly reconnect: boolean;
-  private readonly maxBuffered: number;
-  private readonly lowWater: number;
   /** Output events may not pass `maxBuffered`; other events may, up to this. */
   private readonly hardCap: number;
   /** What has been received: where a new subscription continues. */
@@ -162,10 +132,6 @@ export class PaneStream implements AsyncIterableIterator<StreamItem> {
   /** What has been yielded: the `generation` and `offset` the caller sees. */
   private headGeneration: number | undefined;
   private headOffset: number | undefined;
-  private queue: Entry[] = [];
-  private queuedEvents = 0;
-  private phase: Phase = "wanting";
-  private sub: { conn: Connection; id: number } | undefined;
   /** A start was received (so a later one may be an exact continuation). */
   private started = false;
   /** The connection was lost since the last start: the next start is yielded whatever it is. */
@@ -174,15 +140,6 @@ export class PaneStream implements AsyncIterableIterator<StreamItem> {
   private receivedEnd: number | undefined;
   /** A `resized` dropped while letting go, to hand on where it belongs in the replayed output. */
   private deferredResize: { event: ResizedEvent; at: number } | undefined;
-  private abortReason: { reason: unknown } | undefined;
-  private wake: (() => void) | undefined;
-  private chain: Promise<unknown> = Promise.resolve();
-  private readyResolve!: (start: StreamStart) => void;
-  private readyReject!: (error: Error) => void;
-  private readySettled = false;
-  private readonly doneHooks: Array<() => void> = [];
-  private unwatch: (() => void) | undefined;
-  private unlistenAbort: (() => void) | undefined;
 
   /**
    * Used by {@link Client.events}; not meant to be called directly.
@@ -212,43 +169,13 @@ export class PaneStream implements AsyncIterableIterator<StreamItem> {
     if (options.generation !== undefined && (!Number.isSafeInteger(options.generation) || options.generation < 0)) {
       throw new RangeError(`generation must be a non-negative safe integer, got ${options.generation}`);
     }
+    super(host, options.maxBuffered, options.reconnect, "stream");
     this.pane = pane;
-    this.host = host;
-    this.reconnect = options.reconnect;
-    this.maxBuffered = Math.max(1, Math.floor(options.maxBuffered));
-    this.lowWater = Math.floor(this.maxBuffered / 2);
     this.hardCap = this.maxBuffered * 2;
     this.tail = new FollowCursor(options.from, options.generation);
     this.headOffset = options.from;
     this.headGeneration = options.from === undefined ? undefined : options.generation;
-    this.ready = new Promise<StreamStart>((resolve, reject) => {
-      this.readyResolve = resolve;
-      this.readyReject = reject;
-    });
-    this.ready.catch(() => {}); // Optional to await: never an unhandled rejection.
-    if (options.refuse !== undefined) {
-      this.fail(options.refuse, true);
-      return;
-    }
-    const signal = options.signal;
-    if (signal?.aborted) {
-      this.abortReason = { reason: signal.reason };
-      this.shut();
-      return;
-    }
-    if (signal) {
-      const onAbort = () => {
-        this.abortReason = { reason: signal.reason };
-        void this.close();
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.unlistenAbort = () => signal.removeEventListener("abort", onAbort);
-    }
-    this.unwatch = host.shared.watch({
-      connected: () => this.maybeSubscribe(false),
-      unavailable: (error, final) => this.onUnavailable(error, final),
-    });
-    this.maybeSubscribe(true);
+    this.begin(options);
   }
 
   /** The pane's generation as of the last start yielded; `undefined` before it. */
@@ -266,153 +193,15 @@ export class PaneStream implements AsyncIterableIterator<StreamItem> {
     return this.headOffset;
   }
 
-  /** Events received and not yet yielded. */
-  get buffered(): number {
-    return this.queuedEvents;
-  }
-
-  /** True once the stream ended (`ended` received), failed for good, or was closed. */
-  get isDone(): boolean {
-    return this.phase === "ended" || this.phase === "failed" || this.phase === "closed";
-  }
-
-  /** Returns the stream itself: it is its own iterator. */
-  [Symbol.asyncIterator](): PaneStream {
-    return this;
-  }
-
-  /**
-   * The next item: a `start` first and after every reconnect, then events.
-   * `done` after `ended` has been yielded or after {@link PaneStream.close}.
-   * Calls may overlap; they are answered in order.
-   */
-  next(): Promise<IteratorResult<StreamItem, undefined>> {
-    const run = this.chain.then(() => this.pull());
-    this.chain = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
-  }
-
-  /** Closes the stream (as {@link PaneStream.close}); called by `break` in `for await`. */
-  async return(): Promise<IteratorResult<StreamItem, undefined>> {
-    await this.close();
-    return DONE;
-  }
-
-  /**
-   * Ends the stream: unsubscribes (when a subscription is live) and drops
-   * what was buffered. Pending and later `next()` calls resolve `done`
-   * (after an abort by the stream's signal: the first rejects with an
-   * {@link AbortError}). Safe to call more than once. The client's
-   * connection stays open.
-   */
-  async close(): Promise<void> {
-    if (this.phase === "closed") return;
-    const sub = this.phase === "live" ? this.sub : undefined;
-    this.shut();
-    if (sub !== undefined) {
-      await this.host.shared.sendOn(sub.conn, { unsubscribe: { subscription: sub.id } }, "unsubscribed", UNSUBSCRIBE_TIMEOUT_MS);
-    }
-  }
-
-  /** @internal Runs `hook` once when the stream is done (ended, failed for good, or closed). */
-  onDone(hook: () => void): void {
-    if (this.isDone) hook();
-    else this.doneHooks.push(hook);
-  }
-
-  private async pull(): Promise<IteratorResult<StreamItem, undefined>> {
-    for (;;) {
-      if (this.phase === "closed") {
-        if (this.abortReason !== undefined) {
-          const { reason } = this.abortReason;
-          this.abortReason = undefined;
-          throw new AbortError(reason, "the stream was aborted");
-        }
-        return DONE;
-      }
-      const entry = this.queue.shift();
-      if (entry !== undefined) {
-        switch (entry.type) {
-          case "start": {
-            const { generation, start } = entry.subscription;
-            this.headGeneration = generation;
-            this.headOffset = start.kind === "replay" ? start.from : start.snapshot.offset;
-            if (!entry.visible) continue;
-            return { done: false, value: { kind: "start", start, generation } };
-          }
-          case "event": {
-            this.queuedEvents -= 1;
-            const event = entry.event;
-            if (event.kind === "output") this.headOffset = event.offset + event.data.length;
-            else if (event.kind === "resync") this.headOffset = event.snapshot.offset;
-            this.maybeSubscribe(false);
-            return { done: false, value: { kind: "event", event } };
-          }
-          case "error":
-            if (!entry.final && this.phase === "halted") this.phase = "wanting";
-            throw entry.error;
-        }
-      }
-      switch (this.phase) {
-        case "ended":
-        case "failed":
-          return DONE;
-        case "wanting":
-          this.maybeSubscribe(true);
-          break;
-        default:
-          break;
-      }
-      if (this.queue.length > 0 || this.closedNow()) continue;
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-    }
-  }
-
-  /**
-   * Subscribes when the stream wants a subscription, the buffer has room
-   * and there is a connection. With `demand` (a consumer waits), a client
-   * that gave up reconnecting tries again.
-   */
-  private maybeSubscribe(demand: boolean): void {
-    if (this.phase !== "wanting" || this.queuedEvents > this.lowWater) return;
-    const shared = this.host.shared;
-    if (shared.open === undefined) {
-      if (demand) shared.ensure();
-      return;
-    }
-    this.phase = "subscribing";
+  /** Subscribes with `events`, or with `reconnect` where the stream has got to. */
+  protected override subscribe(): Promise<unknown> {
     const request = this.tail.resumeRequest(this.pane);
-    shared
-      .call(request, "subscribed", {
-        timeoutMs: this.host.requestTimeoutMs,
-        retry: false,
-        onAnswer: (content, conn) => this.onSubscribed(conn, parseSubscription(content)),
-        // Answered after the wait was given up: end that subscription.
-        onLate: (content, conn) => void shared.sendOn(conn, { unsubscribe: { subscription: content.subscription } }, "unsubscribed", UNSUBSCRIBE_TIMEOUT_MS),
-      })
-      .catch((error: Error) => this.onSubscribeFailed(error));
+    return this.call(request, "subscribed", (content, conn) => this.onSubscribed(conn, parseSubscription(content)));
   }
 
   /** The subscription is made: synchronously, before any of its events is handled. */
   private onSubscribed(conn: Connection, subscription: Subscription): void {
-    if (this.phase !== "subscribing") {
-      // Closed meanwhile: end it.
-      void this.host.shared.sendOn(conn, { unsubscribe: { subscription: subscription.subscription } }, "unsubscribed", UNSUBSCRIBE_TIMEOUT_MS);
-      return;
-    }
-    const id = subscription.subscription;
-    conn.addSink<PaneEvent>(id, {
-      parse: paneEvent,
-      event: (event) => this.onEvent(conn, id, event),
-      lost: (error) => this.onLost(conn, id, error),
-    });
-    this.sub = { conn, id };
-    this.phase = "live";
+    if (!this.attach(conn, subscription.subscription, paneEvent)) return;
     const { generation, start } = subscription;
     const exact =
       this.started && start.kind === "replay" && generation === this.tail.generation && start.from === this.tail.offset;
@@ -421,7 +210,7 @@ export class PaneStream implements AsyncIterableIterator<StreamItem> {
     this.lostSinceStart = false;
     this.tail.onStart(generation, start);
     this.receivedEnd = this.tail.offset;
-    this.push({ type: "start", subscription, visible });
+    this.pushStart({ subscription, visible });
     if (this.deferredResize !== undefined) {
       const startOffset = start.kind === "replay" ? start.from : start.snapshot.offset;
       if (start.kind === "generation_changed" || (start.kind === "snapshot" && startOffset >= this.deferredResize.at)) {
@@ -435,56 +224,35 @@ export class PaneStream implements AsyncIterableIterator<StreamItem> {
     this.settleReady(undefined, start);
   }
 
-  private onSubscribeFailed(error: Error): void {
-    if (this.phase !== "subscribing") return;
-    if (error instanceof ConnectionLostError && !error.requestSent && this.host.shared.state === "closed") {
-      this.fail(error, true);
-      return;
-    }
-    if (error instanceof ConnectionLostError && this.host.shared.state !== "down") {
-      // The connection was lost before the answer: that subscription is
-      // gone with it. Subscribe again on the next one.
-      if (!this.reconnect) {
-        this.fail(error, true);
-        return;
-      }
-      this.lostSinceStart = true;
-      this.phase = "wanting";
-      this.maybeSubscribe(false);
-      return;
-    }
-    if (error instanceof ConnectionLostError) {
-      // The client gave up reconnecting; `onUnavailable` tells the consumer.
-      this.phase = "wanting";
-      return;
-    }
-    // An answer of the host (UNKNOWN_PANE, OFFSET_OUT_OF_RANGE,
-    // LIMIT_REACHED, ...) or a timeout: the consumer hears of it; calling
-    // next() again tries again.
-    this.fail(error, false);
+  /** Moves what the caller sees to the start; an exact continuation yields nothing. */
+  protected override startItem(entry: StartEntry): StreamItem | undefined {
+    const { generation, start } = entry.subscription;
+    this.headGeneration = generation;
+    this.headOffset = start.kind === "replay" ? start.from : start.snapshot.offset;
+    if (!entry.visible) return undefined;
+    return { kind: "start", start, generation };
   }
 
-  private onEvent(conn: Connection, id: number, event: PaneEvent): void {
-    const sub = this.sub;
-    if (sub === undefined || sub.conn !== conn || sub.id !== id) return;
-    if (this.phase === "letting_go") {
-      this.dropped(event);
-      return;
-    }
-    if (this.phase !== "live") return;
-    if (event.kind === "ended") {
-      this.sub = undefined;
-      const admitted = this.tail.admit(event);
-      if (admitted !== undefined) this.pushEvent(admitted);
-      this.phase = "ended";
-      this.done();
-      return;
-    }
+  /** Moves what the caller sees past the event. */
+  protected override eventItem(event: PaneEvent): StreamItem {
+    if (event.kind === "output") this.headOffset = event.offset + event.data.length;
+    else if (event.kind === "resync") this.headOffset = event.snapshot.offset;
+    return { kind: "event", event };
+  }
+
+  /** Full: `maxBuffered` events wait, for output; twice that, for any event. */
+  protected override isFull(event: PaneEvent): boolean {
     const isOutput = event.kind === "output" || event.kind === "resync";
-    if (this.queuedEvents >= this.hardCap || (isOutput && this.queuedEvents >= this.maxBuffered)) {
-      this.letGo(conn, id, event);
-      return;
-    }
+    return this.buffered >= this.hardCap || (isOutput && this.buffered >= this.maxBuffered);
+  }
+
+  /**
+   * An event of the live subscription, its `ended` included: what the
+   * stream has not had yet of it (output the host sends twice is dropped
+   * or trimmed), with a resize dropped while letting go put back where it
+   * belongs.
+   */
+  protected override received(event: PaneEvent): void {
     if (event.kind === "resized") this.deferredResize = undefined; // A newer size.
     const admitted = this.tail.admit(event);
     if (admitted === undefined) return;
@@ -511,29 +279,13 @@ export class PaneStream implements AsyncIterableIterator<StreamItem> {
   }
 
   /**
-   * The buffer is full: end the subscription, drop `event` and what
-   * follows until its `ended`, and subscribe again once the consumer has
-   * caught up. What is dropped the host sends again from its ring, with
-   * the turn events at or after the resume offset (those before it are
-   * kept, see {@link PaneStream.dropped}).
+   * An event of the subscription being let go, dropped: the new
+   * subscription, from exactly the end of what was kept, brings it again
+   * from the host's ring, with the turn events at or after the resume
+   * offset. What it would not bring again is kept here.
    */
-  private letGo(conn: Connection, id: number, event: PaneEvent): void {
-    this.phase = "letting_go";
-    this.dropped(event);
-    void this.host.shared.sendOn(conn, { unsubscribe: { subscription: id } }, "unsubscribed", UNSUBSCRIBE_TIMEOUT_MS).then(() => {
-      // Normally its `ended` came first; this covers an answer without it.
-      if (this.phase === "letting_go" && this.sub?.conn === conn && this.sub.id === id) this.detached();
-    });
-  }
-
-  /** An event of the subscription being let go. */
-  private dropped(event: PaneEvent): void {
+  protected override dropped(event: PaneEvent): void {
     switch (event.kind) {
-      case "ended":
-        // Unsubscribed, or ended on its own: a new subscription delivers
-        // what remains (the rest of the output, `exited`, `ended`).
-        this.detached();
-        break;
       case "output":
         this.receivedEnd = event.offset + event.data.length;
         break;
@@ -567,89 +319,8 @@ export class PaneStream implements AsyncIterableIterator<StreamItem> {
     }
   }
 
-  private detached(): void {
-    this.sub = undefined;
-    this.phase = "wanting";
-    this.maybeSubscribe(false);
-  }
-
-  /** The connection closed while the subscription was live (or being let go). */
-  private onLost(conn: Connection, id: number, error: Error): void {
-    const sub = this.sub;
-    if (sub === undefined || sub.conn !== conn || sub.id !== id) return;
-    this.sub = undefined;
-    if (!this.reconnect) {
-      this.fail(error, true);
-      return;
-    }
+  /** The next start is yielded whatever it is. */
+  protected override reconnecting(): void {
     this.lostSinceStart = true;
-    this.phase = "wanting";
-    // The shared connection reconnects; `connected` subscribes again.
-  }
-
-  private onUnavailable(error: Error, final: boolean): void {
-    if (this.phase !== "wanting" && this.phase !== "subscribing") return;
-    this.fail(error, final || !this.reconnect);
-  }
-
-  /** Queues an error for the consumer: for good (`final`), or until it has had it. */
-  private fail(error: Error, final: boolean): void {
-    this.sub = undefined;
-    this.phase = final ? "failed" : "halted";
-    this.push({ type: "error", error, final });
-    this.settleReady(error);
-    if (final) this.done();
-  }
-
-  private push(entry: Entry): void {
-    this.queue.push(entry);
-    this.wakeUp();
-  }
-
-  private pushEvent(event: PaneEvent): void {
-    this.queuedEvents += 1;
-    this.push({ type: "event", event });
-  }
-
-  /** Closes without unsubscribing (the caller does, when it must). */
-  private shut(): void {
-    this.phase = "closed";
-    this.sub = undefined;
-    this.queue = [];
-    this.queuedEvents = 0;
-    this.settleReady(
-      this.abortReason !== undefined
-        ? new AbortError(this.abortReason.reason, "the stream was aborted")
-        : new ConnectionLostError("the stream was closed"),
-    );
-    this.wakeUp();
-    this.done();
-  }
-
-  /** The stream will subscribe no more: lets go of the client's watch and runs the done hooks. */
-  private done(): void {
-    this.unwatch?.();
-    this.unwatch = undefined;
-    this.unlistenAbort?.();
-    this.unlistenAbort = undefined;
-    for (const hook of this.doneHooks.splice(0)) hook();
-  }
-
-  private settleReady(error: Error | undefined, start?: StreamStart): void {
-    if (this.readySettled) return;
-    this.readySettled = true;
-    if (start !== undefined) this.readyResolve(start);
-    else this.readyReject(error ?? new ConnectionLostError("the stream was closed"));
-  }
-
-  /** A method rather than a comparison, so that it is re-read after every call. */
-  private closedNow(): boolean {
-    return this.phase === "closed";
-  }
-
-  private wakeUp(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
   }
 }

@@ -16,26 +16,19 @@
 
 import { FrameError } from "./errors.js";
 import type * as Raw from "./protocol.generated.js";
+import type { InterruptReport, TurnReport, Usage, WaitMatch } from "./types/answers.js";
+import type { PaneEvent, StreamStart, Subscription } from "./types/events.js";
 import type {
   ExitStatus,
-  InterruptReport,
   PaneDetail,
-  PaneEvent,
   PaneHistory,
   PaneState,
   PaneSummary,
-  Receipt,
-  RuntimeInfo,
   ScreenSnapshot,
   Size,
-  StreamStart,
-  Subscription,
-  TurnReport,
-  Usage,
-  WaitMatch,
-  WatchEvent,
-  Watching,
-} from "./types.js";
+} from "./types/pane.js";
+import type { Receipt, RuntimeInfo } from "./types/runtimes.js";
+import type { WatchEvent, Watching } from "./types/watch.js";
 
 /**
  * The names of the variants of an externally tagged enum `T`: the strings
@@ -72,7 +65,9 @@ export type Answer<K extends AnswerKind> = VariantBody<Raw.Response, K>;
  * where the types say `never`; this names it again.
  */
 export interface UnknownVariant {
+  /** The variant's name on the wire. */
   kind: string;
+  /** Its content, unconverted. */
   body: unknown;
 }
 

@@ -19,7 +19,8 @@ import {
   RemoteError,
   RemoteTargetError,
 } from "../src/index.js";
-import { forwardArgs, parseUpLine, resolveRemote, upArgs } from "../src/remote.js";
+import { resolveRemote } from "../src/remote_target.js";
+import { forwardArgs, parseUpLine, upArgs } from "../src/ssh.js";
 
 let dir: string;
 

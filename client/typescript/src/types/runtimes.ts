@@ -1,0 +1,91 @@
+/**
+ * The runtimes a host can start (`runtimes`), and their completion
+ * receipts (`probe_runtime`).
+ *
+ * @module
+ */
+
+/** A runtime the host can start, as `runtimes` describes it. */
+export interface RuntimeInfo {
+  /** The runtime id used in `start`, such as `shell`. */
+  id: string;
+  /** A name for people. */
+  display_name: string;
+  /** Whether the host's policy allows starting it. */
+  supported: boolean;
+  /** Whether it is installed and its executable identified. */
+  available: boolean;
+  /** The executable's canonical path, when found. */
+  path: string | null;
+  /** The first line the version probe printed, when it worked. */
+  version: string | null;
+  /** Why it is not available, for people. */
+  unavailable_reason: string | null;
+  /** Native-resume modes: `REFERENCE`, `PROVIDER_SELECTION`, `INTERACTIVE_PICKER`. */
+  resume_modes: string[];
+  /** Declared limitation codes (see {@link LimitationCode}). */
+  limitations: string[];
+  /** SHA-256 of the executable (lowercase hex), when identified. */
+  sha256: string | null;
+  /** The oldest version the adapter's flags are known to hold for. */
+  version_floor: string | null;
+  /** `at_or_above`, `below` or `indeterminate`; `null` until detected. */
+  floor_status: string | null;
+  /**
+   * `ready`, `not_ready` or `reduced` (its version could not be read: it
+   * starts, with resume and permission profiles withheld from a start that
+   * requires readiness).
+   */
+  readiness: string;
+  /** The first gate that stops (or reduces) it: `supported`, `installed`, `version`, `sign_in`, `receipt`. */
+  readiness_gate: string | null;
+  /** Why that gate stops or reduces it. */
+  readiness_reason: string | null;
+  /** `signed_in`, `signed_out`, `unobservable` or `not_required`. */
+  sign_in: string;
+  /** What the sign-in reading rests on; never a secret. */
+  sign_in_detail: string | null;
+  /** The last completion receipt taken (see {@link Client.probeRuntime}), passed or not; `null` when none was. */
+  receipt: Receipt | null;
+  /** Whether the last completion receipt counts now (passed, same executable, under 24 hours old). */
+  receipt_valid: boolean;
+  /** How the end of a turn is observed, such as `hook` or `unobserved`. */
+  completion: string;
+  /** How a user signs in: `in_terminal`, `outside_terminal` or `not_required`. */
+  login: string;
+  /** Where the adapter's flags come from, such as `captured_help`. */
+  evidence: string;
+  /**
+   * The permission profiles it enforces (`read_only`, `workspace_write`,
+   * `full_access`); empty when it enforces none. A start asking for
+   * another is refused unless it accepts a weaker boundary.
+   */
+  permission_profiles: string[];
+}
+
+/**
+ * A completion receipt (the answer to `probe_runtime`): the runtime's
+ * one-shot mode was asked, inside the read-only boundary, for exactly one
+ * JSON object carrying a fresh value, and this is what came back. It is
+ * tied to the executable: a changed one voids it.
+ */
+export interface Receipt {
+  /** The runtime id. */
+  runtime: string;
+  /** Whether the answer was exactly the object asked for (and the program exited 0). */
+  passed: boolean;
+  /** What was seen, for people: the mismatch, the exit status with standard error, or the timeout. */
+  detail: string;
+  /** The executable that answered. */
+  path: string;
+  /** Its version, as its version probe printed it; `null` when unknown. */
+  version: string | null;
+  /** Its SHA-256 (lowercase hex). */
+  sha256: string;
+  /** When the receipt was taken, in milliseconds since the Unix epoch. */
+  taken_at_ms: number;
+  /** How long the one-shot run took, in milliseconds. */
+  elapsed_ms: number;
+  /** Whether the read-only boundary held the run (`false` when a weaker one was accepted). */
+  read_only_enforced: boolean;
+}
