@@ -63,6 +63,11 @@ pub(crate) const PTY_READ_CHUNK: usize = 64 * 1024;
 /// The read buffer of a quiet pane; it grows (4x per full read) up to
 /// [`PTY_READ_CHUNK`] while output floods.
 pub(crate) const PTY_READ_CHUNK_IDLE: usize = 4 * 1024;
+/// A read of the PTY at least this large means output floods: the reader
+/// reads again at once instead of waiting for the next readiness event
+/// (the terminal driver hands over about 4 KiB per read at most; an echo
+/// or a prompt is far smaller).
+pub(crate) const FLOOD_READ: usize = 2 * 1024;
 /// How long a pane must be quiet before its grown read buffer is given back.
 pub(crate) const PTY_READ_SHRINK_AFTER: Duration = Duration::from_secs(2);
 /// How long a pane must be quiet before its terminal model is put to sleep

@@ -1,7 +1,7 @@
 //! The reader: PTY master to ring, never waiting for a client.
 
 use super::Pane;
-use crate::limits::{PTY_READ_CHUNK, PTY_READ_CHUNK_IDLE, PTY_READ_SHRINK_AFTER};
+use crate::limits::{FLOOD_READ, PTY_READ_CHUNK, PTY_READ_CHUNK_IDLE, PTY_READ_SHRINK_AFTER};
 use std::io;
 use std::sync::Arc;
 
@@ -72,12 +72,16 @@ pub(super) async fn run(pane: Arc<Pane>) {
         match read {
             Ok(Ok(0)) => break,
             Ok(Ok(read)) => {
-                if read < buffer.bytes.len() {
+                if read < FLOOD_READ.min(buffer.bytes.len()) {
                     // A short read took all there was: wait for the next
                     // readiness event rather than read again only to be
                     // told EAGAIN (one system call less per keystroke's
                     // echo). Output that arrived after this read has its
-                    // own event, which this does not clear.
+                    // own event, which this does not clear. After a large
+                    // read the output floods: more is most likely there
+                    // already, and reading again at once spares a trip
+                    // through the reactor (an epoll wait, and often a
+                    // worker thread's sleep and wake).
                     guard.clear_ready();
                 }
                 pane.accept_output(&buffer.bytes[..read]).await;

@@ -35,14 +35,23 @@ pub(super) async fn run(pane: Arc<Pane>) {
             // host killed while output flows must not lose it.
             if changed.is_ok() && !exit_changed && !turn_changed {
                 // Save once the output pauses, and at least every interval
-                // while it keeps flowing.
+                // while it keeps flowing. The pause is looked for once per
+                // settle period, not at every change: a flood would wake
+                // this task for every read of the PTY.
                 let deadline = tokio::time::Instant::now() + limits::SCREEN_SAVE_INTERVAL;
-                while let Ok(Ok(())) = tokio::time::timeout_at(
-                    deadline.min(tokio::time::Instant::now() + limits::SCREEN_SAVE_SETTLE),
-                    progress.changed(),
-                )
-                .await
-                {}
+                let mut seen = progress.latest().end;
+                loop {
+                    let now = tokio::time::Instant::now();
+                    if now >= deadline {
+                        break;
+                    }
+                    tokio::time::sleep_until(deadline.min(now + limits::SCREEN_SAVE_SETTLE)).await;
+                    let state = progress.latest();
+                    if state.end == seen || state.closed {
+                        break;
+                    }
+                    seen = state.end;
+                }
                 // Let the screen catch up with the output first.
                 let target = progress.peek().end;
                 let mut parsed = pane.parsed_offset();
