@@ -53,7 +53,7 @@ impl HookInjection {
     pub fn flags(&self) -> &'static [&'static str] {
         match self {
             HookInjection::Runtime(hooks) => hooks.flags,
-            HookInjection::BashPromptMarks => &["--rcfile"],
+            HookInjection::BashPromptMarks => &[crate::shell_integration::RCFILE_FLAG],
             HookInjection::Declared => &[],
         }
     }

@@ -22,6 +22,9 @@ use crate::completion::{Injection, LaunchFile};
 use crate::environment::HostEnvironment;
 use std::path::Path;
 
+/// The bash flag that names the startup file (which bash's help must list).
+pub const RCFILE_FLAG: &str = "--rcfile";
+
 /// The startup file's name in the hook directory.
 const RCFILE_NAME: &str = "bash-prompt-marks.bashrc";
 
@@ -52,7 +55,7 @@ pub fn bash_prompt_marks(program: &Path, environment: &HostEnvironment) -> Optio
     }
     let path = environment.hook_dir.as_deref()?.join(RCFILE_NAME);
     Some(Injection {
-        args: vec!["--rcfile".to_owned(), path.display().to_string()],
+        args: vec![RCFILE_FLAG.to_owned(), path.display().to_string()],
         environment: Vec::new(),
         files: vec![LaunchFile { path, contents: RCFILE.to_owned() }],
     })

@@ -68,6 +68,8 @@ pub(crate) const PTY_READ_CHUNK_IDLE: usize = 4 * 1024;
 /// (the terminal driver hands over about 4 KiB per read at most; an echo
 /// or a prompt is far smaller).
 pub(crate) const FLOOD_READ: usize = 2 * 1024;
+// Below the smallest read buffer: a read that fills the buffer is a flood.
+const _: () = assert!(FLOOD_READ < PTY_READ_CHUNK_IDLE);
 /// How long a pane must be quiet before its grown read buffer is given back.
 pub(crate) const PTY_READ_SHRINK_AFTER: Duration = Duration::from_secs(2);
 /// How long a pane must be quiet before its terminal model is put to sleep

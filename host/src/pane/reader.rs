@@ -72,7 +72,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
         match read {
             Ok(Ok(0)) => break,
             Ok(Ok(read)) => {
-                if read < FLOOD_READ.min(buffer.bytes.len()) {
+                if read < FLOOD_READ {
                     // A short read took all there was: wait for the next
                     // readiness event rather than read again only to be
                     // told EAGAIN (one system call less per keystroke's
