@@ -276,8 +276,17 @@ impl Connection {
         id
     }
 
-    /// Reads the next server message.
+    /// The next server message: the events queued while waiting for an
+    /// answer come first (they arrived first), then what the socket has.
     pub fn read(&mut self) -> ServerMessage {
+        match self.pending_events.pop_front() {
+            Some((subscription, event)) => ServerMessage::Event { subscription, event },
+            None => self.receive(),
+        }
+    }
+
+    /// Reads the next message from the socket.
+    fn receive(&mut self) -> ServerMessage {
         let Some(frame) = read_frame(&mut self.stream) else {
             let mut probe = [0u8; 1];
             let _ = self.stream.set_nonblocking(true);
@@ -296,7 +305,7 @@ impl Connection {
     pub fn call(&mut self, request: Request) -> Result<Response, ErrorBody> {
         let id = self.send(request);
         loop {
-            match self.read() {
+            match self.receive() {
                 ServerMessage::Response { id: answered, body } if answered == id => return Ok(body),
                 ServerMessage::Error { id: Some(answered), error } if answered == id => return Err(error),
                 ServerMessage::Event { subscription, event } => self.pending_events.push_back((subscription, event)),
@@ -309,7 +318,7 @@ impl Connection {
     /// meanwhile: the request's id and its answer.
     pub fn next_answer(&mut self) -> (u64, Result<Response, ErrorBody>) {
         loop {
-            match self.read() {
+            match self.receive() {
                 ServerMessage::Response { id, body } => return (id, Ok(body)),
                 ServerMessage::Error { id: Some(id), error } => return (id, Err(error)),
                 ServerMessage::Event { subscription, event } => self.pending_events.push_back((subscription, event)),
@@ -328,7 +337,7 @@ impl Connection {
         if let Some(event) = self.pending_events.pop_front() {
             return event;
         }
-        match self.read() {
+        match self.receive() {
             ServerMessage::Event { subscription, event } => (subscription, event),
             other => panic!("expected an event, got {other:?}"),
         }
