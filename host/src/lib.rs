@@ -10,6 +10,7 @@
 
 #![warn(missing_debug_implementations, unreachable_pub)]
 
+mod blocking;
 pub mod canary;
 pub mod config;
 pub mod contained;

@@ -23,7 +23,7 @@ use panehost_adapters::completion::HookInjection;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::{CompletionSignal, LaunchPlan};
-use panehost_ipc::{PaneId, ResumeRequest};
+use panehost_ipc::{PaneId, ResumeRequest, ScreenSnapshot};
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
@@ -71,19 +71,6 @@ impl Pane {
             ("PANEHOST_NOTIFY_TOKEN".to_owned(), notify_token.clone()),
         ];
         let socket = keepers.sockets_dir().join(format!("{id}.sock"));
-        let keepers = Arc::clone(keepers);
-        let launch_plan = plan.clone();
-        let launch_socket = socket.clone();
-        // Before the process exists: what it writes to its session store
-        // comes after this.
-        let spawned_at = SystemTime::now();
-        let handover = tokio::task::spawn_blocking(move || {
-            launch_files::write(&launch_plan.files)?;
-            keepers.launch(&launch_plan, size, &extra_env, &launch_socket)?;
-            keeper::connect(&launch_socket)
-        })
-        .await
-        .map_err(io::Error::other)??;
         // A pane restored by a new process keeps its id and creation time;
         // its generation grows and its offsets continue.
         let (generation, created_at_ms, reserved_offset, native_reference, restored_by) = match &previous {
@@ -99,29 +86,51 @@ impl Pane {
                 (1, now_ms(), 0, resumed, "started")
             }
         };
-        let record = PaneRecord {
-            version: RECORD_VERSION,
-            id: id.clone(),
-            runtime: plan.runtime.clone(),
-            generation,
-            pid: handover.pid,
-            keeper_socket: socket,
-            start,
-            cwd: plan.cwd.display().to_string(),
-            size,
-            created_at_ms,
-            notify_token,
-            native_reference,
-            reserved_offset,
-            screen: None,
-            exit: None,
-            open_turn: None,
-        };
-        let behaviour = Behaviour { process_started: Some(spawned_at), ..Behaviour::of(&plan) };
-        // A new process: its offsets continue from the reservation (a new
-        // generation, whose offsets no client compares with the old ones).
-        let base = reserved_offset;
-        Pane::assemble(record, base, behaviour, handover, pane_limits, records.clone(), restored_by).await
+        // Before the process exists: what it writes to its session store
+        // comes after this.
+        let behaviour = Behaviour { process_started: Some(SystemTime::now()), ..Behaviour::of(&plan) };
+        let keepers = Arc::clone(keepers);
+        let records = records.clone();
+        let store = records.clone();
+        // One trip off the async workers for all of a start's blocking
+        // work: each trip there and back costs a wake-up of another thread.
+        let (handover, beginning) = crate::blocking::run(move || {
+            launch_files::write(&plan.files)?;
+            keepers.launch(&plan, size, &extra_env, &socket)?;
+            let handover = keeper::connect(&socket)?;
+            let record = PaneRecord {
+                version: RECORD_VERSION,
+                id,
+                runtime: plan.runtime.clone(),
+                generation,
+                pid: handover.pid,
+                keeper_socket: socket,
+                start,
+                cwd: plan.cwd.display().to_string(),
+                size,
+                created_at_ms,
+                notify_token,
+                native_reference,
+                reserved_offset,
+                screen: None,
+                exit: None,
+                open_turn: None,
+            };
+            // A new process: its offsets continue from the reservation (a
+            // new generation, whose offsets no client compares with the
+            // old ones).
+            let beginning = Beginning::new(record, reserved_offset, &store);
+            // A host that restarts finds the pane from here on; the disk
+            // has it a moment later (a start does not wait for it: a
+            // machine that loses power in between comes back without the
+            // pane, never with a wrong one).
+            if let Err(err) = store.save_unsynced(&beginning.record) {
+                tracing::warn!(pane = %beginning.record.id, %err, "cannot write the pane record");
+            }
+            Ok::<_, io::Error>((handover, beginning))
+        })
+        .await?;
+        Pane::assemble(beginning, behaviour, handover, pane_limits, records, restored_by, FirstRecord::Written).await
     }
 
     /// Takes back a pane whose keeper survived a host restart: same id,
@@ -134,35 +143,36 @@ impl Pane {
     /// Fails when the keeper does not answer.
     pub async fn adopt(record: PaneRecord, behaviour: Behaviour, services: PaneServices<'_>) -> io::Result<Arc<Pane>> {
         let PaneServices { records, limits: pane_limits, .. } = services;
-        let socket = record.keeper_socket.clone();
-        let handover =
-            tokio::task::spawn_blocking(move || keeper::connect(&socket)).await.map_err(io::Error::other)??;
-        if handover.pid != record.pid {
-            return Err(io::Error::other(format!(
-                "the keeper holds pid {}, the record names {}",
-                handover.pid, record.pid
-            )));
-        }
-        let base = exact_end(&record, records).unwrap_or(record.reserved_offset);
-        Pane::assemble(record, base, behaviour, handover, pane_limits, records.clone(), "keeper").await
+        let store = records.clone();
+        let (handover, beginning) = tokio::task::spawn_blocking(move || {
+            let handover = keeper::connect(&record.keeper_socket)?;
+            if handover.pid != record.pid {
+                return Err(io::Error::other(format!(
+                    "the keeper holds pid {}, the record names {}",
+                    handover.pid, record.pid
+                )));
+            }
+            let base = exact_end(&record, &store).unwrap_or(record.reserved_offset);
+            Ok((handover, Beginning::new(record, base, &store)))
+        })
+        .await
+        .map_err(io::Error::other)??;
+        // The record is written once the pane is assembled: with the turn
+        // that was open in it, open again.
+        Pane::assemble(beginning, behaviour, handover, pane_limits, records.clone(), "keeper", FirstRecord::ToWrite)
+            .await
     }
 
     async fn assemble(
-        mut record: PaneRecord,
-        base: u64,
+        beginning: Beginning,
         behaviour: Behaviour,
         handover: keeper::Handover,
         pane_limits: PaneLimits,
         records: RecordStore,
         restored_by: &'static str,
+        first_record: FirstRecord,
     ) -> io::Result<Arc<Pane>> {
-        record.reserved_offset = base + RESERVE_STEP;
-        let size = record.size;
-        let redraw = record.screen.as_ref().map_or(&[][..], |saved| saved.formatted.as_slice());
-        let mut screen = TerminalScreen::new(size, base, redraw);
-        // The record shows the screen where this host's offsets begin.
-        let first_screen = screen.snapshot();
-        record.screen = Some(RecordedScreen { offset: base, formatted: first_screen.formatted.clone() });
+        let Beginning { mut record, base, screen, first_screen, end_marker } = beginning;
         let start_snapshot = (restored_by == "keeper").then_some(first_screen);
         let mut turns = TurnTracker::new(behaviour.completion, behaviour.hook_injection);
         let reopened = match (restored_by, record.open_turn.take()) {
@@ -207,22 +217,22 @@ impl Pane {
             turns: Mutex::new(turns),
             output: PaneOutput::new(pane_limits.ring_bytes, base),
             model: TerminalModel::new(screen, pane_limits.screen_sleep_after, start_snapshot),
-            progress: ProgressCell::new(Progress::new(base, size)),
+            progress: ProgressCell::new(Progress::new(base, record.size)),
             // Safety: the OwnedFd is moved into the AsyncFd, which keeps it
             // open and unchanged for as long as it is registered.
             io: unsafe { AsyncFd::register(io_fd) }.map_err(io::Error::from)?,
             input: InputLine::default(),
             news: NewsOutlet::default(),
             keeper_control: tokio::sync::Mutex::new(Some(control_write)),
-            durable: DurableRecord::new(record, records),
+            durable: DurableRecord::new(record, end_marker, records),
             restored_by,
         });
         pane.publish(reopened);
-        // A host that restarts finds the pane from here on; the disk has
-        // it a moment later (a start does not wait for it: a machine that
-        // loses power in between comes back without the pane, never with
-        // a wrong one).
-        pane.write_record(false).await;
+        if first_record == FirstRecord::ToWrite {
+            // As for a start: found by a host that restarts from here on,
+            // on the disk a moment later.
+            pane.write_record(false).await;
+        }
         let durable = Arc::clone(&pane);
         tokio::spawn(async move { durable.save_record().await });
         // Nothing is read yet: the end is exact.
@@ -236,6 +246,45 @@ impl Pane {
         }
         Ok(pane)
     }
+}
+
+/// A pane as the host begins to serve it: its record (offsets reserved
+/// from `base`, the screen saved where they begin), its terminal screen and
+/// its end marker. Made off the async workers: the end marker is a file.
+struct Beginning {
+    record: PaneRecord,
+    /// Where this host's offsets for the pane begin.
+    base: u64,
+    screen: TerminalScreen,
+    /// The screen at `base`.
+    first_screen: ScreenSnapshot,
+    end_marker: EndMarker,
+}
+
+impl Beginning {
+    /// Reserves offsets from `base`, makes the screen (redrawn from the
+    /// record's saved one, if any) and saves it in the record, and opens
+    /// the end marker ("open": nothing is settled yet).
+    fn new(mut record: PaneRecord, base: u64, records: &RecordStore) -> Beginning {
+        record.reserved_offset = base + RESERVE_STEP;
+        let redraw = record.screen.as_ref().map_or(&[][..], |saved| saved.formatted.as_slice());
+        let mut screen = TerminalScreen::new(record.size, base, redraw);
+        // The record shows the screen where this host's offsets begin.
+        let first_screen = screen.snapshot();
+        record.screen = Some(RecordedScreen { offset: base, formatted: first_screen.formatted.clone() });
+        let end_marker = EndMarker::create(&records.end_marker_path(&record.id));
+        Beginning { record, base, screen, first_screen, end_marker }
+    }
+}
+
+/// Whether a pane's first record is on its way to the disk when the pane
+/// is assembled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FirstRecord {
+    /// Written with the launch, off the async workers.
+    Written,
+    /// To be written once the pane is assembled (it holds a reopened turn).
+    ToWrite,
 }
 
 /// How a pane's runtime behaves, from its launch plan (kept across a host

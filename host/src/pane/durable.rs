@@ -27,9 +27,9 @@ pub(super) struct DurableRecord {
 }
 
 impl DurableRecord {
-    /// Keeps `record` in `store`, with its end marker.
-    pub(super) fn new(record: PaneRecord, store: RecordStore) -> Self {
-        let end_marker = EndMarker::create(&store.end_marker_path(&record.id));
+    /// Keeps `record` in `store`, with its end marker (made by
+    /// [`EndMarker::create`]).
+    pub(super) fn new(record: PaneRecord, end_marker: EndMarker, store: RecordStore) -> Self {
         DurableRecord {
             record: Mutex::new(record),
             end_marker: Mutex::new(end_marker),
