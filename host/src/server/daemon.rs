@@ -14,7 +14,7 @@ use crate::store::private_dir::ensure_private_dir;
 use crate::store::receipts::ReceiptStore;
 use crate::store::records::RecordStore;
 use anyhow::{bail, Context};
-use interprocess::local_socket::tokio::Stream;
+use interprocess::local_socket::tokio::{Listener as LocalSocketListener, Stream};
 use interprocess::local_socket::traits::tokio::{Listener as _, Stream as _};
 use interprocess::local_socket::{GenericFilePath, ListenerOptions, ToFsName};
 use interprocess::os::unix::local_socket::ListenerOptionsExt;
@@ -126,26 +126,19 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
     let mut terminate = signal(SignalKind::terminate()).context("SIGTERM handler")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("SIGINT handler")?;
     let mut hand_over = signal(SignalKind::quit()).context("SIGQUIT handler")?;
-    let mut connection_ids = 0u64;
-    let leave_panes = loop {
-        tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(stream) => {
-                    connection_ids += 1;
-                    tokio::spawn(connection::serve(stream, Arc::clone(&host), connection_ids));
-                }
-                Err(err) => {
-                    // Out of fds and the like: keep serving the others.
-                    tracing::warn!(%err, "accept failed");
-                    tokio::time::sleep(limits::ACCEPT_RETRY_PAUSE).await;
-                }
-            },
-            _ = terminate.recv() => break false,
-            _ = interrupt.recv() => break false,
-            _ = hand_over.recv() => break true,
-        }
+    // Connections are accepted on a worker, not on the thread that runs
+    // this function: a connection's task then starts on the thread that
+    // accepted it, with no other thread to wake.
+    let accepting = tokio::spawn(accept_connections(listener, Arc::clone(&host)));
+    let leave_panes = tokio::select! {
+        _ = terminate.recv() => false,
+        _ = interrupt.recv() => false,
+        _ = hand_over.recv() => true,
     };
-    drop(listener);
+    // No connection is taken from here on: the listener closes with the
+    // task.
+    accepting.abort();
+    let _ = accepting.await;
     trimmer.abort();
     // A pane being restored is closed (or handed on) with the others.
     let _ = restoring.await;
@@ -173,6 +166,24 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
     }
     let _ = std::fs::remove_file(&config.socket);
     Ok(())
+}
+
+/// Serves every connection the listener accepts, until aborted.
+async fn accept_connections(listener: LocalSocketListener, host: Arc<HostState>) {
+    let mut connection_ids = 0u64;
+    loop {
+        match listener.accept().await {
+            Ok(stream) => {
+                connection_ids += 1;
+                tokio::spawn(connection::serve(stream, Arc::clone(&host), connection_ids));
+            }
+            Err(err) => {
+                // Out of fds and the like: keep serving the others.
+                tracing::warn!(%err, "accept failed");
+                tokio::time::sleep(limits::ACCEPT_RETRY_PAUSE).await;
+            }
+        }
+    }
 }
 
 /// The built-in runtimes and the operator's custom ones. Each problem in the
