@@ -31,3 +31,51 @@ pub(crate) async fn run<T: Send + 'static>(work: impl FnOnce() -> io::Result<T> 
         tokio::task::spawn_blocking(work).await.map_err(io::Error::other)?
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::future::Future;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::task::Poll;
+    use std::thread;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_work_runs_on_the_thread_that_goes_on_with_its_result() {
+        let (worked_on, went_on) = tokio::spawn(async {
+            let worked_on = run(|| Ok(thread::current().id())).await.unwrap();
+            (worked_on, thread::current().id())
+        })
+        .await
+        .unwrap();
+        assert_eq!(worked_on, went_on, "no other thread was woken to go on");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_caller_polled_in_place_is_answered_pending_before_anything_blocks() {
+        let blocked = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&blocked);
+        let mut work = Box::pin(run(move || {
+            flag.store(true, Ordering::SeqCst);
+            Ok(7)
+        }));
+        let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
+        assert!(first.is_pending(), "the first poll must not block");
+        assert!(!blocked.load(Ordering::SeqCst));
+        assert_eq!(tokio::spawn(work).await.unwrap().unwrap(), 7);
+    }
+
+    #[tokio::test]
+    async fn on_a_current_thread_runtime_the_work_goes_to_the_blocking_pool() {
+        let caller = thread::current().id();
+        let worked_on = run(|| Ok(thread::current().id())).await.unwrap();
+        assert_ne!(worked_on, caller);
+    }
+
+    #[tokio::test]
+    async fn an_error_of_the_work_is_returned() {
+        let err = run(|| Err::<(), _>(io::Error::other("no keeper"))).await.unwrap_err();
+        assert_eq!(err.to_string(), "no keeper");
+    }
+}
