@@ -90,7 +90,6 @@ impl Pane {
         // comes after this.
         let behaviour = Behaviour { process_started: Some(SystemTime::now()), ..Behaviour::of(&plan) };
         let keepers = Arc::clone(keepers);
-        let records = records.clone();
         let store = records.clone();
         // One trip off the async workers for all of a start's blocking
         // work: each trip there and back costs a wake-up of another thread.
@@ -130,6 +129,7 @@ impl Pane {
             Ok::<_, io::Error>((handover, beginning))
         })
         .await?;
+        let records = records.clone();
         Pane::assemble(beginning, behaviour, handover, pane_limits, records, restored_by, FirstRecord::Written).await
     }
 
@@ -144,7 +144,7 @@ impl Pane {
     pub async fn adopt(record: PaneRecord, behaviour: Behaviour, services: PaneServices<'_>) -> io::Result<Arc<Pane>> {
         let PaneServices { records, limits: pane_limits, .. } = services;
         let store = records.clone();
-        let (handover, beginning) = tokio::task::spawn_blocking(move || {
+        let (handover, beginning) = crate::blocking::run(move || {
             let handover = keeper::connect(&record.keeper_socket)?;
             if handover.pid != record.pid {
                 return Err(io::Error::other(format!(
@@ -155,8 +155,7 @@ impl Pane {
             let base = exact_end(&record, &store).unwrap_or(record.reserved_offset);
             Ok((handover, Beginning::new(record, base, &store)))
         })
-        .await
-        .map_err(io::Error::other)??;
+        .await?;
         // The record is written once the pane is assembled: with the turn
         // that was open in it, open again.
         Pane::assemble(beginning, behaviour, handover, pane_limits, records.clone(), "keeper", FirstRecord::ToWrite)
