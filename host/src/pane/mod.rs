@@ -27,6 +27,7 @@ mod reference_capture;
 mod ring;
 pub mod screen;
 mod screen_follower;
+pub mod scroll_shortcut;
 mod session_capture;
 mod signals;
 mod terminal_io;

@@ -3,6 +3,7 @@
 use crate::limits;
 use panehost_ipc::{ByteBuf, Cursor, InputModes, ScreenSnapshot, Size};
 
+use super::scroll_shortcut::ScrollShortcut;
 use super::turn::TerminalNotice;
 
 /// Records what the vt100 callbacks report: the title, and terminal
@@ -76,6 +77,9 @@ pub struct TerminalScreen {
     /// `None` once the model can no longer be rebuilt: the ring dropped
     /// output the replay would need, or the pane resized too often.
     origin: Option<ModelOrigin>,
+    /// Spares the model output that scrolls off within a chunk; follows the
+    /// model's state (a new model, a new one).
+    shortcut: ScrollShortcut,
 }
 
 enum ModelState {
@@ -123,6 +127,9 @@ impl TerminalScreen {
         .unwrap_or_else(|| parser(size));
         let mut model = model;
         model.callbacks_mut().notices.clear();
+        // The saved screen was drawn on the model: the shortcut follows it.
+        let mut shortcut = ScrollShortcut::new();
+        shortcut.shorten(redraw, size.rows, false, &mut Vec::new());
         TerminalScreen {
             state: ModelState::Awake(model),
             parsed: offset,
@@ -130,6 +137,7 @@ impl TerminalScreen {
             resets: 0,
             used_at: std::time::Instant::now(),
             origin: Some(ModelOrigin { offset, size, redraw: redraw.to_vec(), resizes: Vec::new() }),
+            shortcut,
         }
     }
 
@@ -143,6 +151,7 @@ impl TerminalScreen {
             *model.callbacks_mut() = callbacks;
             self.state = ModelState::Awake(model);
             self.origin = None;
+            self.shortcut = ScrollShortcut::new();
         }
         match &mut self.state {
             ModelState::Awake(model) => model,
@@ -156,7 +165,11 @@ impl TerminalScreen {
     /// the model is replaced by a blank one of the same size, which goes on
     /// from the end of `data`, and [`resets`](Self::resets) grows.
     pub fn process(&mut self, data: &[u8]) {
-        let processed = self.guarded(|model| model.process(data));
+        let rows = self.size.rows;
+        let alternate = self.model().screen().alternate_screen();
+        let mut shortened = Vec::new();
+        let fed = self.shortcut.shorten(data, rows, alternate, &mut shortened);
+        let processed = self.guarded(|model| model.process(fed));
         self.parsed += data.len() as u64;
         if processed.is_none() {
             self.restart_origin();
@@ -196,6 +209,7 @@ impl TerminalScreen {
         model.callbacks_mut().title = title;
         self.state = ModelState::Awake(model);
         self.origin = None;
+        self.shortcut = ScrollShortcut::new();
         self.resets += 1;
         tracing::error!(parsed = self.parsed, size = %self.size, "the terminal model failed on this output; a blank one goes on");
     }
