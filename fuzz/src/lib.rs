@@ -16,6 +16,7 @@ mod pane_record;
 mod request_frame;
 mod runtime_config;
 mod screen_model;
+mod screen_shortcut;
 mod server_message;
 mod vt100_at_pane_sizes;
 
@@ -26,6 +27,7 @@ pub use pane_record::pane_record;
 pub use request_frame::request_frame;
 pub use runtime_config::runtime_config;
 pub use screen_model::screen_model;
+pub use screen_shortcut::{screen_shortcut, ShortcutPair};
 pub use server_message::server_message;
 pub use vt100_at_pane_sizes::{vt100_at_pane_sizes, vt100_at_pane_sizes_contained};
 
@@ -45,6 +47,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("runtime_config", runtime_config),
     ("hook_payload", hook_payload),
     ("screen_model", screen_model),
+    ("screen_shortcut", screen_shortcut),
     ("vt100_at_pane_sizes", vt100_at_pane_sizes_contained),
 ];
 
