@@ -119,17 +119,17 @@ impl TerminalScreen {
     /// on it without counting as output.
     pub fn new(size: Size, offset: u64, redraw: &[u8]) -> Self {
         // A saved screen the model cannot draw is not drawn.
+        let mut shortcut = ScrollShortcut::new();
         let model = contained(|| {
             let mut model = parser(size);
-            model.process(redraw);
+            feed(&mut model, &mut shortcut, redraw);
             model
-        })
-        .unwrap_or_else(|| parser(size));
-        let mut model = model;
+        });
+        let mut model = model.unwrap_or_else(|| {
+            shortcut = ScrollShortcut::new();
+            parser(size)
+        });
         model.callbacks_mut().notices.clear();
-        // The saved screen was drawn on the model: the shortcut follows it.
-        let mut shortcut = ScrollShortcut::new();
-        shortcut.shorten(redraw, size.rows, false, &mut Vec::new());
         TerminalScreen {
             state: ModelState::Awake(model),
             parsed: offset,
@@ -165,14 +165,13 @@ impl TerminalScreen {
     /// the model is replaced by a blank one of the same size, which goes on
     /// from the end of `data`, and [`resets`](Self::resets) grows.
     pub fn process(&mut self, data: &[u8]) {
-        let rows = self.size.rows;
-        let alternate = self.model().screen().alternate_screen();
-        let mut shortened = Vec::new();
-        let fed = self.shortcut.shorten(data, rows, alternate, &mut shortened);
-        let processed = self.guarded(|model| model.process(fed));
+        let mut shortcut = std::mem::take(&mut self.shortcut);
+        let processed = self.guarded(|model| feed(model, &mut shortcut, data));
         self.parsed += data.len() as u64;
-        if processed.is_none() {
-            self.restart_origin();
+        match processed {
+            Some(()) => self.shortcut = shortcut,
+            // The blank model that goes on has a shortcut of its own.
+            None => self.restart_origin(),
         }
     }
 
@@ -307,17 +306,19 @@ impl TerminalScreen {
         let callbacks = std::mem::take(callbacks);
         let replayed = contained(|| {
             let mut model = parser(origin.size);
-            model.process(&origin.redraw);
+            // The replay is spared what scrolls off, as the first parse was.
+            let mut shortcut = ScrollShortcut::new();
+            feed(&mut model, &mut shortcut, &origin.redraw);
             let mut at = origin.offset;
             let mut rest = output;
             for &(resize_at, size) in &origin.resizes {
                 let before = (resize_at.saturating_sub(at) as usize).min(rest.len());
-                model.process(&rest[..before]);
+                feed(&mut model, &mut shortcut, &rest[..before]);
                 rest = &rest[before..];
                 at += before as u64;
                 model.screen_mut().set_size(size.rows, size.cols);
             }
-            model.process(rest);
+            feed(&mut model, &mut shortcut, rest);
             model
         });
         // The replay's bells and notifications were reported the first
@@ -357,6 +358,15 @@ impl TerminalScreen {
         // A blank model describes itself.
         self.guarded(|model| describe(model, parsed)).unwrap_or_else(|| blank_snapshot(self.size, parsed))
     }
+}
+
+/// Feeds `data` to `model` through `shortcut`, which has followed all it
+/// was fed before.
+fn feed(model: &mut vt100::Parser<ScreenCallbacks>, shortcut: &mut ScrollShortcut, data: &[u8]) {
+    let (rows, _) = model.screen().size();
+    let alternate = model.screen().alternate_screen();
+    let mut shortened = Vec::new();
+    model.process(shortcut.shorten(data, rows, alternate, &mut shortened));
 }
 
 /// Runs `f`, containing a panic of the terminal model inside it.
@@ -489,6 +499,34 @@ mod tests {
         sleeper.process(more);
         assert_eq!(sleeper.snapshot(), awake.snapshot());
         assert_eq!(sleeper.parsed(), 100 + (STATEFUL.len() + more.len()) as u64);
+    }
+
+    /// A flood of coloured lines, longer than the screen many times over.
+    fn flood(lines: usize) -> Vec<u8> {
+        let mut output = Vec::new();
+        for n in 0..lines {
+            let line = format!("\x1b[{}mline {n} {}\x1b[m 漢字 e\u{301}\r\n", 31 + n % 7, "x".repeat(n % 150));
+            output.extend_from_slice(line.as_bytes());
+        }
+        output
+    }
+
+    #[test]
+    fn a_flood_parsed_and_replayed_leaves_the_screen_every_byte_would() {
+        let size = Size { cols: 80, rows: 24 };
+        let output = flood(3000);
+        let mut whole = vt100::Parser::new(size.rows, size.cols, 0);
+        whole.process(&output);
+        let mut screen = TerminalScreen::new(size, 0, b"");
+        for chunk in output.chunks(64 * 1024) {
+            screen.process(chunk);
+        }
+        let parsed = screen.snapshot();
+        assert_eq!(parsed.text, whole.screen().contents());
+        assert_eq!(parsed.formatted.0, whole.screen().state_formatted());
+        assert_eq!((parsed.cursor.row, parsed.cursor.col), whole.screen().cursor_position());
+        rebuilt(&mut screen, &output);
+        assert_eq!(screen.snapshot(), parsed, "the replay leaves the same screen");
     }
 
     #[test]
