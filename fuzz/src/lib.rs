@@ -27,7 +27,7 @@ pub use pane_record::pane_record;
 pub use request_frame::request_frame;
 pub use runtime_config::runtime_config;
 pub use screen_model::screen_model;
-pub use screen_shortcut::{screen_shortcut, ShortcutPair};
+pub use screen_shortcut::{screen_shortcut, screen_shortcut_spared, ShortcutPair};
 pub use server_message::server_message;
 pub use vt100_at_pane_sizes::{vt100_at_pane_sizes, vt100_at_pane_sizes_contained};
 

@@ -236,3 +236,14 @@ fn lines_that_end_without_a_carriage_return_draw_the_same_screen() {
     }
     assert!(pair.skipped() > 0);
 }
+
+#[test]
+fn the_fuzz_targets_seed_input_reaches_a_cut() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions/screen_shortcut");
+    let spared: u64 = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|entry| panehost_fuzz::screen_shortcut_spared(&std::fs::read(entry.path()).unwrap()))
+        .sum();
+    assert!(spared > 0, "no input under {} reaches a cut", dir.display());
+}
