@@ -72,8 +72,8 @@ impl ShortcutPair {
     }
 
     /// How many bytes the short model was spared.
-    pub fn skipped(&self) -> u64 {
-        self.shortcut.skipped()
+    pub fn spared(&self) -> u64 {
+        self.shortcut.spared()
     }
 
     /// Panics where the two models differ, in what they show or in how a
@@ -231,7 +231,7 @@ pub fn screen_shortcut_spared(data: &[u8]) -> u64 {
                 let [size, more @ ..] = rest else { break };
                 rest = more;
                 if !feed(&mut pair, &output, 64 * (1 + usize::from(*size))) {
-                    return pair.skipped();
+                    return pair.spared();
                 }
                 output.clear();
             }
@@ -239,14 +239,14 @@ pub fn screen_shortcut_spared(data: &[u8]) -> u64 {
                 let [rows, cols, more @ ..] = rest else { break };
                 rest = more;
                 if !pair.set_size(1 + u16::from(*rows) % 40, 1 + u16::from(*cols) % 100) {
-                    return pair.skipped();
+                    return pair.spared();
                 }
                 pair.assert_same();
             }
         }
     }
     feed(&mut pair, &output, 4096);
-    pair.skipped()
+    pair.spared()
 }
 
 /// Feeds `output` in chunks of `size`, checking the models agree after

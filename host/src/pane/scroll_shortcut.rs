@@ -35,9 +35,9 @@
 
 use memchr::{memchr, memrchr};
 
-/// Runs skipped shorter than this are fed whole: the copy would cost
+/// Cuts that would spare fewer bytes are not made: the copy would cost
 /// about what parsing them does.
-const MIN_SKIP: usize = 512;
+const MIN_SPARED: usize = 512;
 
 /// Parameters of a CSI sequence kept to understand it; one with more is
 /// not understood.
@@ -89,13 +89,13 @@ pub struct ScrollShortcut {
     regions: [Region; 2],
     /// Which grid is drawn on, when known (`true`: the alternate one).
     alternate: Option<bool>,
-    /// Bytes left out of the model so far (for tests and measurements).
-    skipped: u64,
+    /// Bytes of output the model was spared so far (for tests and measurements).
+    spared: u64,
 }
 
 impl Default for ScrollShortcut {
     fn default() -> Self {
-        ScrollShortcut { parse: Parse::Ground, regions: [Region::WholeScreen; 2], alternate: None, skipped: 0 }
+        ScrollShortcut { parse: Parse::Ground, regions: [Region::WholeScreen; 2], alternate: None, spared: 0 }
     }
 }
 
@@ -106,8 +106,8 @@ impl ScrollShortcut {
     }
 
     /// How many bytes of output the model was spared.
-    pub fn skipped(&self) -> u64 {
-        self.skipped
+    pub fn spared(&self) -> u64 {
+        self.spared
     }
 
     /// What to feed the model for `data`, the next output after what this
@@ -125,7 +125,7 @@ impl ScrollShortcut {
                 if let Some(cut) = self.cut(data, run.start, run.end, rows) {
                     shortened.extend_from_slice(&data[copied..run.start]);
                     replay_pen(&data[run.start..cut], shortened);
-                    self.skipped += (cut - run.start) as u64;
+                    self.spared += (cut - run.start) as u64;
                     copied = cut;
                 }
                 at = run.end;
@@ -178,7 +178,7 @@ impl ScrollShortcut {
     /// least `2 × rows − 1` line feeds follow, if the model may be cut
     /// there and the cut spares enough.
     fn cut(&self, data: &[u8], start: usize, end: usize, rows: u16) -> Option<usize> {
-        if end - start < MIN_SKIP {
+        if end - start < MIN_SPARED {
             return None;
         }
         let grid = usize::from(self.alternate?);
@@ -192,7 +192,7 @@ impl ScrollShortcut {
             feeds_needed -= 1;
         }
         let cut = start + memrchr(b'\r', &data[start..before])?;
-        (cut - start >= MIN_SKIP).then_some(cut)
+        (cut - start >= MIN_SPARED).then_some(cut)
     }
 
     /// Follows one byte outside the ground state.
@@ -346,25 +346,25 @@ fn utf8_pending(data: &[u8]) -> bool {
     data.len() < 4 && matches!(std::str::from_utf8(data), Err(error) if error.error_len().is_none())
 }
 
-/// The SGR sequences of `skipped` from the last one that resets the pen
+/// The SGR sequences of `cut_off` from the last one that resets the pen
 /// (its first parameter 0 or none): the pen they leave is the one all of
 /// them leave.
-fn replay_pen(skipped: &[u8], out: &mut Vec<u8>) {
+fn replay_pen(cut_off: &[u8], out: &mut Vec<u8>) {
     let mut sequences = Vec::new();
     let mut at = 0;
-    while let Some(found) = memchr(0x1b, &skipped[at..]) {
+    while let Some(found) = memchr(0x1b, &cut_off[at..]) {
         let start = at + found;
         // Every escape in a plain run starts a whole SGR sequence.
-        let len = sgr_len(&skipped[start..]).unwrap_or(1);
+        let len = sgr_len(&cut_off[start..]).unwrap_or(1);
         let sequence = start..start + len;
-        if resets_pen(&skipped[sequence.clone()]) {
+        if resets_pen(&cut_off[sequence.clone()]) {
             sequences.clear();
         }
         sequences.push(sequence);
         at = start + len;
     }
     for sequence in sequences {
-        out.extend_from_slice(&skipped[sequence]);
+        out.extend_from_slice(&cut_off[sequence]);
     }
 }
 
