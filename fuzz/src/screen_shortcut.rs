@@ -16,6 +16,8 @@ pub struct ShortcutPair {
     whole: vt100::Parser,
     short: vt100::Parser,
     shortcut: ScrollShortcut,
+    /// Output the short model has yet to take (a tail the shortcut left).
+    pending: Vec<u8>,
 }
 
 impl std::fmt::Debug for ShortcutPair {
@@ -31,13 +33,24 @@ impl ShortcutPair {
             whole: vt100::Parser::new(rows, cols, 0),
             short: vt100::Parser::new(rows, cols, 0),
             shortcut: ScrollShortcut::new(),
+            pending: Vec::new(),
         }
     }
 
     /// Feeds `data` to both, then checks they agree.
     pub fn feed(&mut self, data: &[u8]) {
-        assert!(self.process(data), "vt100 panicked");
+        assert!(self.process(data, false), "vt100 panicked");
         self.assert_same();
+    }
+
+    /// Feeds `data` to both, the short model through the shortcut leaving a
+    /// flood's last screenful for the next feed; checks they agree when it
+    /// left none.
+    pub fn feed_leaving_tail(&mut self, data: &[u8]) {
+        assert!(self.process(data, true), "vt100 panicked");
+        if self.pending.is_empty() {
+            self.assert_same();
+        }
     }
 
     /// Resizes both, then checks they agree.
@@ -48,21 +61,29 @@ impl ShortcutPair {
 
     /// Feeds `data` to both; false if vt100 itself panicked (a bug of its
     /// own, which the host contains; the models may differ from there on).
-    fn process(&mut self, data: &[u8]) -> bool {
-        let (whole, short, shortcut) = (&mut self.whole, &mut self.short, &mut self.shortcut);
+    fn process(&mut self, data: &[u8], leave_tail: bool) -> bool {
+        let (whole, short, shortcut, pending) =
+            (&mut self.whole, &mut self.short, &mut self.shortcut, &mut self.pending);
         contained(|| {
             whole.process(data);
+            let mut input = std::mem::take(pending);
+            input.extend_from_slice(data);
             let (rows, _) = short.screen().size();
             let alternate = short.screen().alternate_screen();
             let mut shortened = Vec::new();
-            let fed = shortcut.shorten(data, rows, alternate, &mut shortened);
+            let (fed, taken) = shortcut.shorten_leaving_tail(&input, rows, alternate, leave_tail, &mut shortened);
             short.process(fed);
+            *pending = input[taken..].to_vec();
         })
         .is_some()
     }
 
-    /// Resizes both; false if vt100 itself panicked.
+    /// Resizes both (the short model first takes what it left); false if
+    /// vt100 itself panicked.
     fn set_size(&mut self, rows: u16, cols: u16) -> bool {
+        if !self.pending.is_empty() && !self.process(&[], false) {
+            return false;
+        }
         let (whole, short) = (&mut self.whole, &mut self.short);
         contained(|| {
             whole.screen_mut().set_size(rows, cols);
@@ -180,8 +201,9 @@ const PIECES: &[&[u8]] = &[
 /// in CR LF or LF, and the line's bytes: for 4 each picks a piece of
 /// [`PLAIN`], for 5 they are the line); 6 to 8 a piece from
 /// [`PIECES`]; 9 feeds the output in chunks of a length the next byte
-/// gives (in 64-byte steps); 10 a resize (two bytes). What is left is
-/// fed at the end.
+/// gives (in 64-byte steps, its lowest bit saying whether a flood's last
+/// screenful may be left for the next chunk); 10 a resize (two bytes).
+/// What is left is fed at the end.
 pub fn screen_shortcut(data: &[u8]) {
     screen_shortcut_spared(data);
 }
@@ -230,7 +252,7 @@ pub fn screen_shortcut_spared(data: &[u8]) -> u64 {
             9 => {
                 let [size, more @ ..] = rest else { break };
                 rest = more;
-                if !feed(&mut pair, &output, 64 * (1 + usize::from(*size))) {
+                if !feed(&mut pair, &output, 64 * (1 + usize::from(*size / 2)), size % 2 == 1) {
                     return pair.spared();
                 }
                 output.clear();
@@ -245,19 +267,26 @@ pub fn screen_shortcut_spared(data: &[u8]) -> u64 {
             }
         }
     }
-    feed(&mut pair, &output, 4096);
+    feed(&mut pair, &output, 4096, false);
     pair.spared()
 }
 
 /// Feeds `output` in chunks of `size`, checking the models agree after
-/// each; false once vt100 itself panicked.
-fn feed(pair: &mut ShortcutPair, output: &[u8], size: usize) -> bool {
+/// each the short model took whole, and after the last; false once vt100
+/// itself panicked.
+fn feed(pair: &mut ShortcutPair, output: &[u8], size: usize, leave_tail: bool) -> bool {
     for chunk in output.chunks(size) {
-        if !pair.process(chunk) {
+        if !pair.process(chunk, leave_tail) {
             return false;
         }
-        pair.assert_same();
+        if pair.pending.is_empty() {
+            pair.assert_same();
+        }
     }
+    if !pair.process(&[], false) {
+        return false;
+    }
+    pair.assert_same();
     true
 }
 

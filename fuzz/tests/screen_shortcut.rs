@@ -247,3 +247,22 @@ fn the_fuzz_targets_seed_input_reaches_a_cut() {
         .sum();
     assert!(spared > 0, "no input under {} reaches a cut", dir.display());
 }
+
+#[test]
+fn a_flood_in_small_reads_leaving_each_tail_is_cut_more_and_draws_the_same_screen() {
+    let mut random = Random(37);
+    let output = flood(&mut random, 8000);
+    let mut whole_tails = ShortcutPair::new(24, 80);
+    let mut left_tails = ShortcutPair::new(24, 80);
+    for chunk in output.chunks(4096) {
+        whole_tails.feed(chunk);
+        left_tails.feed_leaving_tail(chunk);
+    }
+    left_tails.feed(b"");
+    assert!(
+        left_tails.spared() > 2 * whole_tails.spared(),
+        "{} spared leaving tails, {} parsing them",
+        left_tails.spared(),
+        whole_tails.spared()
+    );
+}

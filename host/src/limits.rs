@@ -80,6 +80,9 @@ pub(crate) const SCREEN_SLEEP_AFTER: Duration = Duration::from_secs(5);
 pub(crate) const MEMORY_TRIM_INTERVAL: Duration = Duration::from_secs(2);
 /// Largest piece of output the terminal model parses at once.
 pub(crate) const PARSE_CHUNK: usize = 64 * 1024;
+/// How long the screen follower waits for more of a flood before it
+/// parses the last screenful it left (see `pane::scroll_shortcut`).
+pub(crate) const FLOOD_TAIL_WAIT: Duration = Duration::from_millis(2);
 /// Largest output event sent to a subscriber.
 pub(crate) const OUTPUT_EVENT_BYTES: usize = 32 * 1024;
 

@@ -122,7 +122,7 @@ impl TerminalScreen {
         let mut shortcut = ScrollShortcut::new();
         let model = contained(|| {
             let mut model = parser(size);
-            feed(&mut model, &mut shortcut, redraw);
+            feed(&mut model, &mut shortcut, redraw, false);
             model
         });
         let mut model = model.unwrap_or_else(|| {
@@ -165,13 +165,27 @@ impl TerminalScreen {
     /// the model is replaced by a blank one of the same size, which goes on
     /// from the end of `data`, and [`resets`](Self::resets) grows.
     pub fn process(&mut self, data: &[u8]) {
+        self.process_leaving_tail(data, false);
+    }
+
+    /// As [`process`](Self::process), but a flood's last screenful may be
+    /// left for the next call (see [`ScrollShortcut::shorten_leaving_tail`]):
+    /// gives how much of `data` was parsed; the next call starts there.
+    pub fn process_leaving_tail(&mut self, data: &[u8], leave_tail: bool) -> usize {
         let mut shortcut = std::mem::take(&mut self.shortcut);
-        let processed = self.guarded(|model| feed(model, &mut shortcut, data));
-        self.parsed += data.len() as u64;
+        let processed = self.guarded(|model| feed(model, &mut shortcut, data, leave_tail));
         match processed {
-            Some(()) => self.shortcut = shortcut,
+            Some(parsed) => {
+                self.shortcut = shortcut;
+                self.parsed += parsed as u64;
+                parsed
+            }
             // The blank model that goes on has a shortcut of its own.
-            None => self.restart_origin(),
+            None => {
+                self.parsed += data.len() as u64;
+                self.restart_origin();
+                data.len()
+            }
         }
     }
 
@@ -308,17 +322,17 @@ impl TerminalScreen {
             let mut model = parser(origin.size);
             // The replay is spared what scrolls off, as the first parse was.
             let mut shortcut = ScrollShortcut::new();
-            feed(&mut model, &mut shortcut, &origin.redraw);
+            feed(&mut model, &mut shortcut, &origin.redraw, false);
             let mut at = origin.offset;
             let mut rest = output;
             for &(resize_at, size) in &origin.resizes {
                 let before = (resize_at.saturating_sub(at) as usize).min(rest.len());
-                feed(&mut model, &mut shortcut, &rest[..before]);
+                feed(&mut model, &mut shortcut, &rest[..before], false);
                 rest = &rest[before..];
                 at += before as u64;
                 model.screen_mut().set_size(size.rows, size.cols);
             }
-            feed(&mut model, &mut shortcut, rest);
+            feed(&mut model, &mut shortcut, rest, false);
             model
         });
         // The replay's bells and notifications were reported the first
@@ -361,12 +375,20 @@ impl TerminalScreen {
 }
 
 /// Feeds `data` to `model` through `shortcut`, which has followed all it
-/// was fed before.
-fn feed(model: &mut vt100::Parser<ScreenCallbacks>, shortcut: &mut ScrollShortcut, data: &[u8]) {
+/// was fed before; gives how much of `data` that was (all of it unless
+/// `leave_tail`).
+fn feed(
+    model: &mut vt100::Parser<ScreenCallbacks>,
+    shortcut: &mut ScrollShortcut,
+    data: &[u8],
+    leave_tail: bool,
+) -> usize {
     let (rows, _) = model.screen().size();
     let alternate = model.screen().alternate_screen();
     let mut shortened = Vec::new();
-    model.process(shortcut.shorten(data, rows, alternate, &mut shortened));
+    let (fed, parsed) = shortcut.shorten_leaving_tail(data, rows, alternate, leave_tail, &mut shortened);
+    model.process(fed);
+    parsed
 }
 
 /// Runs `f`, containing a panic of the terminal model inside it.

@@ -3,7 +3,7 @@
 //! puts the model to sleep once the pane has been quiet for a while.
 
 use super::Pane;
-use crate::limits::PARSE_CHUNK;
+use crate::limits::{FLOOD_TAIL_WAIT, PARSE_CHUNK};
 use crate::memory_trim;
 use crate::pane::ring::RingRead;
 use std::sync::Arc;
@@ -15,6 +15,8 @@ pub(super) async fn run(pane: Arc<Pane>) {
     let mut progress = pane.progress();
     let mut resets = 0;
     let mut applied_size = progress.peek().size;
+    // Whether a flood's last screenful may wait for more output.
+    let mut leave_tail = true;
     loop {
         let parsed = pane.model.parsed();
         // Apply every resize that happened at or before this offset, and
@@ -26,22 +28,41 @@ pub(super) async fn run(pane: Arc<Pane>) {
         }
         match read {
             RingRead::Bytes(data) => {
-                let (parsed, notices, model_resets) = {
+                // A tail left in the ring is small beside it: the reader
+                // never waits for the model on its account.
+                let may_leave_tail = leave_tail && data.len() * 4 <= pane.output.capacity();
+                let (now_parsed, taken, notices, model_resets) = {
                     let mut screen = pane.awake_screen();
-                    screen.process(&data);
-                    (screen.parsed(), screen.take_notices(), screen.resets())
+                    let taken = screen.process_leaving_tail(&data, may_leave_tail);
+                    (screen.parsed(), taken, screen.take_notices(), screen.resets())
                 };
-                pane.model.publish_parsed(parsed);
+                pane.model.publish_parsed(now_parsed);
                 if model_resets != resets {
                     resets = model_resets;
-                    redraw_after_model_failure(&pane, parsed);
+                    redraw_after_model_failure(&pane, now_parsed);
                 }
-                pane.capture_reference_from_output(&data);
+                pane.capture_reference_from_output(&data[..taken]);
                 if !notices.is_empty() {
-                    pane.record_terminal_notices(&notices, parsed);
+                    pane.record_terminal_notices(&notices, now_parsed);
                 }
-                // Parsing is CPU work: let the reader and subscribers run.
-                tokio::task::yield_now().await;
+                if taken < data.len() {
+                    // A flood's last screenful was left: more of the flood
+                    // may scroll it off too. When no more comes soon, it
+                    // is parsed whole.
+                    let seen = parsed + data.len() as u64;
+                    let more = |progress: &super::Progress| {
+                        progress.end > seen || progress.size != applied_size || progress.over()
+                    };
+                    leave_tail = match tokio::time::timeout(FLOOD_TAIL_WAIT, progress.until(more)).await {
+                        Ok(Ok(progress)) => progress.end > seen && progress.size == applied_size && !progress.over(),
+                        // Quiet, or the pane is gone.
+                        Ok(Err(_)) | Err(_) => false,
+                    };
+                } else {
+                    leave_tail = true;
+                    // Parsing is CPU work: let the reader and subscribers run.
+                    tokio::task::yield_now().await;
+                }
             }
             RingRead::UpToDate => {
                 if progress.latest().closed {

@@ -115,6 +115,22 @@ impl ScrollShortcut {
     /// `rows` is the model's height and `alternate` whether it shows the
     /// alternate screen, both as they are before `data`.
     pub fn shorten<'a>(&mut self, data: &'a [u8], rows: u16, alternate: bool, shortened: &'a mut Vec<u8>) -> &'a [u8] {
+        self.shorten_leaving_tail(data, rows, alternate, false, shortened).0
+    }
+
+    /// As [`shorten`](Self::shorten), but when `leave_tail` and `data`
+    /// ends in a plain run that was cut, what follows the cut (the last
+    /// screenful) is left for the next call, where more output may cut it
+    /// too: the caller feeds the returned bytes and gives the rest of
+    /// `data`, from the returned length on, again with what comes next.
+    pub fn shorten_leaving_tail<'a>(
+        &mut self,
+        data: &'a [u8],
+        rows: u16,
+        alternate: bool,
+        leave_tail: bool,
+        shortened: &'a mut Vec<u8>,
+    ) -> (&'a [u8], usize) {
         shortened.clear();
         self.alternate = Some(alternate);
         let mut copied = 0;
@@ -127,6 +143,10 @@ impl ScrollShortcut {
                     replay_pen(&data[run.start..cut], shortened);
                     self.spared += (cut - run.start) as u64;
                     copied = cut;
+                    if leave_tail && run.end == data.len() {
+                        // The parser is in ground at the cut.
+                        return (shortened, cut);
+                    }
                 }
                 at = run.end;
                 if at < data.len() {
@@ -139,7 +159,7 @@ impl ScrollShortcut {
                         // if the chunk ends within it.
                         if utf8_pending(&data[at..]) {
                             self.parse = Parse::Unknown;
-                            return finish(data, copied, shortened);
+                            return (finish(data, copied, shortened), data.len());
                         }
                     }
                     at += 1;
@@ -149,7 +169,7 @@ impl ScrollShortcut {
                 at += 1;
             }
         }
-        finish(data, copied, shortened)
+        (finish(data, copied, shortened), data.len())
     }
 
     /// The plain run from `start` (in ground): up to the first byte that is
