@@ -177,6 +177,13 @@ impl ScrollShortcut {
     fn plain_run(&self, data: &[u8], start: usize) -> std::ops::Range<usize> {
         let mut at = start;
         while at < data.len() {
+            // Printable text, eight bytes at a time.
+            if let Some(word) = data.get(at..at + 8) {
+                if all_printable(u64::from_le_bytes(word.try_into().expect("eight bytes"))) {
+                    at += 8;
+                    continue;
+                }
+            }
             let byte = data[at];
             match byte {
                 b'\t' | b'\n' | b'\r' | 0x20..=0x7e => at += 1,
@@ -337,6 +344,16 @@ fn region_is_whole_screen(params: &[u16], rows: u16) -> bool {
     top >= bottom || (top == 0 && bottom == rows - 1)
 }
 
+/// Whether every byte of `word` is printable ASCII (0x20 to 0x7e).
+fn all_printable(word: u64) -> bool {
+    const EACH: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Some byte is below n (n at most 0x80) when subtracting n from every
+    // byte borrows into a high bit that was clear.
+    let below = |word: u64, n: u64| word.wrapping_sub(EACH * n) & !word & HIGH != 0;
+    word & HIGH == 0 && !below(word, 0x20) && !below(word ^ (EACH * 0x7f), 1)
+}
+
 /// The length of the SGR sequence `data` starts with (`ESC [`, digits,
 /// `;` and `:`, then `m`), when it is whole.
 fn sgr_len(data: &[u8]) -> Option<usize> {
@@ -412,6 +429,32 @@ mod tests {
         assert_eq!(out, b"\x1b[00m");
         assert!(!resets_pen(b"\x1b[10m"));
         assert!(!resets_pen(b"\x1b[0:1m"));
+    }
+
+    #[test]
+    fn eight_bytes_are_printable_exactly_when_each_one_is() {
+        let naive = |word: u64| word.to_le_bytes().iter().all(|byte| (0x20..=0x7e).contains(byte));
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut words = Vec::new();
+        for byte in 0..=255u8 {
+            // Each byte value in each place, among printable neighbours.
+            for place in 0..8 {
+                let mut bytes = *b"abcdefgh";
+                bytes[place] = byte;
+                words.push(u64::from_le_bytes(bytes));
+            }
+        }
+        for _ in 0..100_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Mostly printable, so that both answers come up.
+            words.push(state & 0x3f3f_3f3f_3f3f_3f3f | 0x2020_2020_2020_2020);
+            words.push(state);
+        }
+        for word in words {
+            assert_eq!(all_printable(word), naive(word), "{:#018x}", word);
+        }
     }
 
     #[test]
