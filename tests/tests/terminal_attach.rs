@@ -188,6 +188,46 @@ fn the_panes_exit_and_the_clients_end_give_the_terminal_back() {
 }
 
 #[test]
+fn echoes_written_at_once_and_floods_through_the_subscription_reach_the_terminal_each_byte_once_in_order() {
+    let host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    // Silent until a line is typed; then short lines (short reads, which
+    // the reader hands the terminal at once) between floods (long reads,
+    // which the attachment's subscription writes), and a last line.
+    let script = "read go; i=0; while [ $i -lt 40 ]; do echo short-$i; \
+                  if [ $((i % 8)) -eq 7 ]; then seq -f flood-$i-%g 1 2000; fi; i=$((i+1)); done; \
+                  echo all-done; read end";
+    let pane = conn.start(start_params("shell", &["sh", "-c", script])).id;
+    let subscription = conn.subscribe(&pane, Some(0)).subscription;
+    let mut transcript = Transcript::from(0);
+
+    let mut pty = Pty::open();
+    let mut stream = handshaken(&host);
+    send_with(&stream, 1, attach_request(&pane), &[pty.terminal.as_fd()]);
+    // Typed on the terminal: its echo is the first output.
+    pty.master.write_all(b"go\r").unwrap();
+    let mut seen = Vec::new();
+    pty.read_until(&mut seen, "all-done\r\n");
+    conn.follow_until_text(subscription, &mut transcript, "all-done\r\n");
+
+    // The terminal shows the screen as it was (blank: nothing was printed
+    // before the attachment), then every byte of the output once, in order.
+    assert_eq!(transcript.start, 0, "the subscription missed nothing");
+    assert!(
+        seen.ends_with(&transcript.bytes),
+        "the terminal's bytes after its first drawing are not the output: {} bytes against {}",
+        seen.len(),
+        transcript.bytes.len()
+    );
+    let drawing = String::from_utf8_lossy(&seen[..seen.len() - transcript.bytes.len()]);
+    assert!(!drawing.contains("go") && !drawing.contains("short"), "output written twice: {drawing:?}");
+    pty.master.write_all(b"\x1c").unwrap();
+    assert_eq!(released(&mut stream, 1).reason, "detached");
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+#[test]
 fn without_a_terminal_the_answer_is_no_terminal_and_stray_descriptors_are_not_kept() {
     let host = TestHost::start();
     let mut conn = host.connect(Encoding::Json);

@@ -8,6 +8,7 @@ use super::input_line::InputLine;
 use super::keeper::{self};
 use super::news::NewsOutlet;
 use super::output::PaneOutput;
+use super::output_tap::OutputTaps;
 use super::progress::{Progress, ProgressCell};
 use super::screen::TerminalScreen;
 use super::session_capture::SessionCapture;
@@ -215,6 +216,7 @@ impl Pane {
             },
             turns: Mutex::new(turns),
             output: PaneOutput::new(pane_limits.ring_bytes, base),
+            output_taps: OutputTaps::default(),
             model: TerminalModel::new(screen, pane_limits.screen_sleep_after, start_snapshot),
             progress: ProgressCell::new(Progress::new(base, record.size)),
             // Safety: the OwnedFd is moved into the AsyncFd, which keeps it

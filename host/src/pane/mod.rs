@@ -19,6 +19,7 @@ pub(crate) mod keeper;
 mod launch_files;
 mod news;
 mod output;
+mod output_tap;
 mod progress;
 mod quiet_watch;
 mod reader;
@@ -45,6 +46,8 @@ pub use input_line::{InputPlace, InputTurn};
 pub use keeper::Keepers;
 use news::NewsOutlet;
 use output::PaneOutput;
+pub(crate) use output_tap::OutputTap;
+use output_tap::OutputTaps;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::LaunchPlan;
@@ -162,6 +165,8 @@ pub struct Pane {
     session_capture: Option<SessionCapture>,
     turns: Mutex<TurnTracker>,
     output: PaneOutput,
+    /// Who takes short reads the moment they are in the ring.
+    output_taps: OutputTaps,
     model: TerminalModel,
     progress: ProgressCell,
     io: AsyncFd<OwnedFd>,

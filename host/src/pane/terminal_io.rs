@@ -148,6 +148,8 @@ impl Pane {
                 None => drop(self.awake_screen()),
             }
         };
+        // An echo reaches an attached terminal before anyone is woken.
+        self.output_taps.offer(end - data.len() as u64, data);
         self.progress.set_end(end);
     }
 

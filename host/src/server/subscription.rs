@@ -31,6 +31,16 @@ impl EventSink {
             EventSink::Terminal(view) => view.show(event).await,
         }
     }
+
+    /// How far a terminal has been given the output, when an output tap
+    /// may have written ahead of the subscription (see
+    /// [`TerminalView`]).
+    fn delivered(&self) -> Option<u64> {
+        match self {
+            EventSink::Connection(_) => None,
+            EventSink::Terminal(view) => view.delivered(),
+        }
+    }
 }
 
 /// A subscription ready to run.
@@ -59,6 +69,9 @@ impl SubscriptionTask {
         let mut progress = self.pane.progress();
         let mut size: Size = self.size;
         loop {
+            if let Some(delivered) = self.sink.delivered() {
+                self.cursor = self.cursor.max(delivered);
+            }
             if progress.peek().signals > self.next_signal && !self.deliver_signals().await {
                 return;
             }

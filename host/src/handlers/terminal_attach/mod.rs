@@ -13,7 +13,7 @@ pub(crate) use view::TerminalView;
 
 use crate::limits;
 use crate::limits::INPUT_TIMEOUT;
-use crate::pane::Pane;
+use crate::pane::{OutputTap, Pane};
 use crate::server::host_state::HostState;
 use crate::server::subscription::{EventSink, SubscriptionTask};
 use panehost_ipc::terminal::release_reason;
@@ -51,6 +51,8 @@ pub(crate) async fn handle_attach_terminal(
     };
     tracing::info!(pane = %id, "terminal attached");
     let reason = if view.draw(&snapshot).await {
+        // Echoes go straight to the terminal while the attachment lasts.
+        let _tap = pane.tap_output(Arc::clone(&view) as Arc<dyn OutputTap>);
         tokio::select! {
             () = task.run() => view.end().reason.unwrap_or(release_reason::EXITED),
             reason = forward_keys(&pane, &terminal, detach_key) => reason,

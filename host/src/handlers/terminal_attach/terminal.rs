@@ -88,6 +88,23 @@ impl Terminal {
         }
     }
 
+    /// Writes what of `bytes` the terminal takes without waiting: how many
+    /// bytes that was (none once it is gone; its next `write_all` says why).
+    pub(crate) fn try_write(&self, bytes: &[u8]) -> usize {
+        let output = self.output.as_ref().unwrap_or(&self.input);
+        let mut written = 0;
+        while written < bytes.len() {
+            match rustix::io::write(output.get_ref(), &bytes[written..]) {
+                Ok(0) => break,
+                Ok(count) => written += count,
+                Err(rustix::io::Errno::INTR) => {}
+                // Full (EAGAIN) or gone.
+                Err(_) => break,
+            }
+        }
+        written
+    }
+
     /// Writes all of `bytes`, waiting while the terminal's buffer is full.
     ///
     /// # Errors
