@@ -74,3 +74,34 @@ impl super::Pane {
         OutputTapGuard { pane: Arc::clone(self), id }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Keeps what it was offered.
+    #[derive(Debug, Default)]
+    struct Kept(Mutex<Vec<(u64, Vec<u8>)>>);
+
+    impl OutputTap for Kept {
+        fn offer(&self, offset: u64, data: &[u8]) {
+            self.0.lock().unwrap().push((offset, data.to_vec()));
+        }
+    }
+
+    #[test]
+    fn short_reads_are_offered_until_the_tap_is_removed_and_floods_never() {
+        let taps = OutputTaps::default();
+        let kept = Arc::new(Kept::default());
+        let id = taps.add(Arc::clone(&kept) as Arc<dyn OutputTap>);
+        taps.offer(0, b"x");
+        taps.offer(1, &[b'y'; FLOOD_READ - 1]);
+        taps.offer(FLOOD_READ as u64, &[b'z'; FLOOD_READ]);
+        taps.remove(id);
+        taps.offer(2 * FLOOD_READ as u64, b"after");
+        let offered: Vec<(u64, usize)> =
+            kept.0.lock().unwrap().iter().map(|(offset, data)| (*offset, data.len())).collect();
+        assert_eq!(offered, [(0, 1), (1, FLOOD_READ - 1)]);
+    }
+}
