@@ -71,7 +71,7 @@ impl ShortcutPair {
             let (rows, _) = short.screen().size();
             let alternate = short.screen().alternate_screen();
             let mut shortened = Vec::new();
-            let (fed, taken) = shortcut.shorten_leaving_tail(&input, rows, alternate, leave_tail, &mut shortened);
+            let (fed, taken) = shortcut.shorten(&input, rows, alternate, leave_tail, &mut shortened);
             short.process(fed);
             *pending = input[taken..].to_vec();
         })

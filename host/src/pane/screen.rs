@@ -169,7 +169,7 @@ impl TerminalScreen {
     }
 
     /// As [`process`](Self::process), but a flood's last screenful may be
-    /// left for the next call (see [`ScrollShortcut::shorten_leaving_tail`]):
+    /// left for the next call (see [`ScrollShortcut::shorten`]):
     /// gives how much of `data` was parsed; the next call starts there.
     pub fn process_leaving_tail(&mut self, data: &[u8], leave_tail: bool) -> usize {
         let mut shortcut = std::mem::take(&mut self.shortcut);
@@ -386,7 +386,7 @@ fn feed(
     let (rows, _) = model.screen().size();
     let alternate = model.screen().alternate_screen();
     let mut shortened = Vec::new();
-    let (fed, parsed) = shortcut.shorten_leaving_tail(data, rows, alternate, leave_tail, &mut shortened);
+    let (fed, parsed) = shortcut.shorten(data, rows, alternate, leave_tail, &mut shortened);
     model.process(fed);
     parsed
 }

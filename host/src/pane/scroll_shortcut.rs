@@ -111,19 +111,15 @@ impl ScrollShortcut {
     }
 
     /// What to feed the model for `data`, the next output after what this
-    /// saw: `data` itself, or its shortened form written into `shortened`.
+    /// saw: `data` itself, or its shortened form written into `shortened`,
+    /// and how much of `data` that stands for. It is all of `data`, unless
+    /// `leave_tail` and `data` ends in a plain run that was cut: then what
+    /// follows the cut (the last screenful) is left for the next call,
+    /// where more output may cut it too, and the caller gives the rest of
+    /// `data`, from the returned length on, again with what comes next.
     /// `rows` is the model's height and `alternate` whether it shows the
     /// alternate screen, both as they are before `data`.
-    pub fn shorten<'a>(&mut self, data: &'a [u8], rows: u16, alternate: bool, shortened: &'a mut Vec<u8>) -> &'a [u8] {
-        self.shorten_leaving_tail(data, rows, alternate, false, shortened).0
-    }
-
-    /// As [`shorten`](Self::shorten), but when `leave_tail` and `data`
-    /// ends in a plain run that was cut, what follows the cut (the last
-    /// screenful) is left for the next call, where more output may cut it
-    /// too: the caller feeds the returned bytes and gives the rest of
-    /// `data`, from the returned length on, again with what comes next.
-    pub fn shorten_leaving_tail<'a>(
+    pub fn shorten<'a>(
         &mut self,
         data: &'a [u8],
         rows: u16,
