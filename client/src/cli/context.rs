@@ -6,8 +6,10 @@ use crate::{
     RawConnection, RemoteLink,
 };
 use anyhow::Context as _;
-use panehost_ipc::{Encoding, ErrorCode};
+use panehost_ipc::socket_path::check_private_dir;
+use panehost_ipc::{Encoding, ErrorCode, HostClaim};
 use std::ffi::OsString;
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -47,6 +49,39 @@ impl Context {
             log_filter: globals.log.clone().filter(|filter| !filter.is_empty()),
             remote,
         })
+    }
+
+    /// Points this command at the state directory's host when nothing
+    /// answers on its socket but the host that holds the state directory
+    /// (`panehost_ipc::host_claim`) answers on another: two shells that
+    /// work out different sockets (one with `XDG_RUNTIME_DIR`, one
+    /// without) reach the same host instead of starting a second one,
+    /// which the state directory's lock would refuse. Says so on standard
+    /// error. The claimed socket's directory must pass the checks every
+    /// socket's does; the state directory must be private.
+    pub(crate) fn towards_state_dirs_host(mut self) -> Context {
+        if self.remote.is_some() || UnixStream::connect(&self.socket).is_ok() {
+            return self;
+        }
+        let uid = rustix::process::getuid().as_raw();
+        if check_private_dir(&self.state_dir, uid).is_err() {
+            return self;
+        }
+        let Some(claim) = HostClaim::read(&self.state_dir) else { return self };
+        let private = claim.socket.parent().is_some_and(|dir| check_private_dir(dir, uid).is_ok());
+        if claim.socket == self.socket || !private || UnixStream::connect(&claim.socket).is_err() {
+            return self;
+        }
+        eprintln!(
+            "note: no host answers on {}; the host of the state directory {} (pid {}) listens on {}, so this \
+             command uses it",
+            self.socket.display(),
+            self.state_dir.display(),
+            claim.pid,
+            claim.socket.display()
+        );
+        self.socket = claim.socket;
+        self
     }
 
     /// What `panehost host` runs with.

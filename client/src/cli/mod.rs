@@ -91,10 +91,11 @@ pub fn main(entrypoints: Entrypoints) -> ExitCode {
         }
         Some(Command::Host) => host::run(&context, entrypoints.run_host).map(|()| ExitCode::SUCCESS),
         Some(Command::Canary(args)) => canary::run(&context, args, entrypoints.run_canary),
-        Some(Command::Stop(args)) => stop::run(&context, args).map(|()| ExitCode::SUCCESS),
-        Some(command) => run_client(context, command).map(|()| ExitCode::SUCCESS),
+        Some(Command::Stop(args)) => stop::run(&context.towards_state_dirs_host(), args).map(|()| ExitCode::SUCCESS),
+        Some(command) => run_client(context.towards_state_dirs_host(), command).map(|()| ExitCode::SUCCESS),
         // On its defaults, panehost opens a shell in a new pane, attached.
-        None => run_client(context, Command::New(new::NewArgs::default())).map(|()| ExitCode::SUCCESS),
+        None => run_client(context.towards_state_dirs_host(), Command::New(new::NewArgs::default()))
+            .map(|()| ExitCode::SUCCESS),
     });
     match result {
         Ok(code) => code,

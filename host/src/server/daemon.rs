@@ -10,6 +10,7 @@ use crate::restore;
 use crate::runtime_gate::RuntimeGate;
 use crate::server::connection;
 use crate::server::host_state::HostState;
+use crate::store::host_lock::HostLock;
 use crate::store::private_dir::ensure_private_dir;
 use crate::store::receipts::ReceiptStore;
 use crate::store::records::RecordStore;
@@ -49,7 +50,8 @@ pub struct HostConfig {
 ///
 /// # Errors
 /// Fails when the socket directory is unsafe, another host already
-/// listens, or the socket cannot be created.
+/// uses the state directory or listens on the socket, or the socket
+/// cannot be created.
 pub fn run(config: HostConfig) -> anyhow::Result<()> {
     let filter =
         config.log_filter.clone().or_else(|| std::env::var("PANEHOST_LOG").ok()).unwrap_or_else(|| "info".into());
@@ -79,6 +81,10 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
     let socket_dir = config.socket.parent().context("the socket path has no directory")?;
     ensure_private_dir(socket_dir, uid).context("socket directory")?;
     ensure_private_dir(&config.state_dir, uid).context("state directory")?;
+    // Before any record is read, and for the host's life: one host per
+    // state directory, whatever socket each was given.
+    let state_lock = HostLock::acquire(&config.state_dir, &config.socket)?;
+    tracing::debug!(lock = %state_lock.path().display(), "state directory locked");
     claim_socket_path(&config.socket).await?;
 
     let name = config.socket.as_path().to_fs_name::<GenericFilePath>().context("socket path")?;
@@ -147,6 +153,7 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         // on this state directory takes them back.
         tracing::info!(panes = host.registry.all().len(), "exiting; panes stay with their keepers");
         let _ = std::fs::remove_file(&config.socket);
+        drop(state_lock);
         return Ok(());
     }
     tracing::info!("shutting down: closing every pane");
@@ -165,6 +172,8 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         let _ = task.await;
     }
     let _ = std::fs::remove_file(&config.socket);
+    // Held until every pane is closed and its record removed.
+    drop(state_lock);
     Ok(())
 }
 
