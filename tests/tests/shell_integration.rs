@@ -6,6 +6,7 @@
 mod support;
 
 use panehost_ipc::{Encoding, Event, Request, Response, SendParams, TurnReport};
+use support::command::wait_for;
 use support::*;
 
 /// A host whose shell is bash, with `ready> ` for a prompt.
@@ -138,6 +139,55 @@ fn other_shells_and_a_clients_command_keep_the_heuristic() {
     assert_eq!(completion_of(&mut conn, &pane), "screen_heuristic");
     let report = ask(&mut conn, &pane, "echo plain-sh");
     assert_eq!((report.source.as_str(), report.exit_code), ("heuristic", None));
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+/// An `ask` right after `start`, before bash has drawn its first prompt,
+/// is answered as if the client had waited: with the command's own output
+/// once and its own exit status. Before, the text was typed ahead of the
+/// first prompt, whose mark ended the turn at once with status 0 and only
+/// the typed line as its text; the command ran afterwards. Several panes
+/// at once, as an API server's workers start them, each on its own
+/// connection with no wait between the two requests.
+#[test]
+fn an_ask_right_after_start_answers_for_its_own_command() {
+    let host = bash_host();
+    // A startup file that takes a moment, as a system's bash completion
+    // does: the submission's echo settles before the first prompt.
+    std::fs::write(host.home.join(".bashrc"), "sleep 0.3\nPS1='ready> '\n").unwrap();
+    let command = "echo hi-$((40+2)); (exit 3)";
+    let workers: Vec<_> = (0..8)
+        .map(|_| {
+            let mut conn = host.connect(Encoding::Json);
+            std::thread::spawn(move || {
+                let pane = conn.start(start_params("shell", &[])).id;
+                let report = ask(&mut conn, &pane, command);
+                conn.ok(Request::Close { pane });
+                report
+            })
+        })
+        .collect();
+    for worker in workers {
+        let report = worker.join().expect("a worker's ask");
+        assert_eq!((report.source.as_str(), report.exit_code), ("shell_integration", Some(3)), "{report:?}");
+        let lines: Vec<&str> = report.added_text.lines().collect();
+        assert_eq!(lines.iter().filter(|line| line.trim() == "hi-42").count(), 1, "{report:?}");
+        assert_eq!(lines.iter().filter(|line| line.contains(command)).count(), 1, "typed once: {report:?}");
+    }
+    host.stop();
+}
+
+/// A fresh bash pane is `unknown` until its first prompt, then `idle`.
+#[test]
+fn a_shell_is_idle_once_it_draws_its_first_prompt() {
+    let host = bash_host();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    wait_for("the first prompt to make the pane idle", || {
+        let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+        (detail.pane.activity == "idle").then_some(()).ok_or(detail.pane.activity)
+    });
     conn.ok(Request::Close { pane });
     host.stop();
 }

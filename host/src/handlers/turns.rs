@@ -26,7 +26,7 @@ fn write_error(id: &PaneId, err: std::io::Error) -> ErrorBody {
 /// write, and a turn starts. Written when `place` comes up in the pane's
 /// input line.
 pub(crate) async fn handle_send(pane: Arc<Pane>, place: InputPlace, params: SendParams) -> Result<Response, ErrorBody> {
-    if params.enter && pane.drops_early_input() {
+    if params.enter {
         wait_until_ready(&pane).await;
     }
     let turn = place.wait().await;
@@ -88,13 +88,22 @@ fn without_paste_markers(text: &str) -> String {
     text
 }
 
-/// Waits until the pane has shown output and then been quiet for a moment
-/// (its prompt is drawn), at most [`READY_TIMEOUT`].
+/// Waits, at most [`READY_TIMEOUT`], until the program is ready to read a
+/// submission, so that a client that submits right after `start` is
+/// answered as if it had waited (PROTOCOL.md, `ask`): a shell with prompt
+/// marks until it has drawn its first prompt; a runtime that loses what
+/// is typed before it reads until it has shown output and then been
+/// quiet for a moment (before every submission); any other at once. A
+/// shell that has drawn its first prompt stays ready.
 async fn wait_until_ready(pane: &Pane) {
     let mut progress = pane.progress();
+    let drops_early_input = pane.drops_early_input();
     let ready = async {
-        let _ = progress.until(|state| state.end > 0 || state.exit.is_some()).await;
-        while let Ok(Ok(())) = tokio::time::timeout(READY_QUIET, progress.changed()).await {}
+        let _ = progress.until(|state| state.ready_for_input || state.exit.is_some()).await;
+        if drops_early_input {
+            let _ = progress.until(|state| state.end > 0 || state.exit.is_some()).await;
+            while let Ok(Ok(())) = tokio::time::timeout(READY_QUIET, progress.changed()).await {}
+        }
     };
     if tokio::time::timeout(READY_TIMEOUT, ready).await.is_err() {
         tracing::warn!(pane = %pane.info().id, "not quiet within the readiness timeout; sending anyway");
@@ -117,9 +126,7 @@ pub(crate) async fn handle_ask(
             format!("runtime {} gives no signal when a turn ends; use send and events instead", pane.info().runtime),
         ));
     }
-    if pane.drops_early_input() {
-        wait_until_ready(&pane).await;
-    }
+    wait_until_ready(&pane).await;
     let turn = place.wait().await;
     if pane.current_progress().exit.is_some() {
         return Err(ErrorBody::new(ErrorCode::PaneExited, format!("pane {id} has exited")));

@@ -175,6 +175,10 @@ impl Pane {
         let Beginning { mut record, base, screen, first_screen, end_marker } = beginning;
         let start_snapshot = (restored_by == "keeper").then_some(first_screen);
         let mut turns = TurnTracker::new(behaviour.completion, behaviour.hook_injection);
+        if restored_by == "keeper" {
+            turns.taken_back();
+        }
+        let ready_for_input = turns.ready_for_input();
         let reopened = match (restored_by, record.open_turn.take()) {
             ("keeper", Some(turn)) => turns.reopen(base, turn.submitted.as_deref().unwrap_or("")),
             _ => None,
@@ -218,7 +222,7 @@ impl Pane {
             output: PaneOutput::new(pane_limits.ring_bytes, base),
             output_taps: OutputTaps::default(),
             model: TerminalModel::new(screen, pane_limits.screen_sleep_after, start_snapshot),
-            progress: ProgressCell::new(Progress::new(base, record.size)),
+            progress: ProgressCell::new(Progress::new(base, record.size, ready_for_input)),
             // Safety: the OwnedFd is moved into the AsyncFd, which keeps it
             // open and unchanged for as long as it is registered.
             io: unsafe { AsyncFd::register(io_fd) }.map_err(io::Error::from)?,

@@ -36,12 +36,17 @@ pub struct Progress {
     /// How many turn signals have been recorded (the next one's sequence
     /// number).
     pub signals: u64,
+    /// Whether the program is ready to read a submission, as far as its
+    /// completion signal tells (a shell with prompt marks: once it drew
+    /// its first prompt).
+    pub ready_for_input: bool,
 }
 
 impl Progress {
-    /// A pane that has shown nothing yet, from offset `end`.
-    pub fn new(end: u64, size: Size) -> Progress {
-        Progress { end, size, exit: None, closed: false, closing: false, signals: 0 }
+    /// A pane that has shown nothing yet, from offset `end`, ready to
+    /// read a submission or not.
+    pub fn new(end: u64, size: Size, ready_for_input: bool) -> Progress {
+        Progress { end, size, exit: None, closed: false, closing: false, signals: 0, ready_for_input }
     }
 
     /// The process has exited or the pane is closed: nothing more happens.
@@ -104,6 +109,12 @@ impl ProgressCell {
     /// `count` turn signals have been recorded.
     pub(super) fn set_signals(&self, count: u64) {
         self.sender.send_modify(|progress| progress.signals = count);
+    }
+
+    /// The program is ready to read a submission; watchers wake only the
+    /// first time.
+    pub(super) fn mark_ready_for_input(&self) {
+        self.sender.send_if_modified(|progress| !std::mem::replace(&mut progress.ready_for_input, true));
     }
 
     /// A close has begun; watchers wake only the first time.
@@ -181,7 +192,7 @@ mod tests {
     use std::time::Duration;
 
     fn cell() -> ProgressCell {
-        ProgressCell::new(Progress::new(0, Size { cols: 80, rows: 24 }))
+        ProgressCell::new(Progress::new(0, Size { cols: 80, rows: 24 }, true))
     }
 
     /// A predicate may take a lock that a writer holds while it updates the

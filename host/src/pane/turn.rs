@@ -51,6 +51,19 @@ pub struct TurnSignal {
 struct OpenTurn {
     /// Where it started.
     offset: u64,
+    /// Whether the host's input opened it (it started where the output
+    /// had got to when the input was written, so a signal in output read
+    /// before that is not its own).
+    by_input: bool,
+}
+
+impl OpenTurn {
+    /// Whether a signal in output parsed up to `offset` may be this
+    /// turn's: not when all of that output was read before input that
+    /// opened the turn was written.
+    fn may_end_at(&self, offset: u64) -> bool {
+        !self.by_input || offset > self.offset
+    }
 }
 
 /// What a hook's report asks of the pane.
@@ -83,6 +96,9 @@ pub(super) struct TurnTracker {
     /// A terminal notification's end waits for the output to settle: one
     /// at a time, so a storm of bells costs one wait, not one each.
     notice_end_pending: bool,
+    /// Whether the program is ready to read a submission (see
+    /// [`TurnTracker::ready_for_input`]).
+    ready: bool,
 }
 
 impl TurnTracker {
@@ -99,7 +115,26 @@ impl TurnTracker {
             log: VecDeque::new(),
             next_seq: 0,
             notice_end_pending: false,
+            ready: completion != CompletionSignal::ShellIntegration,
         }
+    }
+
+    /// Whether the program is ready to read a submission, as far as its
+    /// completion signal tells: a shell with prompt marks once it has drawn
+    /// its first prompt (its first `OSC 133 ; D`); every other program from
+    /// the start (a runtime that loses what is typed before it reads says
+    /// so in its descriptor, and the handlers wait for its output instead).
+    /// Text submitted before would be typed ahead of the first prompt,
+    /// whose mark would then end the turn it opened.
+    pub(super) fn ready_for_input(&self) -> bool {
+        self.ready
+    }
+
+    /// The pane was taken back from its keeper after a host restart: its
+    /// shell drew its first prompt long ago (no new one comes until a
+    /// command ends).
+    pub(super) fn taken_back(&mut self) {
+        self.ready = true;
     }
 
     /// How completion is observed.
@@ -209,6 +244,11 @@ impl TurnTracker {
                     // The end already waiting records at the settled offset.
                     return Reported::Now(None);
                 }
+                if self.open.as_ref().is_some_and(|turn| !turn.may_end_at(offset)) {
+                    // All of it was read before the turn opened: an earlier
+                    // turn's notification, not this one's end.
+                    return Reported::Now(None);
+                }
                 self.notice_end_pending = true;
                 Reported::EndPending(PendingEnd { source: source::TERMINAL_NOTIFICATION, usage: Usage::unavailable() })
             }
@@ -228,10 +268,22 @@ impl TurnTracker {
                 self.start(offset, source::SHELL_INTEGRATION)
             }
             (CompletionSignal::ShellIntegration, TerminalNotice::CommandFinished(status)) => {
-                // The prompt's first mark, with no command before it, ends
-                // nothing.
-                self.open.as_ref()?;
-                self.complete_with(offset, source::SHELL_INTEGRATION, Usage::unavailable(), *status)
+                let first_prompt = !self.ready;
+                self.ready = true;
+                match &self.open {
+                    // The prompt's first mark, with no command before it,
+                    // ends nothing: the shell is at its prompt.
+                    None => {
+                        if first_prompt {
+                            self.activity = activity::IDLE;
+                        }
+                        None
+                    }
+                    // A mark in output that was all read before the turn
+                    // opened belongs to an earlier prompt.
+                    Some(turn) if !turn.may_end_at(offset) => None,
+                    Some(_) => self.complete_with(offset, source::SHELL_INTEGRATION, Usage::unavailable(), *status),
+                }
             }
             _ => None,
         }
@@ -270,7 +322,7 @@ impl TurnTracker {
     }
 
     fn start(&mut self, offset: u64, from: &str) -> Option<TurnSignal> {
-        self.open = Some(OpenTurn { offset });
+        self.open = Some(OpenTurn { offset, by_input: from == source::INPUT });
         self.activity = activity::BUSY;
         Some(self.record(offset, Event::TurnStarted { offset, source: from.to_owned() }))
     }
@@ -428,6 +480,41 @@ mod tests {
         heuristic.input_submitted(0, "ls");
         assert!(now(heuristic.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5)).is_none());
         assert!(heuristic.busy());
+    }
+
+    #[test]
+    fn a_shell_is_ready_and_idle_at_its_first_prompt_and_earlier_marks_end_no_submitted_turn() {
+        let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+        assert!(!tracker.ready_for_input(), "not before its first prompt");
+        assert_eq!(tracker.activity(), activity::UNKNOWN);
+        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5)).is_none());
+        assert!(tracker.ready_for_input());
+        assert_eq!(tracker.activity(), activity::IDLE);
+        // Input written when the output had reached 10: a mark in output
+        // parsed only up to 10 was read before it, and is an earlier
+        // prompt's.
+        tracker.input_submitted(10, "echo hi; (exit 3)");
+        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 10)).is_none());
+        assert!(tracker.busy());
+        let done = now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(3)), 30)).unwrap();
+        assert!(matches!(done.event, Event::TurnCompleted { exit_code: Some(3), .. }), "{done:?}");
+        // A command typed as keys starts and ends within one chunk.
+        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandStarted, 40)).is_some());
+        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(1)), 40)).is_some());
+        // Other programs are ready from the start; so is a shell taken back.
+        assert!(TurnTracker::new(CompletionSignal::Hook, hooks_of("claude")).ready_for_input());
+        let mut taken_back = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+        taken_back.taken_back();
+        assert!(taken_back.ready_for_input());
+    }
+
+    #[test]
+    fn a_notification_read_before_the_input_does_not_end_its_turn() {
+        let mut tracker = TurnTracker::new(CompletionSignal::TerminalNotification, None);
+        tracker.input_submitted(10, "hi");
+        assert!(matches!(tracker.terminal_notice(&TerminalNotice::Bell, 10), Reported::Now(None)));
+        assert!(tracker.busy());
+        assert!(matches!(tracker.terminal_notice(&TerminalNotice::Bell, 11), Reported::EndPending(_)));
     }
 
     #[test]

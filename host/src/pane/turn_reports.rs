@@ -80,7 +80,16 @@ impl Pane {
 
     pub(super) fn record_terminal_notices(self: &Arc<Self>, notices: &[TerminalNotice], offset: u64) {
         for notice in notices {
-            let reported = lock(&self.turns).terminal_notice(notice, offset);
+            let (reported, ready) = {
+                let mut turns = lock(&self.turns);
+                (turns.terminal_notice(notice, offset), turns.ready_for_input())
+            };
+            if ready && !self.progress.get().ready_for_input {
+                // The shell's first prompt: submissions waiting for it go
+                // ahead, and its activity (now idle) is news.
+                self.progress.mark_ready_for_input();
+                self.publish(None);
+            }
             self.act_on(reported);
         }
     }
