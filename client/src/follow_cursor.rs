@@ -138,6 +138,7 @@ mod tests {
             title: String::new(),
             alternate_screen: false,
             modes: InputModes::default(),
+            trimmed: false,
         }
     }
 

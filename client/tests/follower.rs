@@ -20,6 +20,7 @@ fn snapshot(offset: u64, text: &str) -> ScreenSnapshot {
         title: String::new(),
         alternate_screen: false,
         modes: InputModes::default(),
+        trimmed: false,
     }
 }
 

@@ -180,9 +180,17 @@ pub(crate) const MAX_RECEIPT_BYTES: u64 = 1024 * 1024;
 /// How far ahead of the output offsets are reserved.
 pub(crate) const RESERVE_STEP: u64 = 1024 * 1024;
 
-/// The largest record file read: a record holds a saved screen, whose
-/// formatted bytes stay well below this at the largest pane size.
+/// The largest record a host writes: a record holds a saved screen, whose
+/// formatted bytes are held to `MAX_SNAPSHOT_FORMATTED_LEN` (4 MiB, 5.4 MiB
+/// in base64) whatever the program drew.
 pub(crate) const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The largest record file read at all. One over [`MAX_RECORD_BYTES`] (an
+/// earlier host saved screens without a bound: 21 MB for a 1000x250 pane
+/// with colours and combining marks in every cell) is read without its
+/// saved screen, so that the pane is still taken back from its keeper;
+/// its program redraws at the restore's resize nudge.
+pub(crate) const MAX_OVERSIZED_RECORD_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The largest offset or generation a record may hold: far beyond what any
 /// pane reaches (2^62 bytes of output), and far enough from `u64::MAX`

@@ -131,6 +131,8 @@ error_codes! {
     /// `attach_terminal` came without a terminal's descriptor, or what it
     /// passed is not a terminal.
     NoTerminal = "NO_TERMINAL",
+    /// The answer would not fit in a frame; the connection stays open.
+    AnswerTooLarge = "ANSWER_TOO_LARGE",
     /// An operating-system call failed inside the host.
     Internal = "INTERNAL",
 }

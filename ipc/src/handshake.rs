@@ -26,7 +26,9 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// panes (`StartParams.env`), and `watch` with its `pane_*` events.
 /// Revision 4: `attach_terminal` (the host drives a terminal the client
 /// passes), answered by `terminal_released`, and `NO_TERMINAL`.
-pub const PROTOCOL_REVISION: u32 = 4;
+/// Revision 5: `ScreenSnapshot.trimmed` (snapshots are kept within bounds
+/// whatever a program draws).
+pub const PROTOCOL_REVISION: u32 = 5;
 
 /// The revision a `Hello` or `Welcome` without one speaks.
 fn first_revision() -> u32 {

@@ -31,7 +31,26 @@ pub struct ScreenSnapshot {
     pub alternate_screen: bool,
     /// Input modes the process enabled.
     pub modes: InputModes,
+    /// Revision 5. Whether the snapshot was cut to fit its bounds
+    /// ([`MAX_SNAPSHOT_FORMATTED_LEN`], [`MAX_SNAPSHOT_TEXT_LEN`],
+    /// [`MAX_SNAPSHOT_TITLE_LEN`]): then `formatted` may draw the screen
+    /// without colours or attributes, or only its first rows, and `text`
+    /// and `title` may be cut. Only a screen drawn to be large (a big pane
+    /// with many colours and combining marks in every cell) comes to this.
+    #[serde(default)]
+    pub trimmed: bool,
 }
+
+/// The most bytes a snapshot's `formatted` holds: a 1000x250 screen of
+/// plain text fits many times over; one with a different true-colour pen
+/// in every cell does not, and is drawn without colours instead.
+pub const MAX_SNAPSHOT_FORMATTED_LEN: usize = 4 * 1024 * 1024;
+
+/// The most bytes a snapshot's `text` holds.
+pub const MAX_SNAPSHOT_TEXT_LEN: usize = 2 * 1024 * 1024;
+
+/// The most bytes a snapshot's `title` holds.
+pub const MAX_SNAPSHOT_TITLE_LEN: usize = 4 * 1024;
 
 impl ScreenSnapshot {
     /// The bytes that show this screen on a terminal of its size, whatever

@@ -181,6 +181,7 @@ fn snapshot() -> ScreenSnapshot {
         title: "t".into(),
         alternate_screen: true,
         modes: InputModes { bracketed_paste: true, mouse: false, application_keypad: true, application_cursor: false },
+        trimmed: false,
     }
 }
 

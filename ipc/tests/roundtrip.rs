@@ -13,6 +13,7 @@ fn snapshot() -> ScreenSnapshot {
         title: "t".into(),
         alternate_screen: false,
         modes: InputModes { bracketed_paste: true, ..InputModes::default() },
+        trimmed: false,
     }
 }
 

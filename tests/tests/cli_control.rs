@@ -288,8 +288,15 @@ fn a_second_host_refuses_to_start_on_a_socket_in_use() {
     let host = TestHost::start();
     let cli = Cli::for_host(&host);
 
+    // The same state directory: its lock refuses the second host.
     let outcome = cli.run(&["host"]);
     assert_ne!(outcome.code(), Some(0), "a second host started: {outcome:?}");
+    assert_eq!(outcome.code(), Some(1), "{outcome:?}");
+    assert!(outcome.stderr.contains("already uses the state directory"), "{outcome:?}");
+    assert!(outcome.stderr.contains(&host.socket.display().to_string()), "{outcome:?}");
+    // Another state directory, the same socket: the socket refuses it.
+    let elsewhere = Cli { state_dir: host.dir.path().join("state2"), ..Cli::for_host(&host) };
+    let outcome = elsewhere.run(&["host"]);
     assert_eq!(outcome.code(), Some(1), "{outcome:?}");
     assert!(outcome.stderr.contains("a host already listens"), "{outcome:?}");
     assert!(outcome.stderr.contains(&host.socket.display().to_string()), "{outcome:?}");

@@ -9,7 +9,6 @@ use anyhow::Context as _;
 use panehost_ipc::socket_path::check_private_dir;
 use panehost_ipc::{Encoding, ErrorCode, HostClaim};
 use std::ffi::OsString;
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -51,16 +50,18 @@ impl Context {
         })
     }
 
-    /// Points this command at the state directory's host when nothing
-    /// answers on its socket but the host that holds the state directory
-    /// (`panehost_ipc::host_claim`) answers on another: two shells that
-    /// work out different sockets (one with `XDG_RUNTIME_DIR`, one
+    /// Points this command at the state directory's host when there is no
+    /// socket where it looked but the host that holds the state directory
+    /// (`panehost_ipc::host_claim`) runs and listens on another: two shells
+    /// that work out different sockets (one with `XDG_RUNTIME_DIR`, one
     /// without) reach the same host instead of starting a second one,
     /// which the state directory's lock would refuse. Says so on standard
     /// error. The claimed socket's directory must pass the checks every
-    /// socket's does; the state directory must be private.
+    /// socket's does, and the state directory must be private; the
+    /// connection then makes the checks it always makes. Nothing is
+    /// connected to here: a host sees no extra connection.
     pub(crate) fn towards_state_dirs_host(mut self) -> Context {
-        if self.remote.is_some() || UnixStream::connect(&self.socket).is_ok() {
+        if self.remote.is_some() || self.socket.exists() {
             return self;
         }
         let uid = rustix::process::getuid().as_raw();
@@ -69,11 +70,12 @@ impl Context {
         }
         let Some(claim) = HostClaim::read(&self.state_dir) else { return self };
         let private = claim.socket.parent().is_some_and(|dir| check_private_dir(dir, uid).is_ok());
-        if claim.socket == self.socket || !private || UnixStream::connect(&claim.socket).is_err() {
+        let running = Path::new("/proc").join(claim.pid.to_string()).exists();
+        if claim.socket == self.socket || !private || !running || !claim.socket.exists() {
             return self;
         }
         eprintln!(
-            "note: no host answers on {}; the host of the state directory {} (pid {}) listens on {}, so this \
+            "note: there is no host at {}; the host of the state directory {} (pid {}) listens on {}, so this \
              command uses it",
             self.socket.display(),
             self.state_dir.display(),

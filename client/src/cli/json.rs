@@ -67,6 +67,7 @@ mod tests {
             title: "sh".into(),
             alternate_screen: false,
             modes: InputModes::default(),
+            trimmed: false,
         }
     }
 

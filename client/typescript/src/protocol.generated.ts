@@ -1,7 +1,7 @@
 /**
  * The raw JSON messages of the protocol, as the host writes and reads
  * them: one type per `$defs` entry of docs/protocol.schema.json,
- * "panehost protocol 1, revision 4: the JSON encoding".
+ * "panehost protocol 1, revision 5: the JSON encoding".
  * `wire.ts` turns them into the types of `types.ts`.
  *
  * Generated from the schema by `npm run generate:protocol`
@@ -1023,6 +1023,15 @@ export interface ScreenSnapshot {
    * The window title the process set, or empty.
    */
   title: string;
+  /**
+   * Revision 5. Whether the snapshot was cut to fit its bounds
+   * ([`MAX_SNAPSHOT_FORMATTED_LEN`], [`MAX_SNAPSHOT_TEXT_LEN`],
+   * [`MAX_SNAPSHOT_TITLE_LEN`]): then `formatted` may draw the screen
+   * without colours or attributes, or only its first rows, and `text`
+   * and `title` may be cut. Only a screen drawn to be large (a big pane
+   * with many colours and combining marks in every cell) comes to this.
+   */
+  trimmed?: boolean;
 }
 
 /**

@@ -172,6 +172,7 @@ export function screenSnapshot(raw: Raw.ScreenSnapshot): ScreenSnapshot {
       application_keypad: raw.modes.application_keypad,
       application_cursor: raw.modes.application_cursor,
     },
+    trimmed: raw.trimmed ?? false,
   };
 }
 

@@ -14,6 +14,7 @@ function snapshot(offset: number): ScreenSnapshot {
     title: "",
     alternate_screen: false,
     modes: { bracketed_paste: false, mouse: false, application_keypad: false, application_cursor: false },
+    trimmed: false,
   };
 }
 

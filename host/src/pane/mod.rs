@@ -31,6 +31,7 @@ mod screen_follower;
 pub mod scroll_shortcut;
 mod session_capture;
 mod signals;
+mod snapshot_bounds;
 mod terminal_io;
 mod terminal_model;
 mod turn;

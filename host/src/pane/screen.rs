@@ -4,6 +4,7 @@ use crate::limits;
 use panehost_ipc::{ByteBuf, Cursor, InputModes, ScreenSnapshot, Size};
 
 use super::scroll_shortcut::ScrollShortcut;
+use super::snapshot_bounds;
 use super::turn::TerminalNotice;
 
 /// Records what the vt100 callbacks report: the title, and terminal
@@ -407,23 +408,22 @@ fn blank_snapshot(size: Size, offset: u64) -> ScreenSnapshot {
         title: String::new(),
         alternate_screen: false,
         modes: InputModes::default(),
+        trimmed: false,
     }
 }
 
 /// The screen a model shows, at output offset `parsed`.
 fn describe(model: &mut vt100::Parser<ScreenCallbacks>, parsed: u64) -> ScreenSnapshot {
-    let title = model.callbacks().title.clone();
+    let (title, title_cut) = snapshot_bounds::title(model.callbacks().title.clone());
     let screen = model.screen();
     let (rows, cols) = screen.size();
     let (cursor_row, cursor_col) = screen.cursor_position();
-    let mut formatted = screen.state_formatted();
-    if !title.is_empty() {
-        formatted.extend_from_slice(format!("\x1b]2;{title}\x07").as_bytes());
-    }
+    let (formatted, formatted_cut) = snapshot_bounds::formatted(screen, &title);
+    let (text, text_cut) = snapshot_bounds::text(screen.contents());
     ScreenSnapshot {
         offset: parsed,
         size: Size { cols, rows },
-        text: screen.contents(),
+        text,
         formatted: ByteBuf(formatted),
         cursor: Cursor { row: cursor_row, col: cursor_col, visible: !screen.hide_cursor() },
         title,
@@ -434,6 +434,7 @@ fn describe(model: &mut vt100::Parser<ScreenCallbacks>, parsed: u64) -> ScreenSn
             application_keypad: screen.application_keypad(),
             application_cursor: screen.application_cursor(),
         },
+        trimmed: title_cut || formatted_cut || text_cut,
     }
 }
 

@@ -77,6 +77,12 @@ pub fn run(config: HostConfig) -> anyhow::Result<()> {
 }
 
 async fn serve(config: HostConfig) -> anyhow::Result<()> {
+    // Before the socket exists: a client that stops the host the moment
+    // it answers must find its handlers in place (the default action
+    // would end the host without closing its panes).
+    let mut terminate = signal(SignalKind::terminate()).context("SIGTERM handler")?;
+    let mut interrupt = signal(SignalKind::interrupt()).context("SIGINT handler")?;
+    let mut hand_over = signal(SignalKind::quit()).context("SIGQUIT handler")?;
     let uid = rustix::process::geteuid().as_raw();
     let socket_dir = config.socket.parent().context("the socket path has no directory")?;
     ensure_private_dir(socket_dir, uid).context("socket directory")?;
@@ -129,9 +135,6 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         })
     };
     let trimmer = tokio::spawn(memory_trim::run());
-    let mut terminate = signal(SignalKind::terminate()).context("SIGTERM handler")?;
-    let mut interrupt = signal(SignalKind::interrupt()).context("SIGINT handler")?;
-    let mut hand_over = signal(SignalKind::quit()).context("SIGQUIT handler")?;
     // Connections are accepted on a worker, not on the thread that runs
     // this function: a connection's task then starts on the thread that
     // accepted it, with no other thread to wake.

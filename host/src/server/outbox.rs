@@ -11,7 +11,7 @@
 
 use bytes::Bytes;
 use futures_util::{Sink, SinkExt};
-use panehost_ipc::{encode, Encoding, ErrorBody, Event, Response, ServerMessage};
+use panehost_ipc::{encode, Encoding, ErrorBody, ErrorCode, Event, Response, ServerMessage, MAX_SERVER_FRAME_LEN};
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -63,6 +63,15 @@ impl Outbox {
 
     async fn send(&self, message: &ServerMessage) -> bool {
         let frame = match encode(self.encoding, message) {
+            Ok(frame) if frame.len() > MAX_SERVER_FRAME_LEN => match too_large(message, frame.len()) {
+                // An answer that cannot be sent is answered with an error;
+                // the connection goes on.
+                Some(error) => match encode(self.encoding, &error) {
+                    Ok(frame) => Bytes::from(frame),
+                    Err(_) => return false,
+                },
+                None => return true,
+            },
             Ok(frame) => Bytes::from(frame),
             Err(err) => {
                 tracing::error!(%err, "cannot encode a server message");
@@ -71,5 +80,63 @@ impl Outbox {
         };
         // `send` writes the frame and flushes it to the socket.
         self.sink.lock().await.send(frame).await.is_ok()
+    }
+}
+
+/// What is sent in place of `message`, whose frame of `len` bytes is over
+/// the frame limit: for an answer, `ANSWER_TOO_LARGE` with its id; for an
+/// event, nothing (no event the host makes comes near the limit: output
+/// events are at most 32 KiB and snapshots are bounded), logged as the
+/// defect it would be.
+fn too_large(message: &ServerMessage, len: usize) -> Option<ServerMessage> {
+    let id = match message {
+        ServerMessage::Response { id, .. } => Some(*id),
+        ServerMessage::Error { id, .. } => *id,
+        ServerMessage::Event { subscription, .. } => {
+            tracing::error!(subscription, len, "an event over the frame limit is not sent");
+            return None;
+        }
+    };
+    tracing::error!(?id, len, "an answer over the frame limit is answered ANSWER_TOO_LARGE");
+    let message = format!("the answer is {len} bytes, over the frame limit of {MAX_SERVER_FRAME_LEN} bytes");
+    Some(ServerMessage::Error { id, error: ErrorBody::new(ErrorCode::AnswerTooLarge, message) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use panehost_ipc::{decode, PaneHistory, PaneId};
+
+    /// An outbox whose frames land in a list.
+    fn outbox(encoding: Encoding) -> (Outbox, Arc<std::sync::Mutex<Vec<Bytes>>>) {
+        let frames = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = futures_util::sink::unfold(Arc::clone(&frames), |frames, frame: Bytes| async move {
+            frames.lock().unwrap().push(frame);
+            Ok::<_, io::Error>(frames)
+        });
+        (Outbox::new(encoding, Box::pin(sink)), frames)
+    }
+
+    #[tokio::test]
+    async fn an_answer_over_the_frame_limit_is_answered_with_an_error_and_the_connection_goes_on() {
+        for encoding in [Encoding::Json, Encoding::Bincode] {
+            let (outbox, frames) = outbox(encoding);
+            let history = PaneHistory {
+                pane: PaneId::from("p00000001"),
+                from: 0,
+                to: 1,
+                text: "x".repeat(MAX_SERVER_FRAME_LEN),
+                truncated: false,
+            };
+            assert!(outbox.response(7, Response::History(history)).await, "the connection goes on");
+            assert!(outbox.response(8, Response::Notified {}).await);
+            let frames = frames.lock().unwrap();
+            let first: ServerMessage = decode(encoding, &frames[0]).unwrap();
+            assert!(
+                matches!(&first, ServerMessage::Error { id: Some(7), error } if error.code == ErrorCode::AnswerTooLarge.as_str()),
+                "{first:?}"
+            );
+            assert!(matches!(decode(encoding, &frames[1]).unwrap(), ServerMessage::Response { id: 8, .. }));
+        }
     }
 }

@@ -172,7 +172,7 @@ impl RecordStore {
 
     /// Reads and checks one record file.
     fn read_record(&self, path: &Path) -> Result<PaneRecord, String> {
-        let bytes = self.files.read_bounded(path, limits::MAX_RECORD_BYTES).map_err(|err| err.to_string())?;
+        let bytes = self.files.read_bounded(path, limits::MAX_OVERSIZED_RECORD_BYTES).map_err(|err| err.to_string())?;
         let (record, repairs) = PaneRecord::from_bytes(&bytes, &self.keepers_dir())?;
         if self.path(&record.id) != path {
             return Err(format!("it names pane {}", record.id));
@@ -191,10 +191,22 @@ impl PaneRecord {
     ///
     /// # Errors
     /// A sentence saying what is wrong.
+    /// A record over [`limits::MAX_RECORD_BYTES`] (an earlier host's, whose
+    /// saved screens had no bound) is read without its saved screen.
     pub fn from_bytes(bytes: &[u8], keepers_dir: &Path) -> Result<(PaneRecord, Vec<String>), String> {
-        let mut record = serde_json::from_slice::<PaneRecord>(bytes).map_err(|err| err.to_string())?;
+        let mut repairs = Vec::new();
+        let mut record = if bytes.len() as u64 <= limits::MAX_RECORD_BYTES {
+            serde_json::from_slice::<PaneRecord>(bytes).map_err(|err| err.to_string())?
+        } else {
+            let mut value = serde_json::from_slice::<serde_json::Value>(bytes).map_err(|err| err.to_string())?;
+            if let Some(fields) = value.as_object_mut() {
+                fields.remove("screen");
+            }
+            repairs.push(format!("its saved screen is left out: the record is {} bytes", bytes.len()));
+            serde_json::from_value::<PaneRecord>(value).map_err(|err| err.to_string())?
+        };
         record.check(keepers_dir)?;
-        let repairs = record.repair();
+        repairs.extend(record.repair());
         Ok((record, repairs))
     }
 
@@ -357,7 +369,7 @@ mod tests {
         write(&store, &good(&store, "pzzzzzzzz"));
         std::fs::File::create(store.files.dir().join("p20000004.json"))
             .unwrap()
-            .set_len(limits::MAX_RECORD_BYTES + 1)
+            .set_len(limits::MAX_OVERSIZED_RECORD_BYTES + 1)
             .unwrap();
         std::os::unix::fs::symlink("/etc/passwd", store.files.dir().join("p20000005.json")).unwrap();
 
@@ -400,6 +412,21 @@ mod tests {
         assert!(refused.is_empty(), "{refused:?}");
         assert_eq!(records[0].size, Size { cols: 1000, rows: 250 });
         assert_eq!(records[0].start.size, Some(Size { cols: 2, rows: 5 }));
+    }
+
+    #[test]
+    fn a_record_too_big_for_its_screen_is_read_without_it() {
+        // An earlier host saved screens without a bound.
+        let state = tempfile::tempdir().unwrap();
+        let store = RecordStore::open(state.path()).unwrap();
+        let mut record = good(&store, "p0000000c");
+        let screen = vec![b'x'; limits::MAX_RECORD_BYTES as usize];
+        record.screen = Some(RecordedScreen { offset: 0, formatted: panehost_ipc::ByteBuf(screen) });
+        write(&store, &record);
+        let (records, refused) = store.load_all();
+        assert!(refused.is_empty(), "{refused:?}");
+        record.screen = None;
+        assert_eq!(records, vec![record]);
     }
 
     #[test]

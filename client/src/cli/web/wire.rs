@@ -123,6 +123,7 @@ mod tests {
             title: "sh".into(),
             alternate_screen: false,
             modes: InputModes::default(),
+            trimmed: false,
         }
     }
 

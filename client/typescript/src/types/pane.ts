@@ -139,6 +139,12 @@ export interface ScreenSnapshot {
   alternate_screen: boolean;
   /** Input modes the process enabled. */
   modes: InputModes;
+  /**
+   * Whether the snapshot was cut to its bounds (revision 5): `formatted`
+   * may then draw the screen without colours, or only its first rows, and
+   * `text` and `title` may be cut. `false` from a host before revision 5.
+   */
+  trimmed: boolean;
 }
 
 /** A pane with its current screen: the answer to `inspect`. */
