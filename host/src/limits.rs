@@ -192,6 +192,10 @@ pub(crate) const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
 /// its program redraws at the restore's resize nudge.
 pub(crate) const MAX_OVERSIZED_RECORD_BYTES: u64 = 64 * 1024 * 1024;
 
+/// The largest ring a restarted host maps from the file the last host
+/// left (its capacity is the file's; the default is 4 MiB).
+pub(crate) const MAX_REOPENED_RING_BYTES: usize = 1024 * 1024 * 1024;
+
 /// The largest offset or generation a record may hold: far beyond what any
 /// pane reaches (2^62 bytes of output), and far enough from `u64::MAX`
 /// that adding a reservation step or one more generation cannot overflow.

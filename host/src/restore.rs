@@ -37,6 +37,9 @@ pub(crate) async fn restore_panes(host: Arc<HostState>) {
         tracing::error!("reading the pane records failed; no pane is restored");
         return;
     };
+    let kept: HashSet<_> = records.iter().map(|record| record.id.clone()).collect();
+    let store = host.records.clone();
+    let _ = tokio::task::spawn_blocking(move || store.remove_stray_rings(&kept)).await;
     let recorded: HashSet<std::path::PathBuf> = records.iter().map(|record| record.keeper_socket.clone()).collect();
     let sockets = host.keepers.sockets_dir().to_path_buf();
     let undone = tokio::task::spawn_blocking(move || undo_unfinished_starts(&sockets, &recorded)).await;

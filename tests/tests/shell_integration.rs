@@ -191,3 +191,30 @@ fn a_shell_is_idle_once_it_draws_its_first_prompt() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+/// A pane between turns comes back `idle` after its host is killed and
+/// restarted, not `unknown`.
+#[test]
+fn an_idle_pane_comes_back_idle_after_a_killed_host() {
+    let mut host = bash_host();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    let report = ask(&mut conn, &pane, "echo done-$((1+1))");
+    assert_eq!(report.exit_code, Some(0));
+    let record = host.state_dir.join("panes").join(format!("{pane}.json"));
+    wait_for("the record to say idle", || {
+        let text = std::fs::read_to_string(&record).map_err(|err| err.to_string())?;
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(|err| err.to_string())?;
+        (value["activity"] == "idle").then_some(()).ok_or(value["activity"].to_string())
+    });
+    drop(conn);
+    host.kill_hard();
+    host.restart();
+    let mut conn = host.connect(Encoding::Json);
+    let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+    assert_eq!((detail.pane.restored_by.as_str(), detail.pane.activity.as_str()), ("keeper", "idle"));
+    // And it takes the next turn as before.
+    assert_eq!(ask(&mut conn, &pane, "(exit 4)").exit_code, Some(4));
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

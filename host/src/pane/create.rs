@@ -10,6 +10,7 @@ use super::news::NewsOutlet;
 use super::output::PaneOutput;
 use super::output_tap::OutputTaps;
 use super::progress::{Progress, ProgressCell};
+use super::ring::OutputRing;
 use super::screen::TerminalScreen;
 use super::session_capture::SessionCapture;
 use super::terminal_model::TerminalModel;
@@ -18,7 +19,7 @@ use super::{
     exit, launch_files, quiet_watch, reader, recorder, screen_follower, Launch, Pane, PaneInfo, PaneLimits,
     PaneServices,
 };
-use crate::limits::RESERVE_STEP;
+use crate::limits::{MAX_REOPENED_RING_BYTES, RESERVE_STEP};
 use crate::store::records::{PaneRecord, RecordStore, RecordedScreen, RECORD_VERSION};
 use panehost_adapters::completion::HookInjection;
 use panehost_adapters::descriptor::ReferenceCapture;
@@ -92,6 +93,7 @@ impl Pane {
         let behaviour = Behaviour { process_started: Some(SystemTime::now()), ..Behaviour::of(&plan) };
         let keepers = Arc::clone(keepers);
         let store = records.clone();
+        let ring_bytes = pane_limits.ring_bytes;
         // One trip off the async workers for all of a start's blocking
         // work: each trip there and back costs a wake-up of another thread.
         let (handover, beginning) = crate::blocking::run(move || {
@@ -115,11 +117,13 @@ impl Pane {
                 screen: None,
                 exit: None,
                 open_turn: None,
+                activity: None,
             };
             // A new process: its offsets continue from the reservation (a
             // new generation, whose offsets no client compares with the
-            // old ones).
-            let beginning = Beginning::new(record, reserved_offset, &store);
+            // old ones), in a new ring.
+            let ring = OutputRing::create(Some(&store.ring_path(&record.id)), ring_bytes, reserved_offset)?;
+            let beginning = Beginning::new(record, ring, &store);
             // A host that restarts finds the pane from here on; the disk
             // has it a moment later (a start does not wait for it: a
             // machine that loses power in between comes back without the
@@ -135,16 +139,20 @@ impl Pane {
     }
 
     /// Takes back a pane whose keeper survived a host restart: same id,
-    /// generation and pid; offsets continue from the exact end its end
-    /// marker holds when the pane was quiet (no gap), else from the
-    /// record's reservation; the screen starts from the recorded one, and
-    /// a turn open in the record is open again.
+    /// generation and pid; the ring the last host left, with every byte it
+    /// had read at its offset, so offsets continue exactly where they ended
+    /// (without that ring: from the exact end its end marker holds when
+    /// the pane was quiet, else from the record's reservation); the screen
+    /// starts from the recorded one, brought up to the end through what
+    /// the ring holds after it, and a turn open in the record is open
+    /// again.
     ///
     /// # Errors
     /// Fails when the keeper does not answer.
     pub async fn adopt(record: PaneRecord, behaviour: Behaviour, services: PaneServices<'_>) -> io::Result<Arc<Pane>> {
         let PaneServices { records, limits: pane_limits, .. } = services;
         let store = records.clone();
+        let ring_bytes = pane_limits.ring_bytes;
         let (handover, beginning) = crate::blocking::run(move || {
             let handover = keeper::connect(&record.keeper_socket)?;
             if handover.pid != record.pid {
@@ -153,8 +161,16 @@ impl Pane {
                     handover.pid, record.pid
                 )));
             }
-            let base = exact_end(&record, &store).unwrap_or(record.reserved_offset);
-            Ok((handover, Beginning::new(record, base, &store)))
+            let ring_path = store.ring_path(&record.id);
+            let ring = match OutputRing::reopen(&ring_path, MAX_REOPENED_RING_BYTES, record.reserved_offset) {
+                Some(ring) => ring,
+                None => {
+                    tracing::info!(pane = %record.id, "no ring left by the last host; offsets continue after a gap");
+                    let base = exact_end(&record, &store).unwrap_or(record.reserved_offset);
+                    OutputRing::create(Some(&ring_path), ring_bytes, base)?
+                }
+            };
+            Ok((handover, Beginning::new(record, ring, &store)))
         })
         .await?;
         // The record is written once the pane is assembled: with the turn
@@ -172,11 +188,12 @@ impl Pane {
         restored_by: &'static str,
         first_record: FirstRecord,
     ) -> io::Result<Arc<Pane>> {
-        let Beginning { mut record, base, screen, first_screen, end_marker } = beginning;
+        let Beginning { mut record, ring, screen, first_screen, end_marker } = beginning;
+        let base = ring.end();
         let start_snapshot = (restored_by == "keeper").then_some(first_screen);
         let mut turns = TurnTracker::new(behaviour.completion, behaviour.hook_injection);
         if restored_by == "keeper" {
-            turns.taken_back();
+            turns.taken_back(record.activity.as_deref());
         }
         let ready_for_input = turns.ready_for_input();
         let reopened = match (restored_by, record.open_turn.take()) {
@@ -219,7 +236,7 @@ impl Pane {
                 _ => None,
             },
             turns: Mutex::new(turns),
-            output: PaneOutput::new(pane_limits.ring_bytes, base),
+            output: PaneOutput::new(ring),
             output_taps: OutputTaps::default(),
             model: TerminalModel::new(screen, pane_limits.screen_sleep_after, start_snapshot),
             progress: ProgressCell::new(Progress::new(base, record.size, ready_for_input)),
@@ -254,31 +271,47 @@ impl Pane {
 }
 
 /// A pane as the host begins to serve it: its record (offsets reserved
-/// from `base`, the screen saved where they begin), its terminal screen and
-/// its end marker. Made off the async workers: the end marker is a file.
+/// from its ring's end, the screen saved there), its ring, its terminal
+/// screen and its end marker. Made off the async workers: the ring and the
+/// end marker are files.
 struct Beginning {
     record: PaneRecord,
-    /// Where this host's offsets for the pane begin.
-    base: u64,
+    /// The output so far (empty for a new process); this host's offsets
+    /// go on from its end.
+    ring: OutputRing,
     screen: TerminalScreen,
-    /// The screen at `base`.
+    /// The screen at the ring's end.
     first_screen: ScreenSnapshot,
     end_marker: EndMarker,
 }
 
 impl Beginning {
-    /// Reserves offsets from `base`, makes the screen (redrawn from the
-    /// record's saved one, if any) and saves it in the record, and opens
-    /// the end marker ("open": nothing is settled yet).
-    fn new(mut record: PaneRecord, base: u64, records: &RecordStore) -> Beginning {
+    /// Reserves offsets from the ring's end, makes the screen there (the
+    /// record's saved one, if any, and what the ring holds after it) and
+    /// saves it in the record, and opens the end marker ("open": nothing
+    /// is settled yet).
+    fn new(mut record: PaneRecord, ring: OutputRing, records: &RecordStore) -> Beginning {
+        let base = ring.end();
         record.reserved_offset = base + RESERVE_STEP;
-        let redraw = record.screen.as_ref().map_or(&[][..], |saved| saved.formatted.as_slice());
-        let mut screen = TerminalScreen::new(record.size, base, redraw);
+        let saved = record.screen.as_ref();
+        let redraw = saved.map_or(&[][..], |saved| saved.formatted.as_slice());
+        // The output after the saved screen, when the ring holds all of it
+        // (a host killed while output flowed saved the screen a moment
+        // before its end); else the saved screen stands for the end, and
+        // the restore's resize nudge has the program redraw it.
+        let after_saved = saved.and_then(|saved| ring.held_between(saved.offset, base));
+        let mut screen = match (&after_saved, saved) {
+            (Some(_), Some(saved)) => TerminalScreen::new(record.size, saved.offset, redraw),
+            _ => TerminalScreen::new(record.size, base, redraw),
+        };
+        if let Some(output) = &after_saved {
+            screen.process(output);
+        }
         // The record shows the screen where this host's offsets begin.
         let first_screen = screen.snapshot();
         record.screen = Some(RecordedScreen { offset: base, formatted: first_screen.formatted.clone() });
         let end_marker = EndMarker::create(&records.end_marker_path(&record.id));
-        Beginning { record, base, screen, first_screen, end_marker }
+        Beginning { record, ring, screen, first_screen, end_marker }
     }
 }
 

@@ -148,20 +148,27 @@ impl Pane {
 
     /// A copy of the pane's record, with the turn open now.
     pub fn record(&self) -> PaneRecord {
-        let open_turn = lock(&self.turns).open_turn();
+        let (open_turn, activity) = {
+            let turns = lock(&self.turns);
+            (turns.open_turn(), turns.activity())
+        };
         let mut record = self.durable.copy();
         record.open_turn = open_turn.map(|(offset, submitted)| RecordedTurn { offset, submitted });
+        record.activity = Some(activity.to_owned());
         record
     }
 
-    /// The reader is about to take bytes from the PTY (the end marker says
-    /// "open" from now on).
-    pub(super) fn reading_begins(&self) {
+    /// The reader is about to take at most `bytes` from the PTY (the end
+    /// marker says "open" from now on, and the ring how many bytes a host
+    /// killed before they are in it would lose).
+    pub(super) fn reading_begins(&self, bytes: usize) {
         self.durable.reading_begins();
+        self.output.set_reading(bytes);
     }
 
     /// What the reader took is in the ring, or there was nothing.
     pub(super) fn reading_ends(&self) {
+        self.output.set_reading(0);
         self.durable.reading_ends();
     }
 

@@ -26,6 +26,7 @@ mod reader;
 mod recorder;
 mod reference_capture;
 mod ring;
+mod ring_file;
 pub mod screen;
 mod screen_follower;
 pub mod scroll_shortcut;

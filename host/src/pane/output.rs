@@ -48,11 +48,8 @@ pub(super) enum SleepCheck {
 }
 
 impl PaneOutput {
-    /// An empty output holding at most `ring_bytes`, whose offsets begin at
-    /// `base`.
-    pub(super) fn new(ring_bytes: usize, base: u64) -> Self {
-        let mut ring = OutputRing::new(ring_bytes);
-        ring.skip_to(base);
+    /// The output `ring` holds (empty, or what a killed host left).
+    pub(super) fn new(ring: OutputRing) -> Self {
         PaneOutput {
             capacity: ring.capacity(),
             state: Mutex::new(OutputState { ring, pending_resizes: VecDeque::new(), reader_done: false }),
@@ -80,10 +77,11 @@ impl PaneOutput {
         lock(&self.state).ring.held_between(from, to)
     }
 
-    /// Everything the ring holds, and the offset it starts at.
+    /// Everything the ring holds after its hole (if it has one), and the
+    /// offset it starts at.
     pub(super) fn held(&self) -> (u64, Vec<u8>) {
         let state = lock(&self.state);
-        let start = state.ring.start();
+        let start = state.ring.unbroken_start();
         (start, state.ring.held_between(start, state.ring.end()).unwrap_or_default())
     }
 
@@ -128,6 +126,13 @@ impl PaneOutput {
         Some(state.ring.end())
     }
 
+    /// The reader takes at most `bytes` from the PTY that are not in the
+    /// ring yet (0: it has none in hand). A host killed in between lost
+    /// them; the ring tells the next host how many there could be.
+    pub(super) fn set_reading(&self, bytes: usize) {
+        lock(&self.state).ring.set_reading(bytes);
+    }
+
     /// The reader has taken the last of the output.
     pub(super) fn finish_reading(&self) {
         lock(&self.state).reader_done = true;
@@ -165,7 +170,7 @@ mod tests {
 
     #[test]
     fn a_sleeping_models_origin_is_kept_until_it_wakes() {
-        let output = PaneOutput::new(8, 100);
+        let output = PaneOutput::new(OutputRing::create(None, 8, 100).unwrap());
         assert_eq!(output.append(b"abcd"), Some(104));
         assert_eq!(output.model_may_sleep(100, 103), SleepCheck::NotSettled, "not all parsed");
         assert_eq!(output.model_may_sleep(100, 104), SleepCheck::Asleep);
@@ -178,7 +183,7 @@ mod tests {
 
     #[test]
     fn the_model_stops_short_of_a_resize_and_takes_it_when_it_gets_there() {
-        let output = PaneOutput::new(64, 0);
+        let output = PaneOutput::new(OutputRing::create(None, 64, 0).unwrap());
         output.append(b"0123");
         output.push_resize(Size { cols: 10, rows: 2 });
         output.append(b"4567");

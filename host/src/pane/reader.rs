@@ -64,7 +64,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
             },
             _ = progress.until(|progress| progress.closed) => break,
         };
-        pane.reading_begins();
+        pane.reading_begins(buffer.bytes.len());
         let read = guard.try_io(|fd| rustix::io::read(fd.get_ref(), &mut buffer.bytes[..]).map_err(io::Error::from));
         if !matches!(read, Ok(Ok(n)) if n > 0) {
             pane.reading_ends();

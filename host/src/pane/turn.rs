@@ -132,9 +132,18 @@ impl TurnTracker {
 
     /// The pane was taken back from its keeper after a host restart: its
     /// shell drew its first prompt long ago (no new one comes until a
-    /// command ends).
-    pub(super) fn taken_back(&mut self) {
+    /// command ends), and a pane that was between turns (`recorded`
+    /// activity `idle` or `awaiting_input`) still is. A turn that was open
+    /// is opened again by [`reopen`](Self::reopen).
+    pub(super) fn taken_back(&mut self, recorded: Option<&str>) {
         self.ready = true;
+        if self.completion != CompletionSignal::Unobserved {
+            self.activity = match recorded {
+                Some(activity::IDLE) => activity::IDLE,
+                Some(activity::AWAITING_INPUT) => activity::AWAITING_INPUT,
+                _ => activity::UNKNOWN,
+            };
+        }
     }
 
     /// How completion is observed.
@@ -504,8 +513,12 @@ mod tests {
         // Other programs are ready from the start; so is a shell taken back.
         assert!(TurnTracker::new(CompletionSignal::Hook, hooks_of("claude")).ready_for_input());
         let mut taken_back = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
-        taken_back.taken_back();
+        taken_back.taken_back(Some("idle"));
         assert!(taken_back.ready_for_input());
+        assert_eq!(taken_back.activity(), activity::IDLE, "it was between turns");
+        let mut unsure = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+        unsure.taken_back(Some("busy"));
+        assert_eq!(unsure.activity(), activity::UNKNOWN, "a busy pane's turn is reopened, or nothing is known");
     }
 
     #[test]

@@ -82,7 +82,10 @@ impl SubscriptionTask {
                     Event::Output { offset, data: ByteBuf(data) }
                 }
                 RingRead::Behind { .. } => {
-                    let snapshot = self.pane.snapshot();
+                    // Behind this host's first offset (a hole a killed host
+                    // left): the screen where this host's output begins,
+                    // so the gap is only what is gone. Else the screen now.
+                    let snapshot = self.pane.start_snapshot_before(self.cursor).unwrap_or_else(|| self.pane.snapshot());
                     let skipped_from = self.cursor;
                     self.cursor = snapshot.offset;
                     Event::Resync { skipped_from, snapshot }

@@ -62,6 +62,11 @@ pub struct PaneRecord {
     /// The turn that was open when the record was saved, if one was.
     #[serde(default)]
     pub open_turn: Option<RecordedTurn>,
+    /// The pane's activity when the record was saved (`idle`, `busy`,
+    /// `awaiting_input` or `unknown`): a pane taken back between turns
+    /// comes back as it was, not `unknown`.
+    #[serde(default)]
+    pub activity: Option<String>,
 }
 
 /// A turn open when its pane's record was saved: a host restarted while it
@@ -117,6 +122,11 @@ impl RecordStore {
         self.files.path(id.as_str())
     }
 
+    /// Where the pane's output ring is kept (see `pane::ring_file`).
+    pub fn ring_path(&self, id: &PaneId) -> PathBuf {
+        self.files.dir().join(format!("{id}.ring"))
+    }
+
     /// Where the pane's end marker is (see `pane::end_marker`).
     pub fn end_marker_path(&self, id: &PaneId) -> PathBuf {
         self.files.dir().join(format!("{id}.end"))
@@ -146,7 +156,24 @@ impl RecordStore {
     pub fn remove(&self, id: &PaneId) {
         let _ = std::fs::remove_file(self.path(id));
         let _ = std::fs::remove_file(self.end_marker_path(id));
+        let _ = std::fs::remove_file(self.ring_path(id));
         let _ = std::fs::File::open(self.files.dir()).and_then(|dir| dir.sync_all());
+    }
+
+    /// Removes every ring file (`<id>.ring`) whose pane has no record in
+    /// `kept`: a start the last host did not finish, or a record moved
+    /// aside. Blocking.
+    pub fn remove_stray_rings(&self, kept: &std::collections::HashSet<PaneId>) {
+        let Ok(entries) = std::fs::read_dir(self.files.dir()) else { return };
+        for path in entries.flatten().map(|entry| entry.path()) {
+            if path.extension().and_then(|ext| ext.to_str()) != Some("ring") {
+                continue;
+            }
+            let id = path.file_stem().and_then(|stem| stem.to_str()).map(PaneId::from);
+            if id.is_none_or(|id| !kept.contains(&id)) {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
     }
 
     /// Every record, and every file that is not a valid record. A bad file
@@ -315,6 +342,7 @@ mod tests {
             screen: None,
             exit: None,
             open_turn: None,
+            activity: None,
         }
     }
 
