@@ -266,3 +266,30 @@ fn a_flood_in_small_reads_leaving_each_tail_is_cut_more_and_draws_the_same_scree
         whole_tails.spared()
     );
 }
+
+#[test]
+fn repeated_clears_draw_the_same_screen() {
+    let mut random = Random(0x5eed_c1ea);
+    for (rows, cols) in [(24, 80), (250, 100), (3, 7)] {
+        let mut pair = ShortcutPair::new(rows, cols);
+        for _ in 0..40 {
+            let lines = random.below(30);
+            let mut chunk = flood(&mut random, lines);
+            let clear: &[u8] = match random.below(4) {
+                0 => b"\x1b[2J",
+                1 => b"\x1b[H\x1b[2J",
+                2 => b"\x1b[H\x1b[2J\x1b[3J",
+                _ => b"\x1b[44m\x1b[2J",
+            };
+            let repeats = random.below(50);
+            for _ in 0..repeats {
+                chunk.extend_from_slice(clear);
+            }
+            chunk.extend_from_slice(b"\x1b[5;5Hafter");
+            for piece in chunks(&chunk, &mut random, 700) {
+                pair.feed(&piece);
+            }
+        }
+        assert!(pair.spared() > 0, "repeated clears were spared");
+    }
+}

@@ -34,6 +34,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 let (now_parsed, taken, notices, model_resets) = {
                     let mut screen = pane.awake_screen();
                     let taken = screen.process_leaving_tail(&data, may_leave_tail);
+                    pane.model.note_title(&screen);
                     (screen.parsed(), taken, screen.take_notices(), screen.resets())
                 };
                 pane.model.publish_parsed(now_parsed);

@@ -32,12 +32,40 @@
 //! until a CSI sequence ends, and a scroll region is forgotten only when a
 //! sequence resets it to the whole screen. Output that uses neither is cut
 //! as it comes; output that does is parsed byte for byte, as before.
+//!
+//! Clears that follow one another are spared too: a screen clear
+//! (`ESC [ 2 J`, alone or after the cursor's `ESC [ H`, or followed by
+//! `ESC [ 3 J`) that comes right after the same clear, from the ground
+//! state, changes nothing (it moves no cursor, and the pen it clears with
+//! is the same), so only the first of a run of them is fed. On a 1000x250
+//! screen each clear rewrites 250,000 cells; a program that clears in a
+//! loop would otherwise hold the model for seconds per chunk.
 
 use memchr::{memchr, memrchr};
 
 /// Cuts that would spare fewer bytes are not made: the copy would cost
 /// about what parsing them does.
 const MIN_SPARED: usize = 512;
+
+/// The clears whose repeats change nothing, longest first (so that a run
+/// of the longer form is not read as one of its part).
+const CLEARS: [&[u8]; 3] = [b"\x1b[H\x1b[2J\x1b[3J", b"\x1b[H\x1b[2J", b"\x1b[2J"];
+
+/// Where the run of repeated clears starting at `at` ends, when at least
+/// two of the same clear start there: the model needs only the first.
+fn repeated_clears(data: &[u8], at: usize) -> Option<(usize, usize)> {
+    let rest = &data[at..];
+    CLEARS.iter().find_map(|clear| {
+        if rest.len() < 2 * clear.len() || !rest.starts_with(clear) || !rest[clear.len()..].starts_with(clear) {
+            return None;
+        }
+        let mut end = at + 2 * clear.len();
+        while data[end..].starts_with(clear) {
+            end += clear.len();
+        }
+        Some((at + clear.len(), end))
+    })
+}
 
 /// Parameters of a CSI sequence kept to understand it; one with more is
 /// not understood.
@@ -132,6 +160,16 @@ impl ScrollShortcut {
         let mut copied = 0;
         let mut at = 0;
         while at < data.len() {
+            if self.parse == Parse::Ground && data[at] == 0x1b {
+                if let Some((first_end, end)) = repeated_clears(data, at) {
+                    // The first clear is fed; those after it change nothing.
+                    shortened.extend_from_slice(&data[copied..first_end]);
+                    self.spared += (end - first_end) as u64;
+                    copied = end;
+                    at = end;
+                    continue;
+                }
+            }
             if self.parse == Parse::Ground {
                 let run = self.plain_run(data, at);
                 if let Some(cut) = self.cut(data, run.start, run.end, rows) {
@@ -411,6 +449,25 @@ fn resets_pen(sgr: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeated_clears_are_fed_once() {
+        assert_eq!(repeated_clears(b"\x1b[2J\x1b[2J\x1b[2Jx", 0), Some((4, 12)));
+        assert_eq!(repeated_clears(b"\x1b[H\x1b[2J\x1b[H\x1b[2J", 0), Some((7, 14)));
+        assert_eq!(repeated_clears(b"\x1b[2Jx\x1b[2J", 0), None, "something between");
+        assert_eq!(repeated_clears(b"\x1b[2J\x1b[2", 0), None, "a clear cut short");
+        assert_eq!(repeated_clears(b"\x1b[H\x1b[2J\x1b[2J", 0), None, "another clear");
+        let mut shortcut = ScrollShortcut::new();
+        let mut shortened = Vec::new();
+        let storm = b"\x1b[2J".repeat(1000);
+        let (fed, taken) = shortcut.shorten(&storm, 250, false, false, &mut shortened);
+        assert_eq!((fed, taken), (&b"\x1b[2J"[..], storm.len()));
+        assert_eq!(shortcut.spared(), (storm.len() - 4) as u64);
+        // Inside a sequence (the parser's state not ground), nothing is spared.
+        let mut unsure = ScrollShortcut::new();
+        let (fed, _) = unsure.shorten(b"\x1b]0;title", 24, false, false, &mut shortened);
+        assert_eq!(fed, b"\x1b]0;title");
+    }
 
     #[test]
     fn the_pen_replayed_starts_at_its_last_reset() {

@@ -6,7 +6,9 @@
 //! A quiet pane's model sleeps: it is dropped after the sleep delay and
 //! rebuilt from the ring when next used. Waking it reads the ring, so this
 //! type's screen lock may be held while [`PaneOutput`]'s is taken, never
-//! the reverse: the output knows nothing of the model.
+//! the reverse: the output knows nothing of the model. The title's lock
+//! is a leaf, taken under the screen's after a parse and alone by `list`,
+//! which so never waits for a parse in progress.
 
 use super::lock;
 use super::output::{PaneOutput, SleepCheck};
@@ -31,6 +33,9 @@ pub(super) struct TerminalModel {
     /// For a pane taken back after a restart: the screen where this host's
     /// offsets begin, while the ring still holds that offset.
     start_snapshot: Mutex<Option<ScreenSnapshot>>,
+    /// The window's title, as of the last chunk parsed: what `list` shows,
+    /// read without waiting for a parse in progress (a leaf lock).
+    title: Mutex<String>,
 }
 
 impl TerminalModel {
@@ -38,6 +43,7 @@ impl TerminalModel {
     pub(super) fn new(screen: TerminalScreen, sleep_after: Duration, start_snapshot: Option<ScreenSnapshot>) -> Self {
         TerminalModel {
             parsed: watch::Sender::new(screen.parsed()),
+            title: Mutex::new(screen.title().to_owned()),
             screen: Mutex::new(screen),
             sleep_after,
             follower_stopped: AtomicBool::new(false),
@@ -61,7 +67,16 @@ impl TerminalModel {
 
     /// The window's title (asleep or not: a sleeping model keeps it).
     pub(super) fn title(&self) -> String {
-        lock(&self.screen).title().to_owned()
+        lock(&self.title).clone()
+    }
+
+    /// Notes the title of `screen` (whose lock the caller holds) after a
+    /// parse, for [`title`](Self::title).
+    pub(super) fn note_title(&self, screen: &TerminalScreen) {
+        let mut title = lock(&self.title);
+        if *title != screen.title() {
+            screen.title().clone_into(&mut title);
+        }
     }
 
     /// How long until the model has been left alone for the sleep delay
