@@ -109,6 +109,9 @@ pub(crate) const HOOK_SETTLE_LIMIT: Duration = Duration::from_secs(3);
 /// A runtime that loses early input gets it once the pane has shown output
 /// and been quiet this long.
 pub(crate) const READY_QUIET: Duration = Duration::from_millis(500);
+/// How long an interrupt at a shell's idle prompt waits for the prompt to
+/// be drawn again (its mark), before it answers.
+pub(crate) const PROMPT_REDRAW_WAIT: Duration = Duration::from_millis(1000);
 /// How long a send waits for such a runtime to be ready.
 pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long `ask` waits for the end of a turn by default.

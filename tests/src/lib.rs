@@ -1,7 +1,8 @@
 //! What the test binaries and the end-to-end tests share: a socket proxy
-//! whose connections can be cut, ending a child process by its pid, and
-//! what `/proc` says about a process.
+//! whose connections can be cut, ending a child process by its pid, what
+//! `/proc` says about a process, and a seeded random number generator.
 
 pub mod child_process;
 pub mod procfs;
 pub mod proxy;
+pub mod rng;

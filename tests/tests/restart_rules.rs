@@ -383,7 +383,7 @@ fn a_follower_sees_every_line_once_across_three_killed_hosts() {
     let pane = conn.start(start_params("shell", &["sh", "-c", script])).id;
     let mut subscription = conn.subscribe(&pane, Some(0)).subscription;
     let mut seen = Numbered::default();
-    let mut follow = |conn: &mut Connection, subscription: u64, seen: &mut Numbered, until: u64| {
+    let follow = |conn: &mut Connection, subscription: u64, seen: &mut Numbered, until: u64| {
         while seen.last() < until {
             let (id, event) = conn.next_event();
             if id == subscription {

@@ -218,3 +218,75 @@ fn an_idle_pane_comes_back_idle_after_a_killed_host() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+/// An ask right after an interrupt at an idle prompt reaches bash whole:
+/// the interrupt waits for the prompt to be drawn again. Before, the
+/// next command lost its first byte to the line being reset
+/// ("bash: rintf: command not found"; found by the schedule explorer).
+#[test]
+fn an_ask_right_after_an_interrupt_at_the_prompt_arrives_whole() {
+    let host = bash_host();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    for round in 0..5 {
+        // Both at once, as a client that does not wait for the first.
+        conn.send(Request::Interrupt { pane: pane.clone(), terminate: false });
+        let text = format!("printf 'whole-%s\\n' {round}");
+        let asked = conn.send(Request::Ask { pane: pane.clone(), text, timeout_ms: Some(20_000) });
+        let report = loop {
+            let (id, answer) = conn.next_answer();
+            if id == asked {
+                match answer {
+                    Ok(Response::Answered(report)) => break report,
+                    other => panic!("{other:?}"),
+                }
+            }
+        };
+        assert_eq!(report.exit_code, Some(0), "{report:?}");
+        assert!(report.added_text.contains(&format!("whole-{round}")), "{report:?}");
+    }
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+/// An interrupt sent while bash still reads its startup file waits for
+/// its first prompt, as a submission does: the startup file (and its
+/// prompt marks) is not cut short, and the next ask is answered by its
+/// command's own mark. Before, every later ask waited for marks that
+/// never came (found by the schedule explorer).
+#[test]
+fn an_interrupt_right_after_start_leaves_the_startup_file_whole() {
+    let host = bash_host();
+    std::fs::write(host.home.join(".bashrc"), "sleep 0.3\nPS1='ready> '\n").unwrap();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    conn.ok(Request::Interrupt { pane: pane.clone(), terminate: false });
+    let report = ask(&mut conn, &pane, "(exit 6)");
+    assert_eq!((report.source.as_str(), report.exit_code), ("shell_integration", Some(6)), "{report:?}");
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+/// After a killed host, an ask is answered by its own command's mark,
+/// not by the mark of the command before it, which the killed host had
+/// read but not yet saved (found by the schedule explorer: the next ask
+/// was answered at once with the last command's status).
+#[test]
+fn after_a_killed_host_an_ask_is_answered_by_its_own_command() {
+    let mut host = bash_host();
+    for round in 0..3 {
+        let mut conn = host.connect(Encoding::Json);
+        let pane = conn.start(start_params("shell", &[])).id;
+        assert_eq!(ask(&mut conn, &pane, "(exit 4)").exit_code, Some(4));
+        // Killed at once, before the end of that turn is saved.
+        drop(conn);
+        host.kill_hard();
+        host.restart();
+        let mut conn = host.connect(Encoding::Json);
+        let report = ask(&mut conn, &pane, &format!("echo own-$((10+{round}))"));
+        assert_eq!(report.exit_code, Some(0), "round {round}: {report:?}");
+        assert!(report.added_text.contains(&format!("own-{}", 10 + round)), "round {round}: {report:?}");
+        conn.ok(Request::Close { pane });
+    }
+    host.stop();
+}

@@ -106,7 +106,29 @@ async fn wait_until_ready(pane: &Pane) {
         }
     };
     if tokio::time::timeout(READY_TIMEOUT, ready).await.is_err() {
-        tracing::warn!(pane = %pane.info().id, "not quiet within the readiness timeout; sending anyway");
+        tracing::warn!(pane = %pane.info().id, "not ready within the readiness timeout; sending anyway");
+        // A shell whose marks never came (its startup file interrupted or
+        // replaced them) is not waited for again.
+        pane.give_up_waiting_for_ready();
+    }
+}
+
+/// Waits until a shell interrupted at its prompt has drawn the prompt
+/// again (a mark after the `prompts` it had drawn) and, when it had
+/// bracketed paste on (`pasting`), turned it back on: its line editor
+/// then reads again. Input sent before would lose its first byte to the
+/// line being reset.
+async fn prompt_redrawn(pane: &Pane, prompts: u64, pasting: bool) {
+    let mut progress = pane.progress();
+    let _ = progress.until(|state| state.prompts > prompts || state.over()).await;
+    if !pasting {
+        return;
+    }
+    let mut parsed = pane.parsed_offset();
+    while !pane.snapshot().modes.bracketed_paste && !pane.current_progress().over() {
+        if parsed.changed().await.is_err() {
+            return;
+        }
     }
 }
 
@@ -234,6 +256,12 @@ pub(crate) async fn handle_interrupt(
     terminate: bool,
 ) -> Result<Response, ErrorBody> {
     let id = &pane.info().id;
+    // Keys sent to a shell still reading its startup file would cut it
+    // short (its prompt marks with it): they wait for its first prompt,
+    // as a submission does.
+    if !pane.current_progress().ready_for_input {
+        wait_until_ready(&pane).await;
+    }
     let turn = place.wait().await;
     let began = Instant::now();
     let mut steps = Vec::new();
@@ -248,6 +276,8 @@ pub(crate) async fn handle_interrupt(
     }
     let was_busy = pane.busy();
     let first_seq = pane.current_progress().signals;
+    let prompts = pane.current_progress().prompts;
+    let pasting = pane.snapshot().modes.bracketed_paste;
     // What `terminate` ends: the program in the foreground now.
     let target = pane.foreground_group();
     let keys = pane.interrupt_keys().to_vec();
@@ -256,6 +286,11 @@ pub(crate) async fn handle_interrupt(
             tokio::time::sleep(limits::KEY_PRESS_GAP).await;
         }
         pane.write_input(&turn, &keys, limits::INPUT_TIMEOUT).await.map_err(|err| write_error(id, err))?;
+    }
+    if !was_busy && pane.completion() == CompletionSignal::ShellIntegration {
+        // Input behind this interrupt waits (its place in the line is
+        // held) until the shell reads again.
+        let _ = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT, prompt_redrawn(&pane, prompts, pasting)).await;
     }
     drop(turn);
     let presses = if pane.interrupt_presses() > 1 { format!(" x{}", pane.interrupt_presses()) } else { String::new() };

@@ -14,7 +14,7 @@ use super::ring::OutputRing;
 use super::screen::TerminalScreen;
 use super::session_capture::SessionCapture;
 use super::terminal_model::TerminalModel;
-use super::turn::TurnTracker;
+use super::turn::{TerminalNotice, TurnTracker};
 use super::{
     exit, launch_files, quiet_watch, reader, recorder, screen_follower, Launch, Pane, PaneInfo, PaneLimits,
     PaneServices,
@@ -188,7 +188,7 @@ impl Pane {
         restored_by: &'static str,
         first_record: FirstRecord,
     ) -> io::Result<Arc<Pane>> {
-        let Beginning { mut record, ring, screen, first_screen, end_marker } = beginning;
+        let Beginning { mut record, ring, screen, first_screen, caught_up, end_marker } = beginning;
         let base = ring.end();
         let start_snapshot = (restored_by == "keeper").then_some(first_screen);
         let mut turns = TurnTracker::new(behaviour.completion, behaviour.hook_injection);
@@ -198,6 +198,11 @@ impl Pane {
         let ready_for_input = turns.ready_for_input();
         let reopened = match (restored_by, record.open_turn.take()) {
             ("keeper", Some(turn)) => turns.reopen(base, turn.submitted.as_deref().unwrap_or("")),
+            _ => None,
+        };
+        // What the output after the saved screen says of the turn now.
+        let caught_up = match restored_by {
+            "keeper" => turns.caught_up(&caught_up, base),
             _ => None,
         };
         let io_fd = handover.master;
@@ -250,6 +255,7 @@ impl Pane {
             restored_by,
         });
         pane.publish(reopened);
+        pane.publish(caught_up);
         if first_record == FirstRecord::ToWrite {
             // As for a start: found by a host that restarts from here on,
             // on the disk a moment later.
@@ -282,6 +288,9 @@ struct Beginning {
     screen: TerminalScreen,
     /// The screen at the ring's end.
     first_screen: ScreenSnapshot,
+    /// The terminal notices in the output the ring held after the saved
+    /// screen (which the last host may not have acted on before it died).
+    caught_up: Vec<TerminalNotice>,
     end_marker: EndMarker,
 }
 
@@ -307,11 +316,14 @@ impl Beginning {
         if let Some(output) = &after_saved {
             screen.process(output);
         }
+        // Taken here, so that the follower's first chunk does not report
+        // them as its own.
+        let caught_up = screen.take_notices();
         // The record shows the screen where this host's offsets begin.
         let first_screen = screen.snapshot();
         record.screen = Some(RecordedScreen { offset: base, formatted: first_screen.formatted.clone() });
         let end_marker = EndMarker::create(&records.end_marker_path(&record.id));
-        Beginning { record, ring, screen, first_screen, end_marker }
+        Beginning { record, ring, screen, first_screen, caught_up, end_marker }
     }
 }
 

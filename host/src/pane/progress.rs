@@ -40,13 +40,16 @@ pub struct Progress {
     /// completion signal tells (a shell with prompt marks: once it drew
     /// its first prompt).
     pub ready_for_input: bool,
+    /// How many prompts a shell with prompt marks has drawn (its `D`
+    /// marks), so that a wait can see the next one.
+    pub prompts: u64,
 }
 
 impl Progress {
     /// A pane that has shown nothing yet, from offset `end`, ready to
     /// read a submission or not.
     pub fn new(end: u64, size: Size, ready_for_input: bool) -> Progress {
-        Progress { end, size, exit: None, closed: false, closing: false, signals: 0, ready_for_input }
+        Progress { end, size, exit: None, closed: false, closing: false, signals: 0, ready_for_input, prompts: 0 }
     }
 
     /// The process has exited or the pane is closed: nothing more happens.
@@ -115,6 +118,11 @@ impl ProgressCell {
     /// first time.
     pub(super) fn mark_ready_for_input(&self) {
         self.sender.send_if_modified(|progress| !std::mem::replace(&mut progress.ready_for_input, true));
+    }
+
+    /// A shell drew `count` more prompts.
+    pub(super) fn add_prompts(&self, count: u64) {
+        self.sender.send_modify(|progress| progress.prompts += count);
     }
 
     /// A close has begun; watchers wake only the first time.

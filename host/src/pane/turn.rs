@@ -179,6 +179,36 @@ impl TurnTracker {
         self.start(offset, source::RESTORED)
     }
 
+    /// A pane taken back after a restart, whose ring held output after the
+    /// saved screen with these `notices` in it, at offsets up to `offset`
+    /// (where this host's output begins): the last host may have died
+    /// before it acted on them, or before it saved what it did. For a
+    /// shell with prompt marks the last mark says how things stand now: a
+    /// command's end (`D`) means the shell is at its prompt (a turn open in
+    /// the record ends with that status); a command's start (`C`) means one
+    /// runs (a turn is open). Other notices are left alone: which turn a
+    /// notification belonged to cannot be told after the fact.
+    pub(super) fn caught_up(&mut self, notices: &[TerminalNotice], offset: u64) -> Option<TurnSignal> {
+        if self.completion != CompletionSignal::ShellIntegration {
+            return None;
+        }
+        let last = notices
+            .iter()
+            .rev()
+            .find(|notice| matches!(notice, TerminalNotice::CommandStarted | TerminalNotice::CommandFinished(_)))?;
+        match last {
+            TerminalNotice::CommandFinished(status) => {
+                if self.open.is_some() {
+                    return self.complete_with(offset, source::SHELL_INTEGRATION, Usage::unavailable(), *status);
+                }
+                self.activity = activity::IDLE;
+                None
+            }
+            _ if self.open.is_none() => self.start(offset, source::RESTORED),
+            _ => None,
+        }
+    }
+
     /// The host submitted input (`text`, empty when only keys): a turn
     /// starts (unless one is open; an answer to a question the CLI asked
     /// resumes the open one). Where completion is unobserved the start is
@@ -519,6 +549,34 @@ mod tests {
         let mut unsure = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
         unsure.taken_back(Some("busy"));
         assert_eq!(unsure.activity(), activity::UNKNOWN, "a busy pane's turn is reopened, or nothing is known");
+    }
+
+    #[test]
+    fn a_restored_shells_last_mark_says_whether_a_command_runs() {
+        use TerminalNotice::{CommandFinished, CommandStarted};
+        // A turn open in the record, whose command ended while no host ran.
+        let mut ended = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+        ended.taken_back(Some("busy"));
+        ended.reopen(100, "sleep 1; (exit 4)");
+        let done = ended.caught_up(&[CommandStarted, CommandFinished(Some(4))], 150).unwrap();
+        assert!(matches!(done.event, Event::TurnCompleted { exit_code: Some(4), offset: 150, .. }), "{done:?}");
+        assert_eq!((ended.busy(), ended.activity()), (false, activity::IDLE));
+        // A command that started after the record was last saved.
+        let mut running = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+        running.taken_back(Some("idle"));
+        let started = running.caught_up(&[CommandFinished(Some(0)), CommandStarted], 150).unwrap();
+        assert!(matches!(started.event, Event::TurnStarted { .. }));
+        assert!(running.busy());
+        // No mark after the saved screen: the record stands.
+        let mut quiet = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+        quiet.taken_back(Some("idle"));
+        assert!(quiet.caught_up(&[TerminalNotice::Bell], 10).is_none());
+        assert_eq!(quiet.activity(), activity::IDLE);
+        // Other runtimes' notices are not read after the fact.
+        let mut agent = TurnTracker::new(CompletionSignal::TerminalNotification, None);
+        agent.reopen(5, "hi");
+        assert!(agent.caught_up(&[TerminalNotice::Bell], 10).is_none());
+        assert!(agent.busy());
     }
 
     #[test]

@@ -48,6 +48,12 @@ impl Pane {
         self.publish(signal);
     }
 
+    /// Stops waiting for the program to show it is ready to read (a shell
+    /// whose prompt marks never came): submissions go ahead from now on.
+    pub fn give_up_waiting_for_ready(&self) {
+        self.progress.mark_ready_for_input();
+    }
+
     /// Records that the host submitted input (`text`, empty when only
     /// keys) as a turn.
     pub fn input_submitted(&self, text: &str) {
@@ -79,6 +85,10 @@ impl Pane {
     }
 
     pub(super) fn record_terminal_notices(self: &Arc<Self>, notices: &[TerminalNotice], offset: u64) {
+        let prompts = notices.iter().filter(|notice| matches!(notice, TerminalNotice::CommandFinished(_))).count();
+        if prompts > 0 && self.completion() == CompletionSignal::ShellIntegration {
+            self.progress.add_prompts(prompts as u64);
+        }
         for notice in notices {
             let (reported, ready) = {
                 let mut turns = lock(&self.turns);

@@ -5,9 +5,9 @@
 use crate::ledger::Verdict;
 use crate::link::Link;
 use crate::operations::{self, Operation, TaskState};
-use crate::rng::Rng;
 use crate::world::World;
 use panehost_client::ClientOptions;
+use panehost_tests::rng::Rng;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -7,11 +7,11 @@
 use crate::ledger::Verdict;
 use crate::link::{ErrorClass, Link};
 use crate::panes::{Life, PaneKind};
-use crate::rng::Rng;
 use crate::starts::{check_events_start, check_reconnect_start, CheckedStart};
 use crate::world::World;
 use panehost_client::{ClientOptions, EventStream};
 use panehost_ipc::{Event, PaneId};
+use panehost_tests::rng::Rng;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;

@@ -5,11 +5,11 @@
 use crate::ledger::Verdict;
 use crate::link::{ErrorClass, Link};
 use crate::panes::{Life, PaneEntry, PaneKind};
-use crate::rng::Rng;
 use crate::starts::{check_events_start, check_reconnect_start, describe};
 use crate::world::World;
 use panehost_client::{ClientError, EventStream};
 use panehost_ipc::{ErrorCode, Event, PaneId, PaneState, SendParams, Size, StreamStart};
+use panehost_tests::rng::Rng;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 

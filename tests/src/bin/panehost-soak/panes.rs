@@ -2,8 +2,8 @@
 //! (alive, being closed, closed), the kinds of pane it starts, and the
 //! ordering numbers that say which answers a belief must agree with.
 
-use crate::rng::Rng;
 use panehost_ipc::{PaneId, PaneState, PaneSummary, Size, StartParams};
+use panehost_tests::rng::Rng;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;

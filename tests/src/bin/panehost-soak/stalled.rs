@@ -6,9 +6,9 @@
 use crate::ledger::Verdict;
 use crate::panes::PaneKind;
 use crate::raw;
-use crate::rng::Rng;
 use crate::world::World;
 use panehost_ipc::{Encoding, Request};
+use panehost_tests::rng::Rng;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::UnixStream;

@@ -7,9 +7,9 @@
 
 use crate::ledger::Verdict;
 use crate::raw::{self, Read};
-use crate::rng::Rng;
 use crate::world::World;
 use panehost_ipc::{Encoding, HandshakeReply, Request, Response, ServerMessage, MAX_CLIENT_FRAME_LEN};
+use panehost_tests::rng::Rng;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::UnixStream;

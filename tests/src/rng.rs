@@ -1,5 +1,6 @@
-//! A small seeded random number generator (SplitMix64), so that a run can
-//! be described by its seed and every task draws from a stream of its own.
+//! A small seeded random number generator (SplitMix64), so that a run of
+//! the soak or the schedule explorer is described by its seed, the same
+//! seed gives the same run, and every task draws from a stream of its own.
 
 /// A SplitMix64 generator.
 #[derive(Debug, Clone)]
@@ -28,8 +29,7 @@ impl Rng {
 
     /// A number in `low..=high`.
     pub fn range(&mut self, low: u64, high: u64) -> u64 {
-        debug_assert!(low <= high);
-        let span = high - low;
+        let span = high.saturating_sub(low);
         if span == u64::MAX {
             return self.next_u64();
         }
@@ -41,9 +41,9 @@ impl Rng {
         self.range(0, 99) < percent
     }
 
-    /// An index into a slice of `len` elements (`len` > 0).
+    /// An index into a slice of `len` elements (0 when `len` is 0).
     pub fn index(&mut self, len: usize) -> usize {
-        self.range(0, len as u64 - 1) as usize
+        self.range(0, (len as u64).saturating_sub(1)) as usize
     }
 
     /// Picks an index by weight: index `i` with probability
