@@ -290,3 +290,25 @@ fn after_a_killed_host_an_ask_is_answered_by_its_own_command() {
     }
     host.stop();
 }
+
+/// A host killed while bash still reads its startup file: the next host
+/// takes the pane back not yet ready, and an ask waits for the first
+/// prompt as it would have (found by the schedule explorer, seed
+/// 11479829673547134055: answered with status 0 and the typed line twice).
+#[test]
+fn a_host_killed_before_the_first_prompt_leaves_the_next_ask_right() {
+    let mut host = bash_host();
+    std::fs::write(host.home.join(".bashrc"), "sleep 0.5\nPS1='ready> '\n").unwrap();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    drop(conn);
+    host.kill_hard();
+    host.restart();
+    let mut conn = host.connect(Encoding::Json);
+    let report = ask(&mut conn, &pane, "echo early-$((6*7)); (exit 5)");
+    assert_eq!((report.source.as_str(), report.exit_code), ("shell_integration", Some(5)), "{report:?}");
+    let lines: Vec<&str> = report.added_text.lines().collect();
+    assert_eq!(lines.iter().filter(|line| line.trim() == "early-42").count(), 1, "{report:?}");
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

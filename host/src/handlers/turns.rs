@@ -261,6 +261,9 @@ pub(crate) async fn handle_interrupt(
     // as a submission does.
     if !pane.current_progress().ready_for_input {
         wait_until_ready(&pane).await;
+        // Its first prompt mark comes before the prompt is drawn and the
+        // line editor reads: let the drawing settle too.
+        pane.wait_output_quiet(limits::SUBMIT_SETTLE, limits::SUBMIT_SETTLE_LIMIT).await;
     }
     let turn = place.wait().await;
     let began = Instant::now();

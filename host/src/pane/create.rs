@@ -117,7 +117,8 @@ impl Pane {
                 screen: None,
                 exit: None,
                 open_turn: None,
-                activity: None,
+                // Nothing is known yet (a shell has not drawn its prompt).
+                activity: Some(panehost_ipc::turn::activity::UNKNOWN.to_owned()),
             };
             // A new process: its offsets continue from the reservation (a
             // new generation, whose offsets no client compares with the
@@ -195,7 +196,6 @@ impl Pane {
         if restored_by == "keeper" {
             turns.taken_back(record.activity.as_deref());
         }
-        let ready_for_input = turns.ready_for_input();
         let reopened = match (restored_by, record.open_turn.take()) {
             ("keeper", Some(turn)) => turns.reopen(base, turn.submitted.as_deref().unwrap_or("")),
             _ => None,
@@ -205,6 +205,7 @@ impl Pane {
             "keeper" => turns.caught_up(&caught_up, base),
             _ => None,
         };
+        let ready_for_input = turns.ready_for_input();
         let io_fd = handover.master;
         set_nonblocking(&io_fd)?;
         handover.control.set_nonblocking(true)?;

@@ -64,7 +64,10 @@ pub(super) async fn run(pane: Arc<Pane>) {
             pane.set_recorded_screen(RecordedScreen { offset: screen_at, formatted: snapshot.formatted });
             pane.save_record().await;
             pane.record_saved_at(screen_at);
-            saved_end = Some(end);
+            // A screen saved while the model still lagged the output is
+            // saved again (at the next interval) until it shows all of it,
+            // even when no more output comes.
+            saved_end = Some(screen_at.min(end));
             saved_exit = exited;
             saved_signals = signals;
         }

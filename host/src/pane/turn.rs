@@ -130,13 +130,19 @@ impl TurnTracker {
         self.ready
     }
 
-    /// The pane was taken back from its keeper after a host restart: its
-    /// shell drew its first prompt long ago (no new one comes until a
-    /// command ends), and a pane that was between turns (`recorded`
-    /// activity `idle` or `awaiting_input`) still is. A turn that was open
-    /// is opened again by [`reopen`](Self::reopen).
+    /// The pane was taken back from its keeper after a host restart: a
+    /// pane that was between turns (`recorded` activity `idle` or
+    /// `awaiting_input`) still is, and a shell whose record knew of its
+    /// prompt drew it long ago (no new one comes until a command ends). A
+    /// shell whose record is still `unknown` may be reading its startup
+    /// file yet (a host killed right after the start): it is ready once a
+    /// prompt mark comes, here or in the output caught up on
+    /// ([`caught_up`](Self::caught_up)). A record with no activity (an
+    /// earlier host's) is taken to have known its prompt. A turn that was
+    /// open is opened again by [`reopen`](Self::reopen).
     pub(super) fn taken_back(&mut self, recorded: Option<&str>) {
-        self.ready = true;
+        let knew_a_prompt = recorded != Some(activity::UNKNOWN);
+        self.ready = self.completion != CompletionSignal::ShellIntegration || knew_a_prompt;
         if self.completion != CompletionSignal::Unobserved {
             self.activity = match recorded {
                 Some(activity::IDLE) => activity::IDLE,
@@ -191,6 +197,10 @@ impl TurnTracker {
     pub(super) fn caught_up(&mut self, notices: &[TerminalNotice], offset: u64) -> Option<TurnSignal> {
         if self.completion != CompletionSignal::ShellIntegration {
             return None;
+        }
+        if notices.iter().any(|notice| matches!(notice, TerminalNotice::CommandFinished(_))) {
+            // The shell has drawn a prompt.
+            self.ready = true;
         }
         let last = notices
             .iter()
@@ -545,6 +555,21 @@ mod tests {
         let mut taken_back = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
         taken_back.taken_back(Some("idle"));
         assert!(taken_back.ready_for_input());
+        // Taken back before its first prompt (its record never knew one):
+        // ready at the first mark, caught up on or new.
+        let mut early = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+        early.taken_back(Some("unknown"));
+        assert!(!early.ready_for_input());
+        early.caught_up(&[TerminalNotice::CommandFinished(Some(0))], 20);
+        assert!(early.ready_for_input());
+        let mut older = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+        older.taken_back(None);
+        assert!(older.ready_for_input(), "an earlier host's record, with no activity");
+        let mut later = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+        later.taken_back(Some("unknown"));
+        assert!(!later.ready_for_input());
+        assert!(now(later.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 30)).is_none());
+        assert!(later.ready_for_input());
         assert_eq!(taken_back.activity(), activity::IDLE, "it was between turns");
         let mut unsure = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
         unsure.taken_back(Some("busy"));
