@@ -51,7 +51,7 @@ async fn submit(pane: &Pane, turn: &InputTurn, params: &SendParams) -> Result<us
     // the rest into keys (`echo A\e[201~\x15...`); they are removed.
     let text = without_paste_markers(&params.text);
     if !text.is_empty() {
-        if pane.snapshot().modes.bracketed_paste {
+        if pane.bracketed_paste() {
             body.extend_from_slice(PASTE_START);
             body.extend_from_slice(text.as_bytes());
             body.extend_from_slice(PASTE_END);
@@ -125,7 +125,7 @@ async fn prompt_redrawn(pane: &Pane, prompts: u64, pasting: bool) {
         return;
     }
     let mut parsed = pane.parsed_offset();
-    while !pane.snapshot().modes.bracketed_paste && !pane.current_progress().over() {
+    while !pane.bracketed_paste() && !pane.current_progress().over() {
         if parsed.changed().await.is_err() {
             return;
         }
@@ -280,7 +280,7 @@ pub(crate) async fn handle_interrupt(
     let was_busy = pane.busy();
     let first_seq = pane.current_progress().signals;
     let prompts = pane.current_progress().prompts;
-    let pasting = pane.snapshot().modes.bracketed_paste;
+    let pasting = pane.bracketed_paste();
     // What `terminate` ends: the program in the foreground now.
     let target = pane.foreground_group();
     let keys = pane.interrupt_keys().to_vec();

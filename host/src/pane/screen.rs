@@ -255,6 +255,11 @@ impl TerminalScreen {
         }
     }
 
+    /// Whether the process turned bracketed paste on (no snapshot made).
+    pub fn bracketed_paste(&mut self) -> bool {
+        self.guarded(|model| model.screen().bracketed_paste()).unwrap_or(false)
+    }
+
     /// The window title the process set.
     pub fn title(&self) -> &str {
         match &self.state {

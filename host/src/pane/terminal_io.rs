@@ -30,6 +30,12 @@ impl Pane {
         self.awake_screen().snapshot()
     }
 
+    /// Whether the program turned bracketed paste on: what a submission
+    /// needs of the screen, without describing all of it.
+    pub fn bracketed_paste(&self) -> bool {
+        self.awake_screen().bracketed_paste()
+    }
+
     /// The visible screen as text, and the offset it reflects.
     pub fn screen_text(&self) -> (u64, String) {
         self.awake_screen().text()
