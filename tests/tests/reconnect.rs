@@ -138,3 +138,23 @@ fn json_and_bincode_clients_see_identical_event_sequences() {
     json.ok(Request::Close { pane });
     host.stop();
 }
+
+#[test]
+fn a_ring_smaller_than_one_read_still_takes_a_flood() {
+    // A 1 KiB ring is smaller than the reader's buffer, idle or grown: a
+    // read may bring more than the ring holds, and the reader must not
+    // wait for the terminal model to parse bytes that do not exist yet.
+    let host = TestHost::start_with_env(&[("PANEHOST_RING_BYTES", "1024")]);
+    let mut conn = host.connect(Encoding::Json);
+    let script = "head -c 300000 /dev/zero | tr '\\0' x; echo; echo flood-end; read x";
+    let pane = conn.start(start_params("shell", &["sh", "-c", script])).id;
+    support::command::wait_for("the screen to show the flood's end", || {
+        match conn.ok(Request::Inspect { pane: pane.clone() }) {
+            Response::Inspected(detail) if detail.screen.text.contains("flood-end") => Ok(()),
+            Response::Inspected(detail) => Err(detail.screen.text),
+            other => panic!("inspect answered {other:?}"),
+        }
+    });
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

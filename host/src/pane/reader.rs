@@ -8,35 +8,45 @@ use std::sync::Arc;
 /// The reader's buffer: small while the pane is idle (most panes, most of
 /// the time), growing while reads fill it up to [`PTY_READ_CHUNK`], and
 /// given back once the pane has been quiet for [`PTY_READ_SHRINK_AFTER`].
+///
+/// It is never larger than the ring: a read must fit in the ring next to
+/// the bytes the terminal model has still to parse, or the reader would
+/// wait for the model to parse past the end of the output.
 struct ReadBuffer {
     bytes: Vec<u8>,
+    /// The size it starts at and shrinks back to.
+    idle: usize,
+    /// The size it grows to at most.
+    most: usize,
 }
 
 impl ReadBuffer {
-    fn new() -> ReadBuffer {
-        ReadBuffer { bytes: vec![0; PTY_READ_CHUNK_IDLE] }
+    fn new(ring_capacity: usize) -> ReadBuffer {
+        let most = PTY_READ_CHUNK.min(ring_capacity).max(1);
+        let idle = PTY_READ_CHUNK_IDLE.min(most);
+        ReadBuffer { bytes: vec![0; idle], idle, most }
     }
 
     fn is_grown(&self) -> bool {
-        self.bytes.len() > PTY_READ_CHUNK_IDLE
+        self.bytes.len() > self.idle
     }
 
     /// After a read of `read` bytes: a full buffer means more is waiting.
     fn after_read(&mut self, read: usize) {
-        if read == self.bytes.len() && self.bytes.len() < PTY_READ_CHUNK {
-            self.bytes = vec![0; (self.bytes.len() * 4).min(PTY_READ_CHUNK)];
+        if read == self.bytes.len() && self.bytes.len() < self.most {
+            self.bytes = vec![0; (self.bytes.len() * 4).min(self.most)];
         }
     }
 
     fn shrink(&mut self) {
-        self.bytes = vec![0; PTY_READ_CHUNK_IDLE];
+        self.bytes = vec![0; self.idle];
     }
 }
 
 /// Reads the PTY until the process side closes (EOF or EIO) or the pane is
 /// closed, appending every byte to the ring.
 pub(super) async fn run(pane: Arc<Pane>) {
-    let mut buffer = ReadBuffer::new();
+    let mut buffer = ReadBuffer::new(pane.output.capacity());
     let mut progress = pane.progress();
     loop {
         // Offsets for what the next read may bring are reserved on disk
@@ -72,8 +82,9 @@ pub(super) async fn run(pane: Arc<Pane>) {
         match read {
             Ok(Ok(0)) => break,
             Ok(Ok(read)) => {
-                if read < FLOOD_READ {
-                    // A short read took all there was: wait for the next
+                if read < FLOOD_READ && read < buffer.bytes.len() {
+                    // A short read (one that left room in the buffer) took
+                    // all there was: wait for the next
                     // readiness event rather than read again only to be
                     // told EAGAIN (one system call less per keystroke's
                     // echo). Output that arrived after this read has its
@@ -100,4 +111,33 @@ pub(super) async fn run(pane: Arc<Pane>) {
     }
     tracing::debug!(pane = %pane.info.id, "reader finished");
     pane.finish_reading();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_buffer_grows_to_the_chunk_and_never_past_the_ring() {
+        let mut buffer = ReadBuffer::new(crate::limits::DEFAULT_RING_BYTES);
+        assert_eq!(buffer.bytes.len(), PTY_READ_CHUNK_IDLE);
+        for _ in 0..8 {
+            let full = buffer.bytes.len();
+            buffer.after_read(full);
+        }
+        assert_eq!(buffer.bytes.len(), PTY_READ_CHUNK);
+        buffer.shrink();
+        assert_eq!(buffer.bytes.len(), PTY_READ_CHUNK_IDLE);
+
+        for ring in [1, 1000, PTY_READ_CHUNK_IDLE, 10_000] {
+            let mut buffer = ReadBuffer::new(ring);
+            assert!(buffer.bytes.len() <= ring);
+            for _ in 0..8 {
+                let full = buffer.bytes.len();
+                buffer.after_read(full);
+                assert!(buffer.bytes.len() <= ring, "a ring of {ring} bytes");
+            }
+            assert_eq!(buffer.bytes.len(), ring);
+        }
+    }
 }
