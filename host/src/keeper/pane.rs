@@ -36,6 +36,15 @@ struct Current {
     requests: RequestReader,
 }
 
+impl Current {
+    /// Whether the connection has something to read, or has closed, now.
+    fn has_news(&self) -> bool {
+        let mut fds = [PollFd::from_borrowed_fd(self.stream.as_fd(), PollFlags::IN)];
+        let now = Timespec { tv_sec: 0, tv_nsec: 0 };
+        matches!(rustix::event::poll(&mut fds, Some(&now)), Ok(ready) if ready > 0)
+    }
+}
+
 /// A pane held by the keeper.
 pub(super) struct Pane {
     /// The keeper's own copy of the PTY master, open as long as the pane.
@@ -163,8 +172,15 @@ impl Pane {
         }
     }
 
-    /// Acts on what `poll` reported: the child first (so a `release` read
-    /// next sees its exit), then the connection, then new connections.
+    /// Acts on what `poll` reported: the connection first, then the child,
+    /// then new connections.
+    ///
+    /// What the connection sent before this wake-up is read before the
+    /// child is reaped: a `release` the host sent while the child ran is
+    /// judged as of then, and ignored, even when the child exits before
+    /// the keeper gets to read it. A host releases a pane only after the
+    /// keeper has told it of the exit, which was reaped in an earlier
+    /// wake-up, so its `release` always finds the exit.
     ///
     /// The exit is reported exactly once per connection: a connection
     /// greeted before the child is reaped gets the `exited` line when it is
@@ -172,20 +188,22 @@ impl Pane {
     /// exit in its greeting. Both happen on the keeper's one thread, so
     /// nothing can fall between them.
     pub(super) fn serve(&mut self, ready: Ready, buffer: &mut [u8]) -> Outcome {
+        if ready.connection && self.read_current(buffer) == Reading::Released {
+            return self.release();
+        }
         if ready.child {
             self.reap_child();
         }
-        if ready.connection {
-            if let Some(mut current) = self.current.take() {
-                match self.read_requests(&mut current, buffer) {
-                    Reading::Open => self.current = Some(current),
-                    Reading::Closed => {}
-                    Reading::Released => return self.release(),
-                }
-            }
-        }
         if ready.listener {
             while let Some(stream) = self.accept() {
+                // A host that went away after this wake-up's `poll` (and
+                // the one that follows it at once) is seen gone now,
+                // rather than taken for the host that holds the pane.
+                if self.current.as_ref().is_some_and(Current::has_news)
+                    && self.read_current(buffer) == Reading::Released
+                {
+                    return self.release();
+                }
                 if self.current.is_some() {
                     // One host at a time: a second connection would take
                     // the pane from the host that holds it, whose `release`
@@ -241,6 +259,19 @@ impl Pane {
         Some(stream)
     }
 
+    /// Reads what the current connection sent (it is readable); it is
+    /// dropped when it has closed.
+    fn read_current(&mut self, buffer: &mut [u8]) -> Reading {
+        let Some(mut current) = self.current.take() else {
+            return Reading::Closed;
+        };
+        let reading = self.read_requests(&mut current, buffer);
+        if reading == Reading::Open {
+            self.current = Some(current);
+        }
+        reading
+    }
+
     /// Reads what the host sent and acts on it.
     fn read_requests(&self, current: &mut Current, buffer: &mut [u8]) -> Reading {
         let read = match (&current.stream).read(buffer) {
@@ -271,6 +302,7 @@ impl Pane {
 }
 
 /// What reading a connection came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Reading {
     /// Still open.
     Open,
