@@ -9,6 +9,10 @@ use std::time::Duration;
 pub(crate) const DEFAULT_RING_BYTES: usize = 4 * 1024 * 1024;
 /// Lines a `history` request returns when it names no count.
 pub(crate) const DEFAULT_HISTORY_LINES: u32 = 1000;
+/// Lines an `ask` answered by a shell's prompt marks gives in its
+/// `added_text` at most (the last ones; fewer for wide panes, as for
+/// history).
+pub(crate) const MAX_ADDED_TEXT_LINES: usize = 10_000;
 /// What the scratch model that re-parses history may cost, at most (one
 /// cell of the model is 32 bytes); wide panes get fewer lines.
 pub(crate) const HISTORY_MODEL_BYTES: usize = 16 * 1024 * 1024;

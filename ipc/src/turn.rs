@@ -78,8 +78,10 @@ pub struct TurnReport {
     pub completed_offset: u64,
     /// Milliseconds from submitting the input to observing the end.
     pub duration_ms: u64,
-    /// Lines on the screen after the turn that were not on it before, in
-    /// screen order.
+    /// What the turn put on the screen, as lines: for a turn a shell's
+    /// prompt marks ended, the command line and every line the command
+    /// printed (its last lines, within bounds); otherwise the lines on the
+    /// screen after the turn that were not on it before, in screen order.
     pub added_text: String,
     /// Usage, or `unavailable`.
     pub usage: Usage,

@@ -312,3 +312,59 @@ fn a_host_killed_before_the_first_prompt_leaves_the_next_ask_right() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+#[test]
+fn an_asks_added_text_is_its_commands_whole_output() {
+    let host = bash_host();
+    let mut conn = host.connect(Encoding::Json);
+    let params = panehost_ipc::StartParams {
+        size: Some(panehost_ipc::Size { cols: 60, rows: 8 }),
+        ..start_params("shell", &[])
+    };
+    let pane = conn.start(params).id;
+    let first = ask(&mut conn, &pane, "echo same");
+    assert!(first.added_text.lines().any(|line| line == "same"), "{}", first.added_text);
+
+    // A line the screen showed already, then more lines than the screen
+    // holds: every one of them, once, after the echoed command.
+    let report = ask(&mut conn, &pane, "echo same; seq 1 30; (exit 2)");
+    assert_eq!(report.exit_code, Some(2), "{report:?}");
+    let lines: Vec<&str> = report.added_text.lines().collect();
+    assert!(lines[0].starts_with("ready> echo same; seq 1 30"), "{}", report.added_text);
+    let expected: Vec<String> = std::iter::once("same".to_owned()).chain((1..=30).map(|n| n.to_string())).collect();
+    assert_eq!(lines[1..=31], expected[..], "{}", report.added_text);
+
+    // Another client resizes the pane while the command runs: the answer
+    // is still its output, whatever the resize did to the screen.
+    let mut other = host.connect(Encoding::Bincode);
+    let subscription = other.subscribe(&pane, None);
+    let mut seen = Transcript::from(subscription_start(&subscription));
+    let turn = std::thread::spawn({
+        let socket = host.socket.clone();
+        let pane = pane.clone();
+        move || {
+            let mut conn = Connection::open(&socket, Encoding::Json);
+            ask(&mut conn, &pane, "for n in 1 2 3 4 5 6; do echo step-$n; sleep 0.05; done")
+        }
+    });
+    other.follow_until_text(subscription.subscription, &mut seen, "step-1\r\n");
+    for cols in [40, 90, 30, 70, 50, 80] {
+        other.ok(Request::Resize { pane: pane.clone(), size: panehost_ipc::Size { cols, rows: 6 } });
+    }
+    let report = turn.join().unwrap();
+    for n in 1..=6 {
+        let step = format!("step-{n}");
+        assert_eq!(report.added_text.lines().filter(|line| *line == step).count(), 1, "{}", report.added_text);
+    }
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+/// The offset a subscription's first event continues from.
+fn subscription_start(subscription: &panehost_ipc::Subscription) -> u64 {
+    match &subscription.start {
+        panehost_ipc::StreamStart::Replay { from } => *from,
+        panehost_ipc::StreamStart::Snapshot { snapshot, .. } => snapshot.offset,
+        other => panic!("{other:?}"),
+    }
+}

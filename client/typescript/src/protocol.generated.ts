@@ -1291,8 +1291,10 @@ export interface TerminalRelease {
  */
 export interface TurnReport {
   /**
-   * Lines on the screen after the turn that were not on it before, in
-   * screen order.
+   * What the turn put on the screen, as lines: for a turn a shell's
+   * prompt marks ended, the command line and every line the command
+   * printed (its last lines, within bounds); otherwise the lines on the
+   * screen after the turn that were not on it before, in screen order.
    */
   added_text: string;
   /**

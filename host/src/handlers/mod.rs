@@ -3,5 +3,6 @@
 
 pub(crate) mod receipt;
 pub(crate) mod terminal_attach;
+pub(crate) mod turn_output_text;
 pub(crate) mod turns;
 pub(crate) mod wait_for;

@@ -1,6 +1,7 @@
 //! The handlers that drive turns: `send` (input that submits), `ask`,
 //! `interrupt` and `notify`.
 
+use crate::handlers::turn_output_text::turn_output_text;
 use crate::limits::{self, DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, READY_QUIET, READY_TIMEOUT};
 use crate::pane::TurnSignal;
 use crate::pane::{InputPlace, InputTurn, Pane};
@@ -160,7 +161,7 @@ pub(crate) async fn handle_ask(
         ));
     }
     let timeout = timeout_ms.map(Duration::from_millis).unwrap_or(DEFAULT_TURN_TIMEOUT);
-    let before = pane.snapshot().text;
+    let before = pane.snapshot();
     let first_seq = pane.current_progress().signals;
     let started_offset = pane.current_progress().end;
     let started = Instant::now();
@@ -187,13 +188,20 @@ pub(crate) async fn handle_ask(
     // Let the screen catch up with the end of the turn before reading it.
     let mut parsed = pane.parsed_offset();
     let _ = tokio::time::timeout(limits::ASK_SCREEN_CATCH_UP, parsed.wait_for(|parsed| *parsed >= offset)).await;
-    let after = pane.snapshot().text;
+    // A shell's command prints lines: its whole output, not what the
+    // screen shows of it (see `turn_output_text`).
+    let output_text = if source == panehost_ipc::turn::source::SHELL_INTEGRATION {
+        turn_output_text(&pane, &before, started_offset, offset).await
+    } else {
+        None
+    };
+    let added_text = output_text.unwrap_or_else(|| added_lines(&before.text, &pane.snapshot().text));
     Ok(Response::Answered(TurnReport {
         source,
         started_offset,
         completed_offset: offset,
         duration_ms: started.elapsed().as_millis() as u64,
-        added_text: added_lines(&before, &after),
+        added_text,
         usage,
         exit_code,
     }))

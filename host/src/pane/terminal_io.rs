@@ -41,6 +41,11 @@ impl Pane {
         self.awake_screen().text()
     }
 
+    /// The output from `from` to `to`, when the ring holds all of it.
+    pub fn output_between(&self, from: u64, to: u64) -> Option<Vec<u8>> {
+        self.output.held_between(from, to)
+    }
+
     /// The output the ring holds, its offset, and the pane's size: what
     /// [`history::render`] re-parses.
     pub fn held_output(&self) -> (u64, Vec<u8>, Size) {
