@@ -22,6 +22,7 @@ mod memory_trim;
 mod open_files;
 pub mod pane;
 mod process_stat;
+mod record_salvage;
 mod registry;
 mod restore;
 mod runtime_gate;

@@ -11,15 +11,18 @@
 //! `restored_by` says which. Two records holding the same reference (a
 //! session store cannot tell two panes of one runtime in one directory
 //! apart) resume neither by it. A record that cannot be read is reported
-//! and moved aside; it never stops the others.
+//! and moved aside; it never stops the others, and a pane whose keeper
+//! still holds its process is taken back without it (see
+//! [`record_salvage`](crate::record_salvage)).
 
 use crate::handlers::turns;
 use crate::limits;
 use crate::limits::RESTORE_PANE_TIMEOUT;
 use crate::pane::{Behaviour, Launch, Pane};
+use crate::record_salvage;
 use crate::registry::Departure;
 use crate::server::host_state::HostState;
-use crate::store::records::PaneRecord;
+use crate::store::records::{BadRecord, PaneRecord};
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::{CompletionSignal, ResumeMode};
 use panehost_ipc::{limitation, ResumeRequest, Size};
@@ -37,10 +40,12 @@ pub(crate) async fn restore_panes(host: Arc<HostState>) {
         tracing::error!("reading the pane records failed; no pane is restored");
         return;
     };
-    let kept: HashSet<_> = records.iter().map(|record| record.id.clone()).collect();
+    let salvaged = salvage_all(host, &bad).await;
+    let kept: HashSet<_> = records.iter().chain(&salvaged).map(|record| record.id.clone()).collect();
     let store = host.records.clone();
     let _ = tokio::task::spawn_blocking(move || store.remove_stray_rings(&kept)).await;
-    let recorded: HashSet<std::path::PathBuf> = records.iter().map(|record| record.keeper_socket.clone()).collect();
+    let recorded: HashSet<std::path::PathBuf> =
+        records.iter().chain(&salvaged).map(|record| record.keeper_socket.clone()).collect();
     let sockets = host.keepers.sockets_dir().to_path_buf();
     let undone = tokio::task::spawn_blocking(move || undo_unfinished_starts(&sockets, &recorded)).await;
     if let Ok(undone) = undone {
@@ -48,8 +53,19 @@ pub(crate) async fn restore_panes(host: Arc<HostState>) {
             tracing::warn!(socket = %socket.display(), %outcome, "a start the last host did not finish is undone");
         }
     }
-    for record in bad {
+    for record in &bad {
         tracing::warn!(path = %record.path.display(), reason = %record.reason, "unreadable pane record moved aside");
+    }
+    for record in salvaged {
+        let id = record.id.clone();
+        let behaviour = behaviour_of(host, &record);
+        match Pane::adopt(record, behaviour, host.pane_services()).await {
+            Ok(pane) => {
+                tracing::warn!(pane = %id, runtime = %pane.info().runtime, "pane taken back from its keeper without its record");
+                host.registry.insert(pane);
+            }
+            Err(err) => tracing::warn!(pane = %id, %err, "a pane without its record could not be taken back"),
+        }
     }
     let shared = shared_references(&records);
     for mut record in records {
@@ -90,9 +106,32 @@ fn shared_references(records: &[PaneRecord]) -> HashSet<String> {
     shared
 }
 
-async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static str, String> {
+/// Records for the panes whose records could not be read, made from what
+/// their running processes and keepers still say (see
+/// [`record_salvage`](crate::record_salvage)).
+async fn salvage_all(host: &Arc<HostState>, bad: &[BadRecord]) -> Vec<PaneRecord> {
+    let bad = bad.to_vec();
+    let keepers_dir = host.keepers.sockets_dir().to_path_buf();
+    let catalog = Arc::clone(&host.catalog);
+    let salvage = move || {
+        let mut salvaged = Vec::new();
+        for record in &bad {
+            let known = |runtime: &str| catalog.descriptor(runtime).is_some();
+            match record_salvage::salvage(record, &keepers_dir, known) {
+                Ok(found) => salvaged.push(found),
+                Err(reason) => tracing::info!(path = %record.path.display(), %reason, "no pane to take back for it"),
+            }
+        }
+        salvaged
+    };
+    tokio::task::spawn_blocking(salvage).await.unwrap_or_default()
+}
+
+/// How the host drives a pane of `record`'s runtime (a runtime it no
+/// longer knows: keys for Ctrl-C and no turn signals).
+fn behaviour_of(host: &HostState, record: &PaneRecord) -> Behaviour {
     let plan = host.catalog.admit(&record.start).ok();
-    let behaviour = match &plan {
+    match &plan {
         Some(plan) => Behaviour::of(plan),
         None => Behaviour {
             interrupt_keys: b"\x03".to_vec(),
@@ -105,7 +144,11 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
             session_store_location: None,
             process_started: None,
         },
-    };
+    }
+}
+
+async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static str, String> {
+    let behaviour = behaviour_of(host, &record);
     let wall_time = wall_time_left(&record);
     match Pane::adopt(record.clone(), behaviour, host.pane_services()).await {
         Ok(pane) => {

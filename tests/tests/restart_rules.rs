@@ -433,3 +433,50 @@ fn a_follower_sees_every_line_once_across_three_killed_hosts() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+/// A record torn at a crash (cut short, as a full disk leaves it): the next
+/// host moves it aside and still takes the pane back from its keeper, with
+/// its process, its output and its screen, instead of ending it as a start
+/// no record names.
+#[test]
+fn a_pane_whose_record_was_torn_is_taken_back_from_its_keeper() {
+    let mut host = TestHost::start_with_env(&[("SHELL", "/bin/bash")]);
+    std::fs::write(host.home.join(".bashrc"), "PS1='ready> '\n").unwrap();
+    let mut conn = host.connect(Encoding::Json);
+    let started = conn.start(start_params("shell", &[]));
+    let pane = started.id.clone();
+    conn.type_line(&pane, "echo before-the-tear");
+    conn.follow_from_start_until(&pane, "before-the-tear\r\n");
+    drop(conn);
+    let end = wait_until_settled(&host, &pane);
+    host.kill_hard();
+    let record = host.state_dir.join("panes").join(format!("{pane}.json"));
+    let bytes = std::fs::read(&record).unwrap();
+    std::fs::write(&record, &bytes[..bytes.len() / 3]).unwrap();
+    host.restart();
+
+    let mut conn = host.connect(Encoding::Json);
+    let summary = panes(&mut conn).into_iter().find(|summary| summary.id == pane).expect("the pane is taken back");
+    assert_eq!(summary.pid, started.pid, "the same process");
+    assert_eq!(summary.runtime, "shell", "the runtime read from what is left of the record");
+    assert!(process_exists(started.pid));
+    assert!(summary.offset >= end, "offsets go on from the ring's end");
+    let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+    assert!(
+        detail.screen.text.contains("before-the-tear"),
+        "the screen is rebuilt from the output:\n{}",
+        detail.screen.text
+    );
+    // What was printed before is still there to replay, and the pane works.
+    let from_start = conn.subscribe(&pane, Some(0));
+    assert_eq!(from_start.start, StreamStart::Replay { from: 0 });
+    conn.type_line(&pane, "echo after-the-tear");
+    let mut transcript = Transcript::from(0);
+    conn.follow_until_text(from_start.subscription, &mut transcript, "after-the-tear\r\n");
+    assert!(
+        host.state_dir.join("panes").join(format!("{pane}.json.corrupt")).exists(),
+        "the torn record is kept aside"
+    );
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

@@ -303,7 +303,11 @@ impl Beginning {
     fn new(mut record: PaneRecord, ring: OutputRing, records: &RecordStore) -> Beginning {
         let base = ring.end();
         record.reserved_offset = base + RESERVE_STEP;
-        let saved = record.screen.as_ref();
+        // A record without a screen (a taken-back pane whose record was
+        // lost, or too large to read whole) has it rebuilt from the output
+        // the ring holds, drawn on a blank screen.
+        let rebuilt = RecordedScreen { offset: ring.unbroken_start(), formatted: panehost_ipc::ByteBuf(Vec::new()) };
+        let saved = record.screen.as_ref().or(Some(&rebuilt));
         let redraw = saved.map_or(&[][..], |saved| saved.formatted.as_slice());
         // The output after the saved screen, when the ring holds all of it
         // (a host killed while output flowed saved the screen a moment

@@ -96,7 +96,7 @@ pub struct RecordStore {
 }
 
 /// A record file that could not be read.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct BadRecord {
     /// The file.
     pub path: PathBuf,
@@ -211,6 +211,14 @@ impl RecordStore {
     }
 }
 
+/// Whether `id` is a pane id as the host makes them: `p` and eight
+/// lowercase hex digits.
+pub fn well_formed_pane_id(id: &str) -> bool {
+    id.len() == 9
+        && id.starts_with('p')
+        && id[1..].bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+}
+
 impl PaneRecord {
     /// A record read from a file's bytes: parsed, checked (see
     /// [`check`](Self::check)) and repaired (see [`repair`](Self::repair));
@@ -249,10 +257,7 @@ impl PaneRecord {
             return Err(format!("record version {} is not {RECORD_VERSION}", self.version));
         }
         let id = self.id.as_str();
-        let well_formed_id = id.len() == 9
-            && id.starts_with('p')
-            && id[1..].bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte));
-        if !well_formed_id {
+        if !well_formed_pane_id(id) {
             return Err(format!("pane id {id:?} is not p and eight hex digits"));
         }
         if self.runtime.is_empty()
