@@ -24,7 +24,11 @@
 //!   scheme and the `Host` the request was sent to); else 403.
 //! - Request logs print URLs through [`redact_uri`]; the subprotocol header
 //!   is never logged.
+//! - A connection whose request carries the token (after the Host and
+//!   Origin checks) is marked as the token holder's: it is never closed to
+//!   make room for another ([`super::connection_table`]).
 
+use super::connection_table::ConnectionHandle;
 use super::server::{query_param, AppState};
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -185,7 +189,14 @@ async fn check(auth: &Auth, request: Request, next: Next) -> Response {
             return to_fragment(request.uri(), &token);
         }
     }
-    if !needs_token || auth.carries_token(headers, request.uri()) {
+    let carries_token = auth.carries_token(headers, request.uri());
+    if carries_token {
+        // The token holder's connections are never closed to make room.
+        if let Some(connection) = request.extensions().get::<ConnectionHandle>() {
+            connection.vouch();
+        }
+    }
+    if !needs_token || carries_token {
         return next.run(request).await;
     }
     refusal(

@@ -14,12 +14,22 @@
 //!   of the token from logged URLs;
 //! - [`bridge`]: one WebSocket, one pane subscription;
 //! - [`wire`]: the JSON messages of the WebSocket, both directions;
-//! - [`assets`]: finding and serving the page's files.
+//! - [`assets`]: finding and serving the page's files;
+//! - [`accept`]: accepting connections and serving each over HTTP/1;
+//! - [`bounds`]: the timeouts and caps that bound the gateway's clients;
+//! - [`connection_table`]: the connections held, who comes in, who makes room;
+//! - [`tracked_stream`]: a client's stream, noting its activity;
+//! - [`open_files`]: raising the open-file limit.
 
+mod accept;
 mod assets;
 mod auth;
+mod bounds;
 mod bridge;
+mod connection_table;
+mod open_files;
 mod server;
+mod tracked_stream;
 mod wire;
 
 use super::context::Context;
@@ -76,17 +86,18 @@ pub(crate) async fn run(context: &Context, args: WebArgs) -> anyhow::Result<()> 
     // Fail early, and start the host now when none answers.
     host.client().await.context("cannot reach the host")?;
     let token = auth::Token::generate().context("cannot make an access token")?;
+    // After the host is reached: a host this starts keeps the limit it was given.
+    let caps = bounds::Caps::for_descriptor_limit(open_files::raise_to_hard_limit());
+    let table = connection_table::ConnectionTable::new(caps);
 
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
-        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let listener = accept::listen(args.listen).with_context(|| format!("cannot listen on {}", args.listen))?;
     let local = listener.local_addr()?;
     let auth = auth::Auth::new(token, local, &args.host_names);
     // The token travels in the fragment: the browser never sends it; the
     // page keeps it for this origin only.
     let url = format!("http://{}/#token={}", display_address(local), auth.token());
     let state = Arc::new(server::AppState { auth, assets, host });
-    let app = server::router(Arc::clone(&state));
+    let router = server::router(Arc::clone(&state));
 
     {
         let mut stdout = std::io::stdout().lock();
@@ -98,13 +109,13 @@ pub(crate) async fn run(context: &Context, args: WebArgs) -> anyhow::Result<()> 
         context.host_description(),
         display_address(local)
     );
+    eprintln!("panehost web: {}", describe_bounds(table.caps()));
     if !local.ip().is_loopback() {
         eprintln!("warning: listening on {}, beyond this machine, without TLS", local.ip());
     }
 
-    let serve = axum::serve(listener, app.into_make_service());
     tokio::select! {
-        result = serve => result.context("the web server failed")?,
+        () = accept::serve(listener, router, table) => {}
         signal = stop_signal() => {
             tracing::debug!(signal, "stopping");
         }
@@ -121,6 +132,18 @@ fn check_listen_address(listen: SocketAddr, allow_remote: bool) -> Result<(), Us
             "{listen} is not a loopback address; pass --allow-remote to listen beyond this machine"
         )))
     }
+}
+
+/// The bounds in force, in one line for standard error.
+fn describe_bounds(caps: bounds::Caps) -> String {
+    format!(
+        "at most {} connections, {} per address; a request's head within {} s; \
+         an answer that moves no byte for {} s is dropped",
+        caps.total,
+        caps.per_peer,
+        bounds::HEADER_READ_TIMEOUT.as_secs(),
+        bounds::IDLE_TIMEOUT.as_secs()
+    )
 }
 
 /// `127.0.0.1:8080`, `[::1]:8080`.
