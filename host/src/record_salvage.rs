@@ -12,8 +12,9 @@
 //! is `unknown` (no turn signals, so `COMPLETION_UNOBSERVED`) and the
 //! generation 1. The screen is rebuilt from the output the ring holds.
 
-use crate::limits::{MAX_RECORDED_COUNT, MAX_RECORDED_RUNTIME_ID_LEN};
+use crate::limits::MAX_RECORDED_COUNT;
 use crate::pane::keeper;
+use crate::store::damaged_record::DamagedRecord;
 use crate::store::records::{well_formed_pane_id, BadRecord, PaneRecord, RECORD_VERSION};
 use panehost_ipc::{PaneId, Size, StartParams};
 use std::io::Read;
@@ -26,8 +27,6 @@ pub(crate) const UNKNOWN_RUNTIME: &str = "unknown";
 const RECORD_HEAD_BYTES: u64 = 64 * 1024;
 /// How much of a process's environment is read, at most.
 const ENVIRON_BYTES: u64 = 1024 * 1024;
-/// The longest field value taken from a damaged record.
-const MAX_FIELD_LEN: usize = MAX_RECORDED_RUNTIME_ID_LEN;
 
 /// A record for the pane `bad` was about, when its keeper still holds it
 /// and its process says it is that pane; `known_runtime` tells the
@@ -62,12 +61,9 @@ pub(crate) fn salvage(
     }
     let notify_token = environ_value(&environ, "PANEHOST_NOTIFY_TOKEN").ok_or("its process has no hook token")?;
     let head = read_bounded(&moved_aside(&bad.path), RECORD_HEAD_BYTES).unwrap_or_default();
-    let head = String::from_utf8_lossy(&head);
-    let runtime = string_field(&head, "runtime").filter(|runtime| known_runtime(runtime));
-    let runtime = runtime.unwrap_or_else(|| UNKNOWN_RUNTIME.to_owned());
-    let generation = number_field(&head, "generation")
-        .filter(|generation| (1..=MAX_RECORDED_COUNT).contains(generation))
-        .unwrap_or(1);
+    let left = DamagedRecord::read(&String::from_utf8_lossy(&head));
+    let runtime = left.runtime.filter(|runtime| known_runtime(runtime)).unwrap_or_else(|| UNKNOWN_RUNTIME.to_owned());
+    let generation = left.generation.unwrap_or(1);
     let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).map(|cwd| cwd.display().to_string()).unwrap_or_default();
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     Ok(PaneRecord {
@@ -126,45 +122,9 @@ fn environ_value(environ: &[u8], name: &str) -> Option<String> {
     })
 }
 
-/// The first `"name":"value"` in `text` whose value is short and plain (no
-/// escapes).
-fn string_field(text: &str, name: &str) -> Option<String> {
-    let rest = field_value(text, name)?.strip_prefix('"')?;
-    let end = rest.find('"')?;
-    let value = &rest[..end];
-    (!value.is_empty() && value.len() <= MAX_FIELD_LEN && !value.contains('\\')).then(|| value.to_owned())
-}
-
-/// The first `"name":number` in `text`.
-fn number_field(text: &str, name: &str) -> Option<u64> {
-    let rest = field_value(text, name)?;
-    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-    rest[..digits].parse().ok()
-}
-
-/// What follows `"name":` (and blanks) the first time it appears.
-fn field_value<'t>(text: &'t str, name: &str) -> Option<&'t str> {
-    let key = format!("\"{name}\"");
-    let at = text.find(&key)? + key.len();
-    text[at..].trim_start().strip_prefix(':').map(str::trim_start)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fields_are_read_from_a_torn_record() {
-        let torn = r#"{"version":1,"id":"p0000000a","runtime":"shell","generation": 3,"pid":12,"start":{"runtime":"sh"#;
-        assert_eq!(string_field(torn, "runtime").as_deref(), Some("shell"));
-        assert_eq!(number_field(torn, "generation"), Some(3));
-        assert_eq!(string_field(torn, "cwd"), None);
-        assert_eq!(number_field(r#"{"generation":"#, "generation"), None);
-        assert_eq!(string_field(r#"{"runtime":"a\"b"}"#, "runtime"), None, "an escape is not taken");
-        assert_eq!(string_field(r#"{"runtime":"abc"#, "runtime"), None, "an unended value is not taken");
-        let long = format!(r#"{{"runtime":"{}"}}"#, "x".repeat(MAX_FIELD_LEN + 1));
-        assert_eq!(string_field(&long, "runtime"), None);
-    }
 
     #[test]
     fn an_environment_names_its_pane() {

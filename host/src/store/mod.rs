@@ -3,6 +3,7 @@
 //! directory one host's.
 
 pub mod atomic_file;
+pub mod damaged_record;
 pub mod host_lock;
 pub mod json_files;
 pub mod private_dir;
