@@ -9,6 +9,10 @@ use std::time::Duration;
 pub(crate) const DEFAULT_RING_BYTES: usize = 4 * 1024 * 1024;
 /// Lines a `history` request returns when it names no count.
 pub(crate) const DEFAULT_HISTORY_LINES: u32 = 1000;
+/// How long an interrupt right after a submission to a shell with prompt
+/// marks waits for the shell to start the submitted command (its `C`
+/// mark) before sending its keys anyway.
+pub(crate) const COMMAND_START_WAIT: Duration = Duration::from_secs(2);
 /// Lines an `ask` answered by a shell's prompt marks gives in its
 /// `added_text` at most (the last ones; fewer for wide panes, as for
 /// history).

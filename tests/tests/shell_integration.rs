@@ -368,3 +368,39 @@ fn subscription_start(subscription: &panehost_ipc::Subscription) -> u64 {
         other => panic!("{other:?}"),
     }
 }
+
+/// A submitted line then an interrupt, sent together as a client that does
+/// not wait: the Ctrl-C reaches the command the line started, never the
+/// line itself. Sent before bash has read the line, the terminal acts on
+/// it at once and throws away the input still unread, so a cut line ran
+/// (`bash: rintf: command not found`, then the rest of it; found by the
+/// schedule explorer, seed 11084060507942040464).
+#[test]
+fn an_interrupt_right_after_a_submitted_line_stops_its_command_not_the_line() {
+    let host = bash_host();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    let (subscription, mut seen) = conn.follow_from_start_until(&pane, "ready> ");
+    for round in 0..12 {
+        let text = format!("printf 'began-%s\\n' {round}; sleep 5; printf 'ended-%s\\n' {round}");
+        let send = SendParams { pane: pane.clone(), text: text.into(), enter: true, ..Default::default() };
+        let sent = conn.send(Request::Send(send));
+        let interrupted = conn.send(Request::Interrupt { pane: pane.clone(), terminate: false });
+        for _ in 0..2 {
+            let (id, answer) = conn.next_answer();
+            assert!(id == sent || id == interrupted, "{id}");
+            answer.unwrap_or_else(|err| panic!("{err:?}"));
+        }
+        let completed =
+            |seen: &Transcript| seen.events.iter().filter(|event| matches!(event, Event::TurnCompleted { .. })).count();
+        conn.follow_until(subscription, &mut seen, |seen| completed(seen) > round);
+        let ended = seen.events.iter().filter(|event| matches!(event, Event::TurnCompleted { .. })).last().unwrap();
+        assert!(matches!(ended, Event::TurnCompleted { exit_code: Some(130), .. }), "round {round}: {ended:?}");
+        let text = seen.text();
+        assert!(!text.contains("command not found"), "round {round}:\n{text}");
+        assert!(text.contains(&format!("began-{round}\r\n")), "round {round}:\n{text}");
+        assert!(!text.contains(&format!("ended-{round}")), "round {round}:\n{text}");
+    }
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

@@ -248,6 +248,17 @@ fn added_lines(before: &str, after: &str) -> String {
         .join("\n")
 }
 
+/// Returns once the pane no longer waits for the command of its open
+/// turn to start (it has, the turn ended, or the pane is gone).
+async fn command_started(pane: &Pane) {
+    let mut progress = pane.progress();
+    while pane.awaits_its_command() {
+        if progress.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
 /// `interrupt`: the runtime's keys at once. Without `terminate`, when a
 /// turn is known to be running, the stop is then confirmed (the end of the
 /// turn, the output going quiet, the process ending), escalating to SIGINT
@@ -274,6 +285,14 @@ pub(crate) async fn handle_interrupt(
         pane.wait_output_quiet(limits::SUBMIT_SETTLE, limits::SUBMIT_SETTLE_LIMIT).await;
     }
     let turn = place.wait().await;
+    if pane.awaits_its_command() {
+        // A line the host just submitted that the shell has not taken
+        // yet: a Ctrl-C now would be acted on by the terminal at once,
+        // which throws away the input not read yet, and a line cut short
+        // would run. Wait (holding the input line) until its command has
+        // started, or for so long.
+        let _ = tokio::time::timeout(limits::COMMAND_START_WAIT, command_started(&pane)).await;
+    }
     let began = Instant::now();
     let mut steps = Vec::new();
     let step = |action: &str, detail: String, steps: &mut Vec<InterruptStep>| {

@@ -43,13 +43,26 @@ pub struct Progress {
     /// How many prompts a shell with prompt marks has drawn (its `D`
     /// marks), so that a wait can see the next one.
     pub prompts: u64,
+    /// How many commands a shell with prompt marks has started (its `C`
+    /// marks), counted once the pane's turns know of them.
+    pub commands_started: u64,
 }
 
 impl Progress {
     /// A pane that has shown nothing yet, from offset `end`, ready to
     /// read a submission or not.
     pub fn new(end: u64, size: Size, ready_for_input: bool) -> Progress {
-        Progress { end, size, exit: None, closed: false, closing: false, signals: 0, ready_for_input, prompts: 0 }
+        Progress {
+            end,
+            size,
+            exit: None,
+            closed: false,
+            closing: false,
+            signals: 0,
+            ready_for_input,
+            prompts: 0,
+            commands_started: 0,
+        }
     }
 
     /// The process has exited or the pane is closed: nothing more happens.
@@ -123,6 +136,11 @@ impl ProgressCell {
     /// A shell drew `count` more prompts.
     pub(super) fn add_prompts(&self, count: u64) {
         self.sender.send_modify(|progress| progress.prompts += count);
+    }
+
+    /// A shell started `count` more commands.
+    pub(super) fn add_commands_started(&self, count: u64) {
+        self.sender.send_modify(|progress| progress.commands_started += count);
     }
 
     /// A close has begun; watchers wake only the first time.

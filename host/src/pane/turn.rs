@@ -55,6 +55,10 @@ struct OpenTurn {
     /// had got to when the input was written, so a signal in output read
     /// before that is not its own).
     by_input: bool,
+    /// Whether the command it runs has started: a shell with prompt marks
+    /// has drawn its `C` mark since (a turn the input did not open is
+    /// taken to run already).
+    command_started: bool,
 }
 
 impl OpenTurn {
@@ -165,6 +169,13 @@ impl TurnTracker {
     /// True while a turn is open.
     pub(super) fn busy(&self) -> bool {
         self.open.is_some()
+    }
+
+    /// True while a shell with prompt marks has not started the command
+    /// the host's input opened the open turn with (no `C` mark since).
+    pub(super) fn awaits_its_command(&self) -> bool {
+        self.completion == CompletionSignal::ShellIntegration
+            && self.open.as_ref().is_some_and(|turn| turn.by_input && !turn.command_started)
     }
 
     /// The open turn, for the pane's record: where it started, and what the
@@ -310,8 +321,12 @@ impl TurnTracker {
         match (self.completion, notice) {
             (CompletionSignal::ShellIntegration, TerminalNotice::CommandStarted) => {
                 // A command typed at the prompt (in an attached terminal,
-                // say) is a turn too; one the host submitted is open already.
-                if self.open.is_some() {
+                // say) is a turn too; one the host submitted is open
+                // already, and its command has now started.
+                if let Some(turn) = &mut self.open {
+                    if turn.may_end_at(offset) {
+                        turn.command_started = true;
+                    }
                     return None;
                 }
                 self.start(offset, source::SHELL_INTEGRATION)
@@ -371,7 +386,8 @@ impl TurnTracker {
     }
 
     fn start(&mut self, offset: u64, from: &str) -> Option<TurnSignal> {
-        self.open = Some(OpenTurn { offset, by_input: from == source::INPUT });
+        let by_input = from == source::INPUT;
+        self.open = Some(OpenTurn { offset, by_input, command_started: !by_input });
         self.activity = activity::BUSY;
         Some(self.record(offset, Event::TurnStarted { offset, source: from.to_owned() }))
     }
@@ -501,6 +517,28 @@ mod tests {
         assert!(tracker.busy());
         let main = r#"{"type":"agent-turn-complete","thread-id":"main","turn-id":"m1","input-messages":["PING"]}"#;
         assert!(matches!(tracker.reported("turn_completed", main, 6), Reported::EndPending(_)));
+    }
+
+    #[test]
+    fn a_submitted_command_is_awaited_until_its_own_start_mark() {
+        let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+        tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5);
+        assert!(!tracker.awaits_its_command(), "no turn");
+        tracker.input_submitted(10, "sleep 1");
+        assert!(tracker.awaits_its_command());
+        // A mark in output read before the input was written is not its.
+        tracker.terminal_notice(&TerminalNotice::CommandStarted, 10);
+        assert!(tracker.awaits_its_command());
+        tracker.terminal_notice(&TerminalNotice::CommandStarted, 12);
+        assert!(!tracker.awaits_its_command());
+        // A typed command's turn is opened by its start: nothing to await.
+        tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 20);
+        tracker.terminal_notice(&TerminalNotice::CommandStarted, 30);
+        assert!(tracker.busy() && !tracker.awaits_its_command());
+        // Nor on a pane whose turns end otherwise.
+        let mut heuristic = TurnTracker::new(CompletionSignal::ScreenHeuristic, None);
+        heuristic.input_submitted(0, "ls");
+        assert!(!heuristic.awaits_its_command());
     }
 
     #[test]

@@ -25,6 +25,13 @@ impl Pane {
         lock(&self.turns).busy()
     }
 
+    /// True while a shell has not started the command of the turn the
+    /// host's input opened (see [`Progress::commands_started`] to wait for
+    /// it).
+    pub fn awaits_its_command(&self) -> bool {
+        lock(&self.turns).awaits_its_command()
+    }
+
     /// Turn signals from sequence number `from_seq` on.
     pub fn signals_from(&self, from_seq: u64) -> Vec<TurnSignal> {
         lock(&self.turns).signals_from(from_seq)
@@ -101,6 +108,11 @@ impl Pane {
                 self.publish(None);
             }
             self.act_on(reported);
+        }
+        // Counted once the turns know of them, for a waiter to look again.
+        let commands = notices.iter().filter(|notice| matches!(notice, TerminalNotice::CommandStarted)).count();
+        if commands > 0 && self.completion() == CompletionSignal::ShellIntegration {
+            self.progress.add_commands_started(commands as u64);
         }
     }
 
