@@ -150,6 +150,170 @@ fn control_bridges_json_lines_and_exits_when_input_ends() {
     host.stop();
 }
 
+/// The peak resident memory of process `pid` (VmHWM), in KiB.
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|line| line.starts_with("VmHWM:")).expect("a VmHWM line");
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+impl Control {
+    fn write_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Writes `prefix`, then `len` bytes of `fill` a MiB at a time, then
+    /// `suffix`, without a line feed.
+    fn write_long(&mut self, prefix: &str, fill: u8, len: usize, suffix: &str) {
+        self.write_bytes(prefix.as_bytes());
+        let chunk = vec![fill; 1024 * 1024];
+        let mut left = len;
+        while left > 0 {
+            let part = left.min(chunk.len());
+            self.write_bytes(&chunk[..part]);
+            left -= part;
+        }
+        self.write_bytes(suffix.as_bytes());
+    }
+
+    /// Every line until standard output closes.
+    fn lines_to_end(&self) -> Vec<Value> {
+        std::iter::from_fn(|| self.next_line()).collect()
+    }
+}
+
+/// Twenty million bytes.
+const HUGE_LINE: usize = 20_000_000;
+
+/// A generous bound on the bridge's peak memory while it refuses huge lines.
+const BRIDGE_PEAK_KIB: u64 = 64 * 1024;
+
+#[test]
+fn control_refuses_a_line_longer_than_a_frame_without_holding_it() {
+    let host = TestHost::start();
+    let cli = Cli::for_host(&host);
+    let mut control = Control::spawn(&cli);
+    let pid = control.guard.child().id();
+    // A warm-up answer: the bridge is connected and has read a line.
+    let line = control.call(r#"{"id":1,"request":{"list":{}}}"#);
+    assert_eq!(answer(&line).0, "response", "{line}");
+    let before = peak_rss_kib(pid);
+
+    // Twenty million bytes inside one JSON string, no line feed until the end.
+    let (prefix, suffix) = (r#"{"id":12,"request":{"send":{"pane":"p1","text":""#, r#""}}}"#);
+    control.write_long(prefix, b'x', HUGE_LINE, suffix);
+    let while_unfinished = peak_rss_kib(pid);
+    control.write_line("");
+    let line = control.next_line().expect("an answer to the huge line");
+    let (kind, id, error) = answer(&line);
+    assert_eq!((kind, id), ("error", &Value::from(12)), "{line}");
+    assert_eq!(error["code"], "FRAME_TOO_LARGE", "{line}");
+    let message = error["message"].as_str().unwrap();
+    let length = prefix.len() + HUGE_LINE + suffix.len();
+    assert!(message.contains(&length.to_string()), "the line's length: {message}");
+    // The next line is served as usual.
+    let line = control.call(r#"{"id":13,"request":{"list":{}}}"#);
+    assert_eq!(answer(&line).0, "response", "{line}");
+    assert_eq!(answer(&line).1, &Value::from(13), "{line}");
+
+    // At the end of input, with no line feed at all: answered, then the exit.
+    control.write_long("", b'[', HUGE_LINE, "");
+    // All but what the pipe holds has been read: the peak of the whole run
+    // (read from /proc while the bridge still runs).
+    let peak = peak_rss_kib(pid);
+    drop(control.stdin.take());
+    let lines = control.lines_to_end();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let (kind, id, error) = answer(&lines[0]);
+    assert_eq!((kind, id, &error["code"]), ("error", &Value::Null, &Value::from("FRAME_TOO_LARGE")), "{lines:?}");
+    let status = control.guard.wait_for_exit("panehost control");
+    assert!(status.success(), "control exited with {status}");
+    eprintln!(
+        "the bridge's peak memory: {before} KiB before, {while_unfinished} KiB with 20 MB of one line written, \
+         {peak} KiB after two 20 MB lines"
+    );
+    assert!(peak < BRIDGE_PEAK_KIB, "the bridge peaked at {peak} KiB");
+    host.stop();
+}
+
+#[test]
+fn control_judges_sizes_keys_and_ids_and_answers_everything_before_it_exits() {
+    let host = TestHost::start();
+    let cli = Cli::for_host(&host);
+    let mut control = Control::spawn(&cli);
+    let max = panehost_ipc::MAX_CLIENT_FRAME_LEN;
+    // A request of exactly the largest frame (whitespace inside the JSON), with
+    // a carriage return and spaces around it: forwarded, answered by the host.
+    let mut largest = String::from(r#"{"id":5,"request":{"list":{}}"#);
+    largest.push_str(&" ".repeat(max - largest.len() - 1));
+    largest.push('}');
+    assert_eq!(largest.len(), max);
+    let line = control.call(&format!("  {largest} \r"));
+    let (kind, id, body) = answer(&line);
+    assert_eq!((kind, id), ("response", &Value::from(5)), "{line}");
+    assert!(body["panes"]["panes"].is_array(), "{line}");
+    // One byte more: refused here, with the id it begins with.
+    let mut over = largest.clone();
+    over.insert(over.len() - 1, ' ');
+    over.replace_range(6..7, "6");
+    let line = control.call(&over);
+    let (kind, id, error) = answer(&line);
+    assert_eq!((kind, id, &error["code"]), ("error", &Value::from(6), &Value::from("FRAME_TOO_LARGE")), "{line}");
+
+    // The smallest object: no id.
+    let line = control.call("{}");
+    let (kind, id, error) = answer(&line);
+    assert_eq!((kind, id, &error["code"]), ("error", &Value::Null, &Value::from("MALFORMED_REQUEST")), "{line}");
+    assert!(error["message"].as_str().unwrap().contains("no id"), "{line}");
+    // Not an object.
+    let line = control.call("[1,2]");
+    assert_eq!(answer(&line).1, &Value::Null, "{line}");
+    // A key twice: the id itself, and one deep inside a request with a good id.
+    let line = control.call(r#"{"id":1,"id":2,"request":{"list":{}}}"#);
+    let (kind, id, error) = answer(&line);
+    assert_eq!((kind, id, &error["code"]), ("error", &Value::Null, &Value::from("MALFORMED_REQUEST")), "{line}");
+    assert!(error["message"].as_str().unwrap().contains("`id`"), "{line}");
+    let line = control.call(r#"{"id":4,"request":{"start":{"runtime":"shell","env":{"A":"1","A":"2"}}}}"#);
+    let (kind, id, error) = answer(&line);
+    assert_eq!((kind, id, &error["code"]), ("error", &Value::from(4), &Value::from("MALFORMED_REQUEST")), "{line}");
+    assert!(error["message"].as_str().unwrap().contains("`A` appears twice"), "{line}");
+    // Ids that are not non-negative integers: refused, echoed when whole.
+    for (request_id, echoed) in [("3.0", Value::from(3)), ("-1", Value::Null), (r#""7""#, Value::Null)] {
+        let line = control.call(&format!(r#"{{"id":{request_id},"request":{{"list":{{}}}}}}"#));
+        let (kind, id, error) = answer(&line);
+        assert_eq!((kind, id), ("error", &echoed), "{line}");
+        assert!(error["message"].as_str().unwrap().contains("non-negative integer"), "{line}");
+    }
+    // Nothing reached the host: the env line started no pane.
+    let line = control.call(r#"{"id":20,"request":{"list":{}}}"#);
+    assert_eq!(answer(&line).2["panes"]["panes"], serde_json::json!([]), "{line}");
+
+    // At the end of input, every answer still due is printed, the slow one
+    // (a wait that times out) and the ones answered here among them.
+    let line = control.call(r#"{"id":21,"request":{"start":{"runtime":"shell"}}}"#);
+    let pane = answer(&line).2["started"]["id"].as_str().expect("a started pane").to_owned();
+    control.write_line(&format!(
+        r#"{{"id":22,"request":{{"wait_for":{{"pane":"{pane}","pattern":"never-shown","timeout_ms":1500}}}}}}"#
+    ));
+    control.write_line(r#"{"id":1,"id":2,"request":{"list":{}}}"#);
+    control.write_line(r#"{"id":3.0,"request":{"list":{}}}"#);
+    control.write_line(r#"{"id":23,"request":{"list":{}}}"#);
+    control.write_line(r#"{"id":23,"request":{"list":{}}}"#);
+    drop(control.stdin.take());
+    let ended = Instant::now();
+    let lines = control.lines_to_end();
+    let mut ids: Vec<String> = lines.iter().map(|line| answer(line).1.to_string()).collect();
+    ids.sort();
+    assert_eq!(ids, ["22", "23", "23", "3", "null"].map(str::to_owned).to_vec(), "{lines:?}");
+    let status = control.guard.wait_for_exit("panehost control");
+    assert!(status.success(), "control exited with {status}");
+    eprintln!("the bridge exited {:?} after the end of its input, every answer printed", ended.elapsed());
+    cli.ok(&["close", &pane]);
+    host.stop();
+}
+
 // ---------------------------------------------------------------------------
 // 2. Autostart, and one host per socket
 // ---------------------------------------------------------------------------

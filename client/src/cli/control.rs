@@ -3,79 +3,105 @@
 //!
 //! Each line on standard input is one JSON request frame, such as
 //! `{"id":1,"request":{"list":{}}}`, forwarded to the host as it is (the host
-//! validates it). Every frame from the host is printed as one line, its
-//! JSON exactly as the host sent it. A line that is not JSON at all, or too
-//! large for a frame, is answered here with an error line in the host's
-//! shape: `{"error":{"id":null,"error":{"code":"MALFORMED_REQUEST",...}}}`.
+//! validates the request). Every frame from the host is printed as one
+//! line, its JSON exactly as the host sent it. A line the host could not
+//! answer by its id (too large for a frame, not JSON, not an object, a key
+//! named twice, no id or one that is not a non-negative integer) is
+//! answered here with an error line in the host's shape, such as
+//! `{"error":{"id":null,"error":{"code":"MALFORMED_REQUEST",...}}}`
+//! ([`line_action`]). Lines are read a piece at a time; one longer than a
+//! frame is never held whole ([`input_lines`]).
 //!
+//! Reading lines and relaying the host's frames run side by side, so a
+//! host that waits for its answers to be read never stalls the requests.
 //! The bridge exits when standard input has closed and every request sent
 //! has been answered, or when the host closes the connection.
 
+mod awaited;
+mod input_lines;
+mod line_action;
+mod request_shape;
+
 use super::context::Context;
 use super::output::write_stdout;
-use super::stdin_thread;
 use anyhow::Context as _;
+use awaited::Awaited;
 use futures_util::{SinkExt, StreamExt};
-use panehost_ipc::{ErrorBody, ErrorCode, ServerMessage, MAX_CLIENT_FRAME_LEN};
-use std::collections::HashSet;
+use line_action::LineAction;
+use std::cell::{Cell, RefCell};
+use tokio::sync::Notify;
 use tokio_util::bytes::Bytes;
 
-/// What to do with one input line.
-#[derive(Debug, PartialEq, Eq)]
-enum LineAction {
-    /// Nothing (a blank line).
-    Skip,
-    /// Forward this payload; its answer will carry `id`, when readable.
-    Forward { payload: Vec<u8>, id: Option<u64> },
-    /// Print this line instead of forwarding.
-    Answer(String),
+/// How reading standard input ended.
+enum InputEnd {
+    /// At the end of input: the answers still due are waited for.
+    Closed,
+    /// Standard output closed: nothing more can be printed.
+    OutputClosed,
 }
 
 /// Relays lines and frames until both sides are done.
 pub(crate) async fn run(context: &Context) -> anyhow::Result<()> {
     let connection = context.connect_raw_json().await?;
     let (mut to_host, mut from_host) = connection.into_framed().split();
-    let mut lines = stdin_thread::spawn_line_reader().context("cannot read standard input")?;
-    let mut awaiting: HashSet<u64> = HashSet::new();
-    let mut stdin_open = true;
-    while stdin_open || !awaiting.is_empty() {
-        tokio::select! {
-            line = lines.recv(), if stdin_open => match line {
-                None => stdin_open = false,
-                Some(Err(error)) => return Err(error).context("cannot read standard input"),
-                Some(Ok(line)) => match prepare_line(&line) {
-                    LineAction::Skip => {}
-                    LineAction::Forward { payload, id } => {
-                        if let Some(id) = id {
-                            awaiting.insert(id);
-                        }
-                        to_host.send(Bytes::from(payload)).await.context("cannot write to the host")?;
-                    }
-                    LineAction::Answer(answer) => {
-                        if !write_line(answer.as_bytes())? {
-                            break;
-                        }
-                    }
-                },
-            },
-            frame = from_host.next() => match frame {
-                None => {
-                    tracing::debug!("the host closed the connection");
-                    break;
+    let mut lines = input_lines::spawn(line_action::MAX_LINE_LEN).context("cannot read standard input")?;
+    let awaited = RefCell::new(Awaited::default());
+    let input_closed = Cell::new(false);
+    let input_closed_signal = Notify::new();
+
+    let forward = async {
+        while let Some(line) = lines.recv().await {
+            let line = line.context("cannot read standard input")?;
+            match line_action::decide(line) {
+                LineAction::Skip => {}
+                LineAction::Forward { payload, id } => {
+                    awaited.borrow_mut().sent(id);
+                    to_host.send(Bytes::from(payload)).await.context("cannot write to the host")?;
                 }
-                Some(frame) => {
+                LineAction::Answer(answer) => {
+                    if !write_line(answer.as_bytes())? {
+                        return Ok(InputEnd::OutputClosed);
+                    }
+                }
+            }
+        }
+        input_closed.set(true);
+        input_closed_signal.notify_one();
+        anyhow::Ok(InputEnd::Closed)
+    };
+
+    let relay = async {
+        loop {
+            if input_closed.get() && awaited.borrow().is_empty() {
+                return anyhow::Ok(());
+            }
+            tokio::select! {
+                frame = from_host.next() => {
+                    let Some(frame) = frame else {
+                        tracing::debug!("the host closed the connection");
+                        return Ok(());
+                    };
                     let frame = frame.context("cannot read from the host")?;
                     if let Some(id) = answered_id(&frame) {
-                        awaiting.remove(&id);
+                        awaited.borrow_mut().answered(id);
                     }
                     if !write_line(&frame)? {
-                        break;
+                        return Ok(());
                     }
                 }
-            },
+                () = input_closed_signal.notified() => {}
+            }
         }
+    };
+
+    tokio::pin!(forward, relay);
+    tokio::select! {
+        end = &mut forward => match end? {
+            InputEnd::Closed => relay.await,
+            InputEnd::OutputClosed => Ok(()),
+        },
+        result = &mut relay => result,
     }
-    Ok(())
 }
 
 /// Prints one line and flushes it; false once standard output is closed.
@@ -84,32 +110,6 @@ fn write_line(line: &[u8]) -> std::io::Result<bool> {
     bytes.extend_from_slice(line);
     bytes.push(b'\n');
     write_stdout(&bytes)
-}
-
-/// Decides what to do with an input line.
-fn prepare_line(line: &[u8]) -> LineAction {
-    let line = line.trim_ascii();
-    if line.is_empty() {
-        return LineAction::Skip;
-    }
-    let value = match serde_json::from_slice::<serde_json::Value>(line) {
-        Ok(value) => value,
-        Err(error) => {
-            return LineAction::Answer(local_error(None, ErrorCode::MalformedRequest, format!("not JSON: {error}")))
-        }
-    };
-    let id = value.get("id").and_then(serde_json::Value::as_u64);
-    if line.len() > MAX_CLIENT_FRAME_LEN {
-        let message = format!("the request is {} bytes; a frame holds at most {MAX_CLIENT_FRAME_LEN}", line.len());
-        return LineAction::Answer(local_error(id, ErrorCode::FrameTooLarge, message));
-    }
-    LineAction::Forward { payload: line.to_vec(), id }
-}
-
-/// An error line in the shape the host uses.
-fn local_error(id: Option<u64>, code: ErrorCode, message: String) -> String {
-    let message = ServerMessage::Error { id, error: ErrorBody::new(code, message) };
-    serde_json::to_string(&message).unwrap_or_default()
 }
 
 /// The request id a host frame answers, if it answers one.
@@ -125,26 +125,6 @@ fn answered_id(frame: &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_lines_are_forwarded_verbatim_with_their_id() {
-        let line = b"  {\"id\":7,\"request\":{\"list\":{}}}\r\n";
-        assert_eq!(
-            prepare_line(line),
-            LineAction::Forward { payload: br#"{"id":7,"request":{"list":{}}}"#.to_vec(), id: Some(7) }
-        );
-        // The host, not the bridge, judges whether a JSON value is a request.
-        assert_eq!(prepare_line(b"[1,2]\n"), LineAction::Forward { payload: b"[1,2]".to_vec(), id: None });
-        assert_eq!(prepare_line(b" \n"), LineAction::Skip);
-    }
-
-    #[test]
-    fn a_line_that_is_not_json_is_answered_locally() {
-        let LineAction::Answer(answer) = prepare_line(b"hello\n") else { panic!("expected a local answer") };
-        let value: serde_json::Value = serde_json::from_str(&answer).unwrap();
-        assert_eq!(value["error"]["id"], serde_json::Value::Null);
-        assert_eq!(value["error"]["error"]["code"], "MALFORMED_REQUEST");
-    }
 
     #[test]
     fn answers_are_matched_to_requests_and_events_are_not() {

@@ -3,7 +3,7 @@
 //! A blocking read cannot be cancelled; on its own thread it never holds up
 //! the async runtime or the process's exit.
 
-use std::io::{self, BufRead, Read};
+use std::io::{self, Read};
 use tokio::sync::mpsc;
 
 /// Chunks queued ahead of the reader.
@@ -27,27 +27,6 @@ pub(crate) fn spawn_chunk_reader() -> io::Result<mpsc::Receiver<io::Result<Vec<u
                     let _ = sender.blocking_send(Err(error));
                     return;
                 }
-            }
-        }
-    })
-}
-
-/// Reads standard input line by line (each line with its newline, the last
-/// one perhaps without).
-pub(crate) fn spawn_line_reader() -> io::Result<mpsc::Receiver<io::Result<Vec<u8>>>> {
-    spawn(|stdin, sender| loop {
-        let mut line = Vec::new();
-        match stdin.read_until(b'\n', &mut line) {
-            Ok(0) => return,
-            Ok(_) => {
-                if sender.blocking_send(Ok(line)).is_err() {
-                    return;
-                }
-            }
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(error) => {
-                let _ = sender.blocking_send(Err(error));
-                return;
             }
         }
     })
