@@ -136,6 +136,9 @@ pub async fn run(world: Arc<World>, pane: PaneId, record: SharedRecord) {
                         }
                     }
                     None => {
+                        if world.stopping() {
+                            break 'streams;
+                        }
                         if epoch >= world.life.kills() {
                             world.fail("follower", format!("{pane}: the connection closed with no kill of the host"));
                             break 'streams;

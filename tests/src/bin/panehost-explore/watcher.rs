@@ -85,6 +85,11 @@ pub async fn run(world: Arc<World>) {
                 event = stream.next() => event,
             };
             let Some(event) = event else {
+                if world.stopping() {
+                    // The end: the host is being stopped (both were ready
+                    // at once, and the stream was looked at first).
+                    return;
+                }
                 if epoch >= world.life.kills() {
                     world.fail("watch", "the watch's connection closed with no kill of the host");
                     return;
