@@ -500,6 +500,47 @@ fn silent_garbage_and_kept_alive_connections_are_closed() {
     host.stop();
 }
 
+/// The gateway's largest request head: `MAX_REQUEST_HEAD` in
+/// client/src/cli/web/bounds.rs.
+const MAX_REQUEST_HEAD: usize = 32 * 1024;
+
+#[test]
+fn the_largest_request_head_is_read_and_a_longer_one_is_refused() {
+    let host = TestHost::start();
+    let cli = Cli::for_host(&host);
+    let gateway = Gateway::start(&cli);
+    // A token request whose head is `len` bytes long, padded by one header.
+    let head_of = |len: usize| {
+        let start = format!(
+            "GET /api/panes HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nConnection: close\r\nX-Padding: ",
+            gateway.address, gateway.token
+        );
+        let mut head = start.into_bytes();
+        head.resize(len - 4, b'p');
+        head.extend(b"\r\n\r\n");
+        head
+    };
+    for (len, fits) in [(MAX_REQUEST_HEAD - 1, true), (MAX_REQUEST_HEAD, true), (MAX_REQUEST_HEAD + 1, false)] {
+        let mut stream = gateway.connect_from(Ipv4Addr::LOCALHOST);
+        let _ = stream.write_all(&head_of(len));
+        let answer = read_answer(&mut stream);
+        if fits {
+            assert_lists_panes(&answer.unwrap_or_else(|error| panic!("a head of {len} bytes: {error}")));
+        } else {
+            match answer {
+                Ok(answer) => assert_eq!(answer.status, 431, "a head of {len} bytes: {answer:?}"),
+                Err(error) => assert!(
+                    matches!(error.kind(), std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::UnexpectedEof),
+                    "a head of {len} bytes is neither answered 431 nor closed: {error}"
+                ),
+            }
+            assert!(closed_within(&stream, WAIT), "a head of {len} bytes leaves the connection open");
+        }
+    }
+    gateway.stop();
+    host.stop();
+}
+
 #[test]
 fn an_answer_the_client_stops_reading_is_dropped_after_the_idle_timeout() {
     let host = TestHost::start();

@@ -3,7 +3,7 @@
 //! an idle timeout, until the connection ends, is chosen to make room, or
 //! becomes a WebSocket (which then lives on its own, exempt from both).
 
-use super::bounds::{ACCEPT_ERROR_PAUSE, HEADER_READ_TIMEOUT, IDLE_TIMEOUT, LISTEN_BACKLOG};
+use super::bounds::{ACCEPT_ERROR_PAUSE, HEADER_READ_TIMEOUT, IDLE_TIMEOUT, LISTEN_BACKLOG, MAX_REQUEST_HEAD};
 use super::connection_table::{ConnectionHandle, ConnectionSlot, ConnectionTable, Refusal};
 use super::tracked_stream::{Activity, TrackedStream};
 use axum::Router;
@@ -91,6 +91,8 @@ async fn serve_connection(
     let connection = http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(HEADER_READ_TIMEOUT)
+        .max_header_size(MAX_REQUEST_HEAD)
+        .max_buf_size(MAX_REQUEST_HEAD)
         .serve_connection(io, service)
         .with_upgrades();
     tokio::pin!(connection);

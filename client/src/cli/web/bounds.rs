@@ -26,6 +26,14 @@ pub(super) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
 /// the bridge pings it.
 pub(super) const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Largest request head (the request line and the headers) a connection
+/// may send, in bytes: the most the gateway buffers of one connection's
+/// input. A browser's heads are a few KiB; 32 KiB is what common servers
+/// allow. A longer head is answered `431 Request Header Fields Too Large`
+/// and the connection closed. With [`MAX_CONNECTIONS`], it bounds what all
+/// the heads being read can take: 128 MiB.
+pub(super) const MAX_REQUEST_HEAD: usize = 32 * 1024;
+
 /// Most connections the gateway holds at once (fewer when the descriptor
 /// limit is lower, see [`Caps::for_descriptor_limit`]).
 pub(super) const MAX_CONNECTIONS: usize = 4096;
