@@ -46,6 +46,8 @@ pub fn pane_limits_from_env() -> anyhow::Result<PaneLimits> {
 pub const MAX_PANES_ENV: &str = "PANEHOST_MAX_PANES";
 /// How many subscriptions one connection holds at most.
 pub const MAX_SUBSCRIPTIONS_ENV: &str = "PANEHOST_MAX_SUBSCRIPTIONS";
+/// How many bytes large answers being built or written hold at most.
+pub const ANSWER_BUDGET_ENV: &str = "PANEHOST_ANSWER_BUDGET_BYTES";
 
 /// Counts the host refuses to go beyond.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,11 +56,17 @@ pub struct CountLimits {
     pub max_panes: usize,
     /// Subscriptions one connection holds at most.
     pub max_subscriptions: usize,
+    /// Bytes large answers being built or written hold at most, host-wide.
+    pub answer_budget_bytes: usize,
 }
 
 impl Default for CountLimits {
     fn default() -> Self {
-        CountLimits { max_panes: limits::MAX_PANES, max_subscriptions: limits::MAX_SUBSCRIPTIONS_PER_CONNECTION }
+        CountLimits {
+            max_panes: limits::MAX_PANES,
+            max_subscriptions: limits::MAX_SUBSCRIPTIONS_PER_CONNECTION,
+            answer_budget_bytes: limits::ANSWER_BUDGET_BYTES,
+        }
     }
 }
 
@@ -73,6 +81,9 @@ pub fn count_limits_from_env() -> anyhow::Result<CountLimits> {
     }
     if let Some(value) = read(MAX_SUBSCRIPTIONS_ENV)? {
         limits.max_subscriptions = value;
+    }
+    if let Some(value) = read(ANSWER_BUDGET_ENV)? {
+        limits.answer_budget_bytes = value;
     }
     Ok(limits)
 }

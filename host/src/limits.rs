@@ -13,6 +13,15 @@ pub(crate) const DEFAULT_HISTORY_LINES: u32 = 1000;
 /// marks waits for the shell to start the submitted command (its `C`
 /// mark) before sending its keys anyway.
 pub(crate) const COMMAND_START_WAIT: Duration = Duration::from_secs(2);
+/// What large answers (`inspect`, `history`) being built or waiting to be
+/// written may hold in all, host-wide (`PANEHOST_ANSWER_BUDGET_BYTES`
+/// changes it): enough for a dozen `history` answers of the largest pane
+/// at once, far below what a machine can give.
+pub(crate) const ANSWER_BUDGET_BYTES: usize = 256 * 1024 * 1024;
+/// The budget's grain.
+pub(crate) const ANSWER_BUDGET_UNIT: usize = 64 * 1024;
+/// How long a large answer waits for the budget before `BUSY`.
+pub(crate) const ANSWER_BUDGET_WAIT: Duration = Duration::from_secs(10);
 /// Lines an `ask` answered by a shell's prompt marks gives in its
 /// `added_text` at most (the last ones; fewer for wide panes, as for
 /// history).

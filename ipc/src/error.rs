@@ -133,6 +133,9 @@ error_codes! {
     NoTerminal = "NO_TERMINAL",
     /// The answer would not fit in a frame; the connection stays open.
     AnswerTooLarge = "ANSWER_TOO_LARGE",
+    /// The host's memory for large answers being built or written stayed
+    /// spent while the request waited its turn; ask again later.
+    Busy = "BUSY",
     /// An operating-system call failed inside the host.
     Internal = "INTERNAL",
 }

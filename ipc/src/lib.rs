@@ -57,7 +57,9 @@ pub use pane::{ExitStatus, PaneId, PaneState, PaneSummary, Size, SizeOutOfRange}
 pub use request::{Request, RequestFrame, ResumeRequest, SendParams, StartParams};
 pub use response::{InterruptReport, InterruptStep, PaneDetail, PaneHistory, Response, ServerMessage, Subscription};
 pub use runtime::{Receipt, RuntimeInfo, RECEIPT_TIMEOUT_MS};
-pub use screen::{Cursor, InputModes, ScreenSnapshot, CLEAR_TERMINAL, MAX_SNAPSHOT_TEXT_LEN};
+pub use screen::{
+    Cursor, InputModes, ScreenSnapshot, CLEAR_TERMINAL, MAX_SNAPSHOT_FORMATTED_LEN, MAX_SNAPSHOT_TEXT_LEN,
+};
 pub use terminal::TerminalRelease;
 pub use turn::{TurnReport, Usage};
 pub use wait::{WaitForParams, WaitMatch, WaitTarget};

@@ -41,6 +41,12 @@ impl Pane {
         self.awake_screen().text()
     }
 
+    /// How many bytes of output the ring holds (what
+    /// [`held_output`](Self::held_output) would copy), at most.
+    pub fn held_len(&self) -> usize {
+        self.output.capacity().min(usize::try_from(self.current_progress().end).unwrap_or(usize::MAX))
+    }
+
     /// The output from `from` to `to`, when the ring holds all of it.
     pub fn output_between(&self, from: u64, to: u64) -> Option<Vec<u8>> {
         self.output.held_between(from, to)

@@ -214,8 +214,13 @@ pub(crate) async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u
             Handling::Later(work) => {
                 let outbox = outbox.clone();
                 let mut answering = Box::pin(async move {
-                    let result = contained_future(HANDLER, work).await.unwrap_or_else(|| Err(handler_failed()));
-                    answer(&outbox, request.id, result).await;
+                    let answered = contained_future(HANDLER, work)
+                        .await
+                        .unwrap_or_else(|| dispatch::Answered { result: Err(handler_failed()), held: None });
+                    answer(&outbox, request.id, answered.result).await;
+                    // What the answer held of the host's budget goes back
+                    // once it is written.
+                    drop(answered.held);
                 });
                 // Most work is done at its first step (a keystroke written
                 // to a pane that takes it): done here, it costs no task.

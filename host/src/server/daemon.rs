@@ -8,6 +8,7 @@ use crate::pane::{Keepers, PaneLimits};
 use crate::registry::Registry;
 use crate::restore;
 use crate::runtime_gate::RuntimeGate;
+use crate::server::answer_budget::AnswerBudget;
 use crate::server::connection;
 use crate::server::host_state::HostState;
 use crate::store::host_lock::HostLock;
@@ -108,6 +109,7 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         runtime_gate: RuntimeGate::new(),
         pane_limits: config.pane_limits,
         count_limits: config.count_limits,
+        answer_budget: AnswerBudget::new(config.count_limits.answer_budget_bytes),
         starting: std::sync::atomic::AtomicUsize::new(0),
         keepers: Arc::new(Keepers::new(
             records.keepers_dir(),

@@ -10,6 +10,7 @@ use crate::handlers::wait_for;
 use crate::limits;
 use crate::pane::{history, InputPlace, Launch, Pane};
 use crate::registry::Departure;
+use crate::server::answer_budget::{self, AnswerPermit};
 use crate::server::host_state::HostState;
 use crate::server::outbox::Outbox;
 use crate::server::passed_descriptors::PassedDescriptors;
@@ -70,7 +71,17 @@ impl From<Result<Response, ErrorBody>> for Reply {
 
 /// Work that answers a request once it is done: it may wait (for a
 /// program to start, for its input to be taken, for a turn to end).
-pub(crate) type Work = Pin<Box<dyn Future<Output = Result<Response, ErrorBody>> + Send>>;
+pub(crate) type Work = Pin<Box<dyn Future<Output = Answered> + Send>>;
+
+/// A request's answer, and the part of the host's answer budget it holds
+/// until it has been written.
+#[derive(Debug)]
+pub(crate) struct Answered {
+    /// The answer.
+    pub result: Result<Response, ErrorBody>,
+    /// Given back once the answer's frame is written.
+    pub held: Option<AnswerPermit>,
+}
 
 /// How a request is answered.
 // Made once per request and matched at once, never stored in bulk: the
@@ -103,7 +114,24 @@ impl From<Result<Response, ErrorBody>> for Handling {
 }
 
 fn later(work: impl Future<Output = Result<Response, ErrorBody>> + Send + 'static) -> Handling {
-    Handling::Later(Box::pin(work))
+    Handling::Later(Box::pin(async move { Answered { result: work.await, held: None } }))
+}
+
+/// Work whose answer may be large: it takes `cost` bytes from the host's
+/// answer budget before it runs (waiting its turn, or answered `BUSY`),
+/// and holds them until the answer is written.
+fn later_within_budget(
+    host: &Arc<HostState>,
+    cost: usize,
+    work: impl Future<Output = Result<Response, ErrorBody>> + Send + 'static,
+) -> Handling {
+    let host = Arc::clone(host);
+    Handling::Later(Box::pin(async move {
+        match host.answer_budget.take(cost).await {
+            Ok(permit) => Answered { result: work.await, held: Some(permit) },
+            Err(busy) => Answered { result: Err(busy), held: None },
+        }
+    }))
 }
 
 /// Per-connection facts a handler needs.
@@ -165,10 +193,25 @@ pub(crate) fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, req
         Request::Notify { pane, token, event, payload } => {
             turns::handle_notify(&host, context.peer_pid, &pane, &token, &event, &payload).into()
         }
-        Request::Inspect { pane } => handle_inspect(&host, &pane).into(),
-        Request::History { pane, lines } => {
-            later(async move { handle_history(&host, &pane, lines).await }.in_current_span())
-        }
+        Request::Inspect { pane } => match find(&host, &pane) {
+            Ok(found) => {
+                let cost = answer_budget::inspect_cost(found.current_progress().size);
+                let budget = Arc::clone(&host);
+                let work = async move { handle_inspect(&host, &pane) };
+                later_within_budget(&budget, cost, work.in_current_span())
+            }
+            Err(err) => Err(err).into(),
+        },
+        Request::History { pane, lines } => match find(&host, &pane) {
+            Ok(found) => {
+                let wanted = lines.unwrap_or(limits::DEFAULT_HISTORY_LINES) as usize;
+                let cost = answer_budget::history_cost(found.current_progress().size, found.held_len(), wanted);
+                let budget = Arc::clone(&host);
+                let work = async move { handle_history(&host, &pane, lines).await };
+                later_within_budget(&budget, cost, work.in_current_span())
+            }
+            Err(err) => Err(err).into(),
+        },
         Request::Events { pane, from } => Handling::Now(handle_events(&host, context, &pane, from)),
         Request::Reconnect { pane, generation, offset } => {
             Handling::Now(handle_reconnect(&host, context, &pane, generation, offset))

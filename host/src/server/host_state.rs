@@ -5,6 +5,7 @@ use crate::config::MAX_PANES_ENV;
 use crate::pane::{Keepers, PaneLimits, PaneServices};
 use crate::registry::Registry;
 use crate::runtime_gate::RuntimeGate;
+use crate::server::answer_budget::AnswerBudget;
 use crate::store::receipts::ReceiptStore;
 use crate::store::records::RecordStore;
 use panehost_adapters::Catalog;
@@ -26,6 +27,8 @@ pub(crate) struct HostState {
     pub pane_limits: PaneLimits,
     /// How many panes and subscriptions it holds at most.
     pub count_limits: CountLimits,
+    /// The memory large answers may hold, host-wide.
+    pub answer_budget: AnswerBudget,
     /// Panes being started (counted against the pane limit until they are
     /// in the registry or have failed).
     pub starting: AtomicUsize,

@@ -1,6 +1,7 @@
 //! The server: the listener, each connection with its frames and requests
 //! in flight, dispatch, and the subscriptions a connection holds.
 
+pub(crate) mod answer_budget;
 pub(crate) mod connection;
 pub(crate) mod daemon;
 pub(crate) mod dispatch;
