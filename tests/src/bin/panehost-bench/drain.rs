@@ -1,15 +1,19 @@
 //! Drain throughput: `cat` of the payload in a raw PTY, in tmux (detached,
 //! and with control-mode clients reading), and in panehost (with 0, 1 and 4
 //! subscribers), round by round, so that every round compares the systems
-//! under the same conditions.
+//! under the same conditions. This benchmark drains at 80x24; each way of
+//! draining takes the payload and the terminal size, and `drain_sizes`
+//! runs them at larger sizes.
 
 use crate::follow::{follow_to_exit, Followed};
-use crate::host::{has_exited, shell_pane, wait_for_screen, PanehostHost};
+use crate::host::{has_exited, sized_shell_pane, wait_for_screen, PanehostHost};
+use crate::payload::Payload;
 use crate::raw_pty::RawPty;
 use crate::report::{Better, Figure};
 use crate::stats::ratios;
 use crate::tmux::{ControlClient, TmuxServer};
 use crate::{progress, shell_quote, Bench, BenchResult};
+use panehost_ipc::Size;
 use std::io::Read;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -27,8 +31,8 @@ pub struct Drained {
 
 impl Drained {
     /// Payload megabytes (10^6 bytes) per second.
-    pub fn mb_per_s(&self, bench: &Bench) -> f64 {
-        bench.payload.len as f64 / 1e6 / self.seconds
+    pub fn mb_per_s(&self, payload: &Payload) -> f64 {
+        payload.len as f64 / 1e6 / self.seconds
     }
 }
 
@@ -42,14 +46,16 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
     let mut panehost = [Vec::new(), Vec::new(), Vec::new()];
     let mut resyncs = [0u64; 3];
     for round in 1..=rounds {
-        let rate = |d: Drained| d.mb_per_s(bench);
-        raw.push(rate(raw_pty(bench)?));
-        tmux_detached.push(rate(tmux_detached_drain(bench, &tmux, round)?));
+        let payload = &bench.payload;
+        let size = Size::DEFAULT;
+        let rate = |d: Drained| d.mb_per_s(payload);
+        raw.push(rate(raw_pty(payload, size)?));
+        tmux_detached.push(rate(tmux_detached_drain(payload, &tmux, round, size)?));
         for (i, clients) in [1, 4].into_iter().enumerate() {
-            tmux_control[i].push(rate(tmux_control_drain(bench, &tmux, round, clients)?));
+            tmux_control[i].push(rate(tmux_control_drain(payload, &tmux, round, clients, size)?));
         }
         for (i, clients) in [0, 1, 4].into_iter().enumerate() {
-            let drained = bench.runtime.block_on(panehost_drain(bench, &host, clients))?;
+            let drained = bench.runtime.block_on(panehost_drain(payload, &host, clients, size))?;
             resyncs[i] += drained.resyncs;
             panehost[i].push(rate(drained));
         }
@@ -86,11 +92,11 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
     Ok(figures)
 }
 
-/// `cat` in a PTY whose master the bench reads until EOF.
-fn raw_pty(bench: &Bench) -> BenchResult<Drained> {
-    let command = format!("cat {}", shell_quote(&bench.payload.path));
+/// `cat` in a PTY of `size` whose master the bench reads until EOF.
+pub fn raw_pty(payload: &Payload, size: Size) -> BenchResult<Drained> {
+    let command = format!("cat {}", shell_quote(&payload.path));
     let started = Instant::now();
-    let mut pty = RawPty::spawn(&["sh", "-c", &command])?;
+    let mut pty = RawPty::spawn_sized(&["sh", "-c", &command], size)?;
     let mut buf = vec![0u8; 64 * 1024];
     let mut total = 0u64;
     loop {
@@ -104,21 +110,23 @@ fn raw_pty(bench: &Bench) -> BenchResult<Drained> {
     }
     let seconds = started.elapsed().as_secs_f64();
     pty.end();
-    let expected = bench.payload.terminal_bytes();
+    let expected = payload.terminal_bytes();
     if total != expected {
         return Err(format!("the raw PTY delivered {total} bytes, expected {expected}").into());
     }
     Ok(Drained { seconds, resyncs: 0 })
 }
 
-/// `cat` in a new detached tmux session; done when the pane's command
-/// signals a `wait-for` channel after `cat` ends.
-fn tmux_detached_drain(bench: &Bench, tmux: &TmuxServer, round: usize) -> BenchResult<Drained> {
-    let session = format!("detached-{round}");
-    let done = format!("done-{round}");
-    let command = format!("cat {}; {} wait-for -S {done}", shell_quote(&bench.payload.path), tmux.inner_tmux());
+/// `cat` in a new detached tmux session of `size` (no client attaches, so
+/// nothing resizes it); done when the pane's command signals a `wait-for`
+/// channel after `cat` ends.
+pub fn tmux_detached_drain(payload: &Payload, tmux: &TmuxServer, round: usize, size: Size) -> BenchResult<Drained> {
+    let label = format!("{}x{}-{round}", size.cols, size.rows);
+    let session = format!("detached-{label}");
+    let done = format!("done-{label}");
+    let command = format!("cat {}; {} wait-for -S {done}", shell_quote(&payload.path), tmux.inner_tmux());
     let started = Instant::now();
-    tmux.cmd(&["new-session", "-d", "-s", &session, "-x", "80", "-y", "24", &command])?;
+    tmux.new_session(&session, size, &command)?;
     tmux.cmd(&["wait-for", &done])?;
     Ok(Drained { seconds: started.elapsed().as_secs_f64(), resyncs: 0 })
 }
@@ -128,16 +136,23 @@ enum ControlRead {
     Done { bytes: u64, at: Instant },
 }
 
-/// `cat` in a new tmux session with `clients` control-mode clients
-/// attached, each read by a thread of its own. The pane's command waits on
-/// a channel until every client is attached; the time runs from signalling
-/// it until the last client's stdout ends (the session ends with `cat`, and
-/// its clients with it).
-fn tmux_control_drain(bench: &Bench, tmux: &TmuxServer, round: usize, clients: usize) -> BenchResult<Drained> {
-    let session = format!("control-{clients}-{round}");
-    let go = format!("go-{clients}-{round}");
-    let command = format!("{} wait-for {go}; cat {}", tmux.inner_tmux(), shell_quote(&bench.payload.path));
-    tmux.cmd(&["new-session", "-d", "-s", &session, "-x", "80", "-y", "24", &command])?;
+/// `cat` in a new tmux session of `size` with `clients` control-mode
+/// clients attached, each read by a thread of its own. The pane's command
+/// waits on a channel until every client is attached; the time runs from
+/// signalling it until the last client's stdout ends (the session ends with
+/// `cat`, and its clients with it).
+pub fn tmux_control_drain(
+    payload: &Payload,
+    tmux: &TmuxServer,
+    round: usize,
+    clients: usize,
+    size: Size,
+) -> BenchResult<Drained> {
+    let label = format!("{clients}-{}x{}-{round}", size.cols, size.rows);
+    let session = format!("control-{label}");
+    let go = format!("go-{label}");
+    let command = format!("{} wait-for {go}; cat {}", tmux.inner_tmux(), shell_quote(&payload.path));
+    tmux.new_session(&session, size, &command)?;
     let (tx, rx) = mpsc::channel();
     let mut attached = Vec::new();
     for _ in 0..clients {
@@ -154,13 +169,15 @@ fn tmux_control_drain(bench: &Bench, tmux: &TmuxServer, round: usize, clients: u
             _ => return Err("a tmux control client did not attach".into()),
         }
     }
+    // A control client could have resized the window.
+    tmux.check_pane_size(&session, size)?;
     let started = Instant::now();
     tmux.cmd(&["wait-for", "-S", &go])?;
     let mut last = started;
     for _ in 0..clients {
         match rx.recv_timeout(DRAIN_TIMEOUT) {
             Ok(ControlRead::Done { bytes, at }) => {
-                if bytes < bench.payload.len {
+                if bytes < payload.len {
                     return Err(format!("a tmux control client got only {bytes} bytes").into());
                 }
                 last = last.max(at);
@@ -191,26 +208,32 @@ fn read_control_output(mut stdout: std::process::ChildStdout, tx: mpsc::Sender<C
     let _ = tx.send(ControlRead::Done { bytes, at: Instant::now() });
 }
 
-/// `sh -c 'cat FILE'` in a panehost pane with `clients` subscribers, each
-/// on a connection of its own, subscribed from offset 0 right after the
-/// start (the ring replays what they missed). With 0 subscribers, a
-/// separate connection polls `list` every 5 ms until the pane has exited,
-/// then `inspect` until the screen model has parsed the last byte.
-pub async fn panehost_drain(bench: &Bench, host: &PanehostHost, clients: usize) -> BenchResult<Drained> {
+/// `sh -c 'cat FILE'` in a panehost pane of `size` with `clients`
+/// subscribers, each on a connection of its own, subscribed from offset 0
+/// right after the start (the ring replays what they missed). With 0
+/// subscribers, a separate connection polls `list` every 5 ms until the
+/// pane has exited, then `inspect` until the screen model has parsed the
+/// last byte.
+pub async fn panehost_drain(
+    payload: &Payload,
+    host: &PanehostHost,
+    clients: usize,
+    size: Size,
+) -> BenchResult<Drained> {
     let control = host.connect().await?;
     let mut readers = Vec::new();
     for _ in 0..clients {
         readers.push(host.connect().await?);
     }
-    let command = format!("cat {}", shell_quote(&bench.payload.path));
+    let command = format!("cat {}", shell_quote(&payload.path));
     let started = Instant::now();
-    let pane = control.start(shell_pane(&["sh", "-c", &command])).await?;
+    let pane = control.start(sized_shell_pane(&["sh", "-c", &command], size)).await?;
     let mut followers = Vec::new();
     for reader in &readers {
         let events = reader.subscribe(&pane.id, Some(0)).await?;
         followers.push(tokio::spawn(follow_to_exit(events)));
     }
-    let expected = bench.payload.terminal_bytes();
+    let expected = payload.terminal_bytes();
     let mut resyncs = 0;
     let finished = if clients == 0 {
         let deadline = started + DRAIN_TIMEOUT;

@@ -80,7 +80,7 @@ pub fn run(bench: &Bench) -> BenchResult<Vec<Figure>> {
     host.stop();
     drop(tmux);
     tmux_server.kill();
-    raw.pty.end();
+    raw.end();
 
     let figure = |p: f64| {
         Figure::single(
@@ -122,27 +122,37 @@ fn micros_since(started: Instant) -> f64 {
     started.elapsed().as_secs_f64() * 1e6
 }
 
-struct RawEcho {
+/// The echoing program in a raw PTY of the bench's own.
+pub struct RawEcho {
     pty: RawPty,
 }
 
 impl RawEcho {
-    fn start() -> BenchResult<RawEcho> {
+    /// Starts the program and waits until it is ready.
+    pub fn start() -> BenchResult<RawEcho> {
         let mut pty = RawPty::spawn(&["sh", "-c", ECHO])?;
         read_until(&mut pty.reader, b"READY")?;
         Ok(RawEcho { pty })
     }
 
-    fn sample(&mut self, byte: u8) -> BenchResult<f64> {
+    /// One echo, in microseconds.
+    pub fn sample(&mut self, byte: u8) -> BenchResult<f64> {
         let started = Instant::now();
         self.pty.writer.write_all(&[byte])?;
         self.pty.writer.flush()?;
         read_until(&mut self.pty.reader, &[byte])?;
         Ok(micros_since(started))
     }
+
+    /// Ends the program by its pid.
+    pub fn end(self) {
+        self.pty.end();
+    }
 }
 
-struct TmuxEcho {
+/// The echoing program in a tmux session `echo`, typed into and read
+/// through a control-mode client attached to that session.
+pub struct TmuxEcho {
     client: ControlClient,
     lines: BufReader<ChildStdout>,
     line: String,
@@ -150,7 +160,9 @@ struct TmuxEcho {
 }
 
 impl TmuxEcho {
-    fn start(tmux: &TmuxServer) -> BenchResult<TmuxEcho> {
+    /// Starts the session and its client and waits until the program is
+    /// ready.
+    pub fn start(tmux: &TmuxServer) -> BenchResult<TmuxEcho> {
         let command = format!("{} wait-for go-echo; {ECHO}", tmux.inner_tmux());
         tmux.cmd(&["new-session", "-d", "-s", "echo", "-x", "80", "-y", "24", &command])?;
         let mut client = ControlClient::attach(tmux, "echo")?;
@@ -176,7 +188,8 @@ impl TmuxEcho {
         Ok(())
     }
 
-    fn sample(&mut self, byte: u8) -> BenchResult<f64> {
+    /// One echo, in microseconds.
+    pub fn sample(&mut self, byte: u8) -> BenchResult<f64> {
         let expected = format!("%output {} {}", self.pane, byte as char);
         let started = Instant::now();
         self.client.send(&format!("send-keys -t {} -H {byte:02x}", self.pane))?;
@@ -189,14 +202,17 @@ impl TmuxEcho {
     }
 }
 
-struct PanehostEcho {
+/// The echoing program in a panehost pane, typed into with `send` and read
+/// through a subscription, both on one connection.
+pub struct PanehostEcho {
     client: Client,
     events: EventStream,
     pane: PaneId,
 }
 
 impl PanehostEcho {
-    async fn start(host: &PanehostHost) -> BenchResult<PanehostEcho> {
+    /// Starts the pane, subscribes, and waits until the program is ready.
+    pub async fn start(host: &PanehostHost) -> BenchResult<PanehostEcho> {
         let client = host.connect().await?;
         let pane = client.start(shell_pane(&["sh", "-c", ECHO])).await?.id;
         let mut events = client.subscribe(&pane, Some(0)).await?;
@@ -213,7 +229,7 @@ impl PanehostEcho {
 
     /// Sends the byte and reads events until it comes back; the answer to
     /// the `send` request and the echo may arrive in either order.
-    async fn sample(&mut self, byte: u8) -> BenchResult<f64> {
+    pub async fn sample(&mut self, byte: u8) -> BenchResult<f64> {
         let started = Instant::now();
         let send =
             self.client.send(SendParams { pane: self.pane.clone(), bytes: vec![byte].into(), ..Default::default() });
@@ -232,7 +248,8 @@ impl PanehostEcho {
         Ok((echoed? - started).as_secs_f64() * 1e6)
     }
 
-    async fn end(self) -> BenchResult<()> {
+    /// Closes the pane.
+    pub async fn end(self) -> BenchResult<()> {
         drop(self.events);
         self.client.close(&self.pane).await?;
         Ok(())

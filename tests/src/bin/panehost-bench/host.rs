@@ -137,9 +137,14 @@ impl Drop for PanehostHost {
 /// Start parameters for a `shell` pane at 80x24 running `command` (the
 /// interactive shell when empty).
 pub fn shell_pane(command: &[&str]) -> StartParams {
+    sized_shell_pane(command, Size::DEFAULT)
+}
+
+/// Start parameters for a `shell` pane of `size` running `command`.
+pub fn sized_shell_pane(command: &[&str], size: Size) -> StartParams {
     StartParams {
         runtime: "shell".into(),
-        size: Some(Size { cols: 80, rows: 24 }),
+        size: Some(size),
         command: command.iter().map(|s| s.to_string()).collect(),
         ..Default::default()
     }

@@ -2,6 +2,7 @@
 //! child and the reader but the kernel's terminal driver.
 
 use crate::BenchResult;
+use panehost_ipc::Size;
 use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
 use std::io::{Read, Write};
 
@@ -21,7 +22,13 @@ impl RawPty {
     /// Spawns `argv` in a new 80x24 PTY; the slave is closed in the bench,
     /// so reading the master ends (EOF or EIO) once the child is gone.
     pub fn spawn(argv: &[&str]) -> BenchResult<RawPty> {
-        let pair = native_pty_system().openpty(PtySize { rows: 24, cols: 80, pixel_width: 0, pixel_height: 0 })?;
+        RawPty::spawn_sized(argv, Size::DEFAULT)
+    }
+
+    /// Spawns `argv` in a new PTY of `size`, as [`RawPty::spawn`] does.
+    pub fn spawn_sized(argv: &[&str], size: Size) -> BenchResult<RawPty> {
+        let pty_size = PtySize { rows: size.rows, cols: size.cols, pixel_width: 0, pixel_height: 0 };
+        let pair = native_pty_system().openpty(pty_size)?;
         let mut command = CommandBuilder::new(argv[0]);
         command.args(&argv[1..]);
         command.env("LANG", "C.UTF-8");

@@ -2,6 +2,7 @@
 //! configuration file), and control-mode clients of it.
 
 use crate::BenchResult;
+use panehost_ipc::Size;
 use panehost_tests::procfs;
 use std::io::Write;
 use std::path::Path;
@@ -84,6 +85,24 @@ impl TmuxServer {
             return Err(format!("tmux {}: {}", args.join(" "), String::from_utf8_lossy(&output.stderr).trim()).into());
         }
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+
+    /// Creates a detached session `name` of `size` whose one pane runs
+    /// `command` (through the server's shell).
+    pub fn new_session(&self, name: &str, size: Size, command: &str) -> BenchResult<()> {
+        let (cols, rows) = (size.cols.to_string(), size.rows.to_string());
+        self.cmd(&["new-session", "-d", "-s", name, "-x", &cols, "-y", &rows, command])?;
+        Ok(())
+    }
+
+    /// Fails unless the pane of `target` (a session, say) is `size`.
+    pub fn check_pane_size(&self, target: &str, size: Size) -> BenchResult<()> {
+        let shown = self.cmd(&["display-message", "-p", "-t", target, "#{pane_width}x#{pane_height}"])?;
+        let expected = format!("{}x{}", size.cols, size.rows);
+        if shown.trim() != expected {
+            return Err(format!("tmux's pane {target} is {}, expected {expected}", shown.trim()).into());
+        }
+        Ok(())
     }
 
     /// Runs many commands through one client, one per line of a file.
