@@ -6,8 +6,9 @@
 //!                [--panehost PATH] [--payload-mib N] [--samples N] [--panes N]
 //! ```
 //!
-//! Benchmarks, in the order they run: `drain`, `echo`, `attach`, `start`,
-//! `memory`, `panes`, `reconnect`, `stalled`. docs/PERFORMANCE.md says what each does.
+//! Benchmarks, in the order they run: `drain`, `drain-sizes`, `echo`,
+//! `attach`, `start`, `memory`, `panes`, `reconnect`, `stalled`.
+//! docs/PERFORMANCE.md says what each does.
 //!
 //! The bench starts its own `panehost host` (the `panehost` binary next to
 //! this one unless `--panehost` names another) with a socket and state
@@ -20,6 +21,7 @@
 
 mod attach;
 mod drain;
+mod drain_sizes;
 mod echo;
 mod follow;
 mod host;
@@ -48,14 +50,16 @@ use tmux::TmuxServer;
 pub type BenchResult<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 /// The benchmarks, in the order they run.
-const BENCHMARKS: &[&str] = &["drain", "echo", "attach", "start", "memory", "panes", "reconnect", "stalled"];
+const BENCHMARKS: &[&str] =
+    &["drain", "drain-sizes", "echo", "attach", "start", "memory", "panes", "reconnect", "stalled"];
 
 const USAGE: &str = "usage: panehost-bench [--rounds N] [--only NAME[,NAME...]] [--json] [--panehost PATH]
                       [--payload-mib N] [--samples N] [--panes N]
 
-  --rounds N       rounds of the drain and stalled-client benchmarks (default 5)
-  --only NAMES     run only these, comma-separated: drain, echo, attach, start, memory, panes,
-                   reconnect, stalled
+  --rounds N       rounds of the drain and stalled-client benchmarks (default 5), and of
+                   drain-sizes (default 3)
+  --only NAMES     run only these, comma-separated: drain, drain-sizes, echo, attach, start,
+                   memory, panes, reconnect, stalled
   --json           print the figures as one JSON document instead of lines
   --panehost PATH  the panehost binary (default: the one next to this binary)
   --payload-mib N  size of the drain payload in MiB (default 64)
@@ -67,6 +71,9 @@ const USAGE: &str = "usage: panehost-bench [--rounds N] [--only NAME[,NAME...]] 
 #[derive(Debug, Clone)]
 pub struct Options {
     pub rounds: usize,
+    /// Whether `--rounds` was given (benchmarks with a default of their own
+    /// keep it otherwise).
+    pub rounds_given: bool,
     pub only: Vec<String>,
     pub json: bool,
     pub panehost: Option<PathBuf>,
@@ -79,6 +86,7 @@ impl Options {
     fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
         let mut options = Options {
             rounds: 5,
+            rounds_given: false,
             only: Vec::new(),
             json: false,
             panehost: None,
@@ -100,7 +108,10 @@ impl Options {
                     .ok_or(format!("{flag}: {text:?} is not a positive number"))
             };
             match flag.as_str() {
-                "--rounds" => options.rounds = number(value()?)?,
+                "--rounds" => {
+                    options.rounds = number(value()?)?;
+                    options.rounds_given = true;
+                }
                 "--only" => {
                     for name in value()?.split(',').map(str::trim).filter(|s| !s.is_empty()) {
                         if !BENCHMARKS.contains(&name) {
@@ -119,6 +130,15 @@ impl Options {
             }
         }
         Ok(options)
+    }
+
+    /// The rounds `--rounds` gives, or `default` when it was not given.
+    pub fn rounds_or(&self, default: usize) -> usize {
+        if self.rounds_given {
+            self.rounds
+        } else {
+            default
+        }
     }
 
     fn wants(&self, name: &str) -> bool {
@@ -181,7 +201,8 @@ impl Drop for TempDir {
 }
 
 fn main() -> ExitCode {
-    let options = match Options::parse(std::env::args().skip(1)) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = match Options::parse(args.into_iter()) {
         Ok(options) => options,
         Err(message) => {
             if message.is_empty() {
@@ -246,6 +267,7 @@ fn run(options: Options) -> BenchResult<()> {
         progress(&format!("{name}: running"));
         let result = match *name {
             "drain" => drain::run(&bench),
+            "drain-sizes" => drain_sizes::run(&bench),
             "echo" => echo::run(&bench),
             "attach" => attach::run(&bench),
             "start" => start::run(&bench),
