@@ -7,8 +7,12 @@
 //! ```
 //!
 //! Benchmarks, in the order they run: `drain`, `drain-sizes`, `echo`,
-//! `attach`, `start`, `memory`, `panes`, `reconnect`, `stalled`.
+//! `attach`, `start`, `memory`, `panes`, `reconnect`, `stalled`, `noisy`.
 //! docs/PERFORMANCE.md says what each does.
+//!
+//! `panehost-bench flood-writer FILE COUNTER` runs the bench as the
+//! program of a flooding pane (see `flood_writer`), for the `noisy`
+//! benchmark.
 //!
 //! The bench starts its own `panehost host` (the `panehost` binary next to
 //! this one unless `--panehost` names another) with a socket and state
@@ -23,10 +27,13 @@ mod attach;
 mod drain;
 mod drain_sizes;
 mod echo;
+mod flood_kinds;
+mod flood_writer;
 mod follow;
 mod host;
 mod many_panes;
 mod memory;
+mod noisy_neighbour;
 mod payload;
 mod plain_client;
 mod raw_pty;
@@ -51,20 +58,20 @@ pub type BenchResult<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 /// The benchmarks, in the order they run.
 const BENCHMARKS: &[&str] =
-    &["drain", "drain-sizes", "echo", "attach", "start", "memory", "panes", "reconnect", "stalled"];
+    &["drain", "drain-sizes", "echo", "attach", "start", "memory", "panes", "reconnect", "stalled", "noisy"];
 
 const USAGE: &str = "usage: panehost-bench [--rounds N] [--only NAME[,NAME...]] [--json] [--panehost PATH]
                       [--payload-mib N] [--samples N] [--panes N]
 
   --rounds N       rounds of the drain and stalled-client benchmarks (default 5), and of
-                   drain-sizes (default 3)
+                   drain-sizes and noisy (default 3)
   --only NAMES     run only these, comma-separated: drain, drain-sizes, echo, attach, start,
-                   memory, panes, reconnect, stalled
+                   memory, panes, reconnect, stalled, noisy
   --json           print the figures as one JSON document instead of lines
   --panehost PATH  the panehost binary (default: the one next to this binary)
   --payload-mib N  size of the drain payload in MiB (default 64)
   --samples N      keystroke echo samples per system (default 1000; a tenth of it, at least 20,
-                   pane starts)
+                   pane starts; a fifth of it, at least 20, per round and flood in noisy)
   --panes N        panes of the many-panes benchmark (default 1000)";
 
 /// The command line.
@@ -202,6 +209,16 @@ impl Drop for TempDir {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some(flood_writer::MODE) {
+        // It ends when its terminal does: a failed write is its normal end.
+        return match flood_writer::run(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("panehost-bench {}: {error}", flood_writer::MODE);
+                ExitCode::FAILURE
+            }
+        };
+    }
     let options = match Options::parse(args.into_iter()) {
         Ok(options) => options,
         Err(message) => {
@@ -275,6 +292,7 @@ fn run(options: Options) -> BenchResult<()> {
             "panes" => many_panes::run(&bench),
             "reconnect" => reconnect::run(&bench),
             "stalled" => stalled::run(&bench),
+            "noisy" => noisy_neighbour::run(&bench),
             _ => unreachable!("names are checked when parsed"),
         };
         match result {
