@@ -20,6 +20,10 @@ use tokio::net::{TcpListener, TcpSocket, TcpStream};
 const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
 Connection: close\r\n\
 Content-Type: text/plain; charset=utf-8\r\n\
+Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n\
+X-Content-Type-Options: nosniff\r\n\
+X-Frame-Options: DENY\r\n\
+Cache-Control: no-store\r\n\
 Retry-After: 1\r\n\
 Content-Length: 65\r\n\
 \r\n\
