@@ -73,6 +73,43 @@ fn submitted_text_cannot_break_out_of_the_bracketed_paste() {
     host.stop();
 }
 
+/// A Ctrl-C inside a submission's text (from a web form, a model's
+/// answer): the terminal would act on it before bash reads the paste,
+/// sending SIGINT and throwing the paste away, and what followed it ran as
+/// typed keys (`touch INJECTED` ran). The submission is refused, nothing
+/// is typed, and the pane goes on.
+#[test]
+fn a_ctrl_c_inside_submitted_text_runs_nothing() {
+    let host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    let dir = host.home.join("work");
+    std::fs::create_dir_all(&dir).unwrap();
+    let params = panehost_ipc::StartParams {
+        cwd: Some(dir.display().to_string()),
+        ..start_params("shell", &["bash", "--norc", "--noprofile", "-i"])
+    };
+    let pane = conn.start(params).id;
+    let subscription = conn.subscribe(&pane, Some(0)).subscription;
+    let mut seen = Transcript::from(0);
+    conn.follow_until_text(subscription, &mut seen, "\x1b[?2004h");
+    for control in ["\x03", "\x1a", "\x1c"] {
+        let text = format!("echo \"summarise: {control}  touch INJECTED\r\"");
+        let send =
+            panehost_ipc::SendParams { pane: pane.clone(), text: text.clone(), enter: true, ..Default::default() };
+        let refused = conn.call(Request::Send(send)).unwrap_err();
+        assert_eq!(refused.code, "INVALID_ARGUMENT", "{refused:?}");
+        let asked = conn.call(Request::Ask { pane: pane.clone(), text, timeout_ms: Some(5_000) }).unwrap_err();
+        assert_eq!(asked.code, "INVALID_ARGUMENT", "{asked:?}");
+    }
+    // The pane took nothing and goes on: the next command is the first.
+    conn.type_line(&pane, "echo after-$((40+2)); ls");
+    conn.follow_until_text(subscription, &mut seen, "after-42");
+    assert!(!dir.join("INJECTED").exists(), "a command in the text ran");
+    assert!(!seen.text().contains("summarise"), "something of the refused text was typed: {:?}", seen.text());
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
 /// A host started as `nobody` in `run_dir` (a world-writable directory
 /// with the sticky bit, as the temp dir is) on the path `socket`: another
 /// local user squatting a path. Ended on drop.

@@ -2,6 +2,7 @@
 //! probe, a terminal.
 
 pub(crate) mod receipt;
+pub(crate) mod submitted_text;
 pub(crate) mod terminal_attach;
 pub(crate) mod turn_output_text;
 pub(crate) mod turns;

@@ -1,6 +1,7 @@
 //! The handlers that drive turns: `send` (input that submits), `ask`,
 //! `interrupt` and `notify`.
 
+use crate::handlers::submitted_text::check_submitted_text;
 use crate::handlers::turn_output_text::turn_output_text;
 use crate::limits::{self, DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, READY_QUIET, READY_TIMEOUT};
 use crate::pane::TurnSignal;
@@ -28,6 +29,7 @@ fn write_error(id: &PaneId, err: std::io::Error) -> ErrorBody {
 /// input line.
 pub(crate) async fn handle_send(pane: Arc<Pane>, place: InputPlace, params: SendParams) -> Result<Response, ErrorBody> {
     if params.enter {
+        check_submitted_text(&params.text)?;
         wait_until_ready(&pane).await;
     }
     let turn = place.wait().await;
@@ -149,6 +151,7 @@ pub(crate) async fn handle_ask(
             format!("runtime {} gives no signal when a turn ends; use send and events instead", pane.info().runtime),
         ));
     }
+    check_submitted_text(&text)?;
     wait_until_ready(&pane).await;
     let turn = place.wait().await;
     if pane.current_progress().exit.is_some() {
