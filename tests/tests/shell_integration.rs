@@ -383,7 +383,7 @@ fn an_interrupt_right_after_a_submitted_line_stops_its_command_not_the_line() {
     let (subscription, mut seen) = conn.follow_from_start_until(&pane, "ready> ");
     for round in 0..12 {
         let text = format!("printf 'began-%s\\n' {round}; sleep 5; printf 'ended-%s\\n' {round}");
-        let send = SendParams { pane: pane.clone(), text: text.into(), enter: true, ..Default::default() };
+        let send = SendParams { pane: pane.clone(), text, enter: true, ..Default::default() };
         let sent = conn.send(Request::Send(send));
         let interrupted = conn.send(Request::Interrupt { pane: pane.clone(), terminate: false });
         for _ in 0..2 {
@@ -394,7 +394,7 @@ fn an_interrupt_right_after_a_submitted_line_stops_its_command_not_the_line() {
         let completed =
             |seen: &Transcript| seen.events.iter().filter(|event| matches!(event, Event::TurnCompleted { .. })).count();
         conn.follow_until(subscription, &mut seen, |seen| completed(seen) > round);
-        let ended = seen.events.iter().filter(|event| matches!(event, Event::TurnCompleted { .. })).last().unwrap();
+        let ended = seen.events.iter().rev().find(|event| matches!(event, Event::TurnCompleted { .. })).unwrap();
         assert!(matches!(ended, Event::TurnCompleted { exit_code: Some(130), .. }), "round {round}: {ended:?}");
         let text = seen.text();
         assert!(!text.contains("command not found"), "round {round}:\n{text}");
