@@ -7,6 +7,7 @@ use crate::limits::{self, DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFI
 use crate::pane::TurnSignal;
 use crate::pane::{InputPlace, InputTurn, Pane};
 use crate::server::host_state::HostState;
+use crate::server::peer_process::PeerProcess;
 use panehost_adapters::CompletionSignal;
 use panehost_ipc::{
     limitation, ErrorBody, ErrorCode, Event, InterruptReport, InterruptStep, PaneId, Response, SendParams, TurnReport,
@@ -499,19 +500,33 @@ async fn confirm(pane: &Pane, first_seq: u64, turn_running: bool) -> Confirmatio
 /// turns.
 pub(crate) fn handle_notify(
     host: &HostState,
-    caller: Option<u32>,
+    caller: Option<&PeerProcess>,
     id: &PaneId,
     token: &str,
     event: &str,
     payload: &str,
 ) -> Result<Response, ErrorBody> {
     let pane = host.registry.find(id)?;
-    if !pane.is_own_process(caller) {
-        let who = caller.map_or("a process the kernel did not name".to_owned(), |pid| format!("process {pid}"));
-        return Err(ErrorBody::new(
-            ErrorCode::NotifyRefused,
-            format!("{who} is not one of pane {id}'s processes; only the pane's own processes report its turns"),
-        ));
+    // The process that connected, while it runs: once it has exited, its
+    // pid may be the pane's own process's, and vouches for nothing.
+    let running = caller.and_then(PeerProcess::pid_while_running);
+    if !pane.is_own_process(running) {
+        let message = match caller {
+            Some(peer) if running.is_none() => format!(
+                "the process that connected (pid {}) has exited, and its pid vouches for no other; only pane {id}'s \
+                 own processes report its turns, while they run",
+                peer.pid()
+            ),
+            Some(peer) => format!(
+                "process {} is not one of pane {id}'s processes; only the pane's own processes report its turns",
+                peer.pid()
+            ),
+            None => format!(
+                "a process the kernel did not name is not one of pane {id}'s processes; only the pane's own \
+                 processes report its turns"
+            ),
+        };
+        return Err(ErrorBody::new(ErrorCode::NotifyRefused, message));
     }
     if !pane.report(token, event, payload) {
         return Err(ErrorBody::new(ErrorCode::NotifyRefused, format!("the notify token is not pane {id}'s")));

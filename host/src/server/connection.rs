@@ -9,6 +9,7 @@ use crate::server::dispatch::{self, ConnectionContext, Handling, Reply};
 use crate::server::host_state::HostState;
 use crate::server::outbox::Outbox;
 use crate::server::passed_descriptors::{DescriptorReader, PassedDescriptors};
+use crate::server::peer_process::PeerProcess;
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use interprocess::local_socket::tokio::Stream;
@@ -36,6 +37,9 @@ pub(crate) async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u
     let peer = stream.peer_creds().ok();
     let peer_uid = peer.as_ref().and_then(|creds| creds.euid());
     let peer_pid = peer.as_ref().and_then(|creds| creds.pid()).and_then(|pid| u32::try_from(pid).ok());
+    // Held now, so that a pid given to another process later is not taken
+    // for the one that connected.
+    let peer_process = peer_pid.map(PeerProcess::of);
     // Independent halves let the writer task run beside the reader; the
     // reader receives the descriptors a client may pass.
     let (receive, send) = match into_unix_stream(stream) {
@@ -120,7 +124,7 @@ pub(crate) async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u
     let mut context = ConnectionContext {
         outbox: outbox.clone(),
         next_subscription: 1,
-        peer_pid,
+        peer: peer_process,
         passed: Some(passed),
         requests_ended: requests_ended.clone(),
     };

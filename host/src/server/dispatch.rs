@@ -14,6 +14,7 @@ use crate::server::answer_budget::{self, AnswerPermit};
 use crate::server::host_state::HostState;
 use crate::server::outbox::Outbox;
 use crate::server::passed_descriptors::PassedDescriptors;
+use crate::server::peer_process::PeerProcess;
 use crate::server::subscription::{EventSink, SubscriptionTask};
 use crate::server::watch::WatchTask;
 use panehost_adapters::LaunchPlan;
@@ -142,8 +143,8 @@ pub(crate) struct ConnectionContext {
     /// The next subscription id on this connection.
     pub next_subscription: u64,
     /// The connecting process, as the kernel reported it when it
-    /// connected (`SO_PEERCRED`).
-    pub peer_pid: Option<u32>,
+    /// connected (`SO_PEERCRED`), held by a pidfd since.
+    pub peer: Option<PeerProcess>,
     /// The descriptors the connection's first request brought; taken (and
     /// the slot closed) when that request is read.
     pub passed: Option<PassedDescriptors>,
@@ -191,7 +192,7 @@ pub(crate) fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, req
             Err(err) => Err(err).into(),
         },
         Request::Notify { pane, token, event, payload } => {
-            turns::handle_notify(&host, context.peer_pid, &pane, &token, &event, &payload).into()
+            turns::handle_notify(&host, context.peer.as_ref(), &pane, &token, &event, &payload).into()
         }
         Request::Inspect { pane } => match find(&host, &pane) {
             Ok(found) => {
