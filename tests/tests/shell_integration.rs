@@ -404,3 +404,38 @@ fn an_interrupt_right_after_a_submitted_line_stops_its_command_not_the_line() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+/// A record written in the moment between the model parsing a command's
+/// end into the screen and the pane's turns learning of it holds the turn
+/// open with a screen that shows it ended; a host killed then left the
+/// pane busy for good (found by the schedule explorer, seed
+/// 11189171346738076226: "still busy after 20 s"). The record is made so
+/// here, by hand: the next host sees the end in the ring between the
+/// turn's start and the saved screen, and the pane is idle.
+#[test]
+fn a_turn_recorded_open_whose_end_the_saved_screen_shows_is_ended_at_the_restore() {
+    let mut host = bash_host();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    let report = ask(&mut conn, &pane, "echo done-$((1+1))");
+    let record = host.state_dir.join("panes").join(format!("{pane}.json"));
+    let saved = wait_for("the record to save the screen after the turn", || {
+        let text = std::fs::read_to_string(&record).map_err(|err| err.to_string())?;
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(|err| err.to_string())?;
+        let screen_at = value["screen"]["offset"].as_u64().unwrap_or(0);
+        (value["activity"] == "idle" && screen_at >= report.completed_offset).then_some(value.clone()).ok_or(text)
+    });
+    drop(conn);
+    host.kill_hard();
+    let mut torn = saved;
+    torn["open_turn"] = serde_json::json!({ "offset": report.started_offset, "submitted": "echo done-$((1+1))" });
+    torn["activity"] = serde_json::json!("busy");
+    std::fs::write(&record, serde_json::to_vec(&torn).unwrap()).unwrap();
+    host.restart();
+    let mut conn = host.connect(Encoding::Json);
+    let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+    assert_eq!((detail.pane.restored_by.as_str(), detail.pane.activity.as_str()), ("keeper", "idle"));
+    assert_eq!(ask(&mut conn, &pane, "(exit 5)").exit_code, Some(5));
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

@@ -318,12 +318,26 @@ impl Beginning {
             (Some(_), Some(saved)) => TerminalScreen::new(record.size, saved.offset, redraw),
             _ => TerminalScreen::new(record.size, base, redraw),
         };
+        // The marks between the start of a turn the record holds open and
+        // its saved screen: the last host may have parsed its command's end
+        // into the screen before its turns knew of it, and saved both.
+        let mut caught_up = record
+            .open_turn
+            .as_ref()
+            .zip(record.screen.as_ref())
+            .and_then(|(turn, saved)| ring.held_between(turn.offset, saved.offset))
+            .map(|before_saved| {
+                let mut scratch = TerminalScreen::new(record.size, 0, &[]);
+                scratch.process(&before_saved);
+                scratch.take_notices()
+            })
+            .unwrap_or_default();
         if let Some(output) = &after_saved {
             screen.process(output);
         }
         // Taken here, so that the follower's first chunk does not report
         // them as its own.
-        let caught_up = screen.take_notices();
+        caught_up.extend(screen.take_notices());
         // The record shows the screen where this host's offsets begin.
         let first_screen = screen.snapshot();
         record.screen = Some(RecordedScreen { offset: base, formatted: first_screen.formatted.clone() });
