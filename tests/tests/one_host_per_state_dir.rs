@@ -89,3 +89,37 @@ fn a_killed_host_leaves_no_lock_behind() {
     assert_eq!(claim.socket, host.socket);
     host.stop();
 }
+
+/// A host started right after `kill -9` of the last one, before the kernel
+/// has ended it (a supervisor restarting it at once does this): the lock is
+/// still the dying host's for a moment, and the new host waits for it
+/// rather than exiting with "another host already uses the state
+/// directory" (which it did every time when started from a shell on the
+/// next line).
+#[test]
+fn a_host_started_while_the_killed_one_is_still_dying_takes_over() {
+    let mut host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &["sh", "-c", "exec sleep 1000"])).id.to_string();
+    drop(conn);
+    for round in 0..5 {
+        host.kill_hard_and_restart_at_once();
+        // The socket answered may have been the dying host's: the new one
+        // is the state directory's once its claim is in the lock file.
+        support::command::wait_for("the new host to hold the state directory", || {
+            if !process_exists(host.pid()) {
+                panic!("round {round}: the new host gave up; log:\n{}", host.log());
+            }
+            let claim = panehost_ipc::HostClaim::read(&host.state_dir).map(|claim| claim.pid);
+            (claim == Some(host.pid())).then_some(()).ok_or(format!("the claim names {claim:?}"))
+        });
+        support::command::wait_for("the pane to be back", || {
+            // The dying host is gone by now: a socket that answers is the
+            // new host's.
+            std::os::unix::net::UnixStream::connect(&host.socket).map_err(|err| err.to_string())?;
+            let panes = listed(&host);
+            panes.contains(&pane).then_some(()).ok_or(format!("{panes:?}"))
+        });
+    }
+    host.stop();
+}

@@ -84,7 +84,7 @@ impl HostLock {
             .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
             .open(&path)
             .map_err(io)?;
-        match flock(&file, FlockOperation::NonBlockingLockExclusive) {
+        match lock_unless_held(&file, &path) {
             Ok(()) => {}
             Err(rustix::io::Errno::WOULDBLOCK) => {
                 let state_dir = state_dir.display().to_string();
@@ -109,9 +109,65 @@ impl HostLock {
     }
 }
 
+/// How long a host waits for the lock while its holder is dying (killed,
+/// and not gone yet): a host started right after `kill -9` of the last
+/// one takes over, rather than failing because the kernel has not closed
+/// the dead host's files yet.
+const DYING_HOLDER_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Takes the lock at once; while the host that holds it is dying, waits
+/// for it to let go (at most [`DYING_HOLDER_WAIT`]). `WOULDBLOCK` when a
+/// live host holds it.
+fn lock_unless_held(file: &File, path: &Path) -> rustix::io::Result<()> {
+    let deadline = std::time::Instant::now() + DYING_HOLDER_WAIT;
+    loop {
+        match flock(file, FlockOperation::NonBlockingLockExclusive) {
+            Err(rustix::io::Errno::WOULDBLOCK) => {
+                let holder = HostClaim::read(path.parent().unwrap_or(Path::new("."))).map(|claim| claim.pid);
+                if !holder.is_some_and(dying) || std::time::Instant::now() >= deadline {
+                    return Err(rustix::io::Errno::WOULDBLOCK);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            done => return done,
+        }
+    }
+}
+
+/// Whether process `pid` is on its way out: gone, a zombie, or with a
+/// SIGKILL pending (which nothing can stop).
+fn dying(pid: u32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { return true };
+    let field = |name: &str| status.lines().find_map(|line| line.strip_prefix(name)).map(str::trim);
+    let state = field("State:").and_then(|state| state.chars().next());
+    let kill_pending = ["SigPnd:", "ShdPnd:"].iter().any(|name| {
+        field(name).and_then(|mask| u64::from_str_radix(mask, 16).ok()).is_some_and(|mask| mask & SIGKILL_BIT != 0)
+    });
+    matches!(state, Some('Z' | 'X')) || kill_pending
+}
+
+/// SIGKILL (9) in a `/proc/<pid>/status` signal mask.
+const SIGKILL_BIT: u64 = 1 << (9 - 1);
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_killed_or_gone_process_is_dying_a_running_one_is_not() {
+        let mut child = std::process::Command::new("sleep").arg("1000").spawn().unwrap();
+        assert!(!dying(child.id()));
+        child.kill().unwrap();
+        // Not reaped yet: a zombie, or on its way to one.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !dying(child.id()) {
+            assert!(std::time::Instant::now() < deadline, "a killed process is seen dying");
+            std::thread::yield_now();
+        }
+        child.wait().unwrap();
+        assert!(dying(child.id()), "gone");
+        assert!(!dying(std::process::id()));
+    }
 
     #[test]
     fn a_second_holder_is_refused_with_the_first_ones_socket_until_it_lets_go() {

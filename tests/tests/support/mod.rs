@@ -88,6 +88,16 @@ impl TestHost {
         child.wait().unwrap();
     }
 
+    /// Kills the host with SIGKILL and starts the next one at once, without
+    /// waiting for the killed one to be gone (as a supervisor that
+    /// restarts it would); the killed one is reaped afterwards.
+    pub fn kill_hard_and_restart_at_once(&mut self) {
+        let mut killed = self.child.take().expect("a running host");
+        let _ = Command::new("kill").arg("-KILL").arg(killed.id().to_string()).status();
+        self.restart();
+        killed.wait().unwrap();
+    }
+
     /// Sends the host a signal (`-QUIT`, say) and waits for it to exit 0.
     pub fn signal_and_wait(&mut self, signal: &str) {
         let mut child = self.child.take().expect("a running host");
