@@ -48,9 +48,20 @@ pub async fn compare_with_replays(world: &Arc<World>) {
             continue;
         }
         match replay(&client, &pane, from, to).await {
-            Ok((start, bytes)) => {
+            Ok((start, bytes, gap)) => {
                 let compared = compare(world, &pane, &copy, start, &bytes, "a replay");
                 world.count("bytes compared with replays", compared);
+                if let Some((gone_from, gone_to)) = gap {
+                    // Bytes a killed host had in hand: the follower cannot
+                    // have had any of them either.
+                    if !copy.pieces(gone_from, gone_to).is_empty() {
+                        world.fail(
+                            "replay",
+                            format!("{pane}: a replay skipped {gone_from}..{gone_to}, which the follower got"),
+                        );
+                    }
+                    world.count("replays that reached an announced gap", 1);
+                }
                 lock(&record).verified_to = to;
             }
             Err(problem) if problem.contains("UNKNOWN_PANE") => {
@@ -65,8 +76,14 @@ pub async fn compare_with_replays(world: &Arc<World>) {
 }
 
 /// The pane's bytes from `from` (or from where the host still holds them)
-/// up to `to`: `(offset of the first, bytes)`.
-async fn replay(client: &Client, pane: &PaneId, from: u64, to: u64) -> Result<(u64, Vec<u8>), String> {
+/// up to `to`: `(offset of the first, bytes, the range of a gap the host
+/// announced after them, where the replay stops)`.
+async fn replay(
+    client: &Client,
+    pane: &PaneId,
+    from: u64,
+    to: u64,
+) -> Result<(u64, Vec<u8>, Option<(u64, u64)>), String> {
     let mut stream = client.subscribe(pane, Some(from)).await.map_err(|e| e.to_string())?;
     let start = match stream.start() {
         StreamStart::Replay { from: at } if *at == from => from,
@@ -89,7 +106,14 @@ async fn replay(client: &Client, pane: &PaneId, from: u64, to: u64) -> Result<(u
                 bytes.extend_from_slice(data.as_slice());
             }
             Some(Event::Output { offset, .. }) => return Err(format!("replay output at {offset} after {next}")),
-            Some(Event::Resync { .. }) => return Err("a replay was resynced".into()),
+            // A hole a killed host left, announced where the replay got to:
+            // what comes after it is compared by the follower's own checks.
+            Some(Event::Resync { skipped_from, snapshot }) if skipped_from == next && snapshot.offset > next => {
+                return Ok((start, bytes, Some((skipped_from, snapshot.offset))));
+            }
+            Some(Event::Resync { skipped_from, snapshot }) => {
+                return Err(format!("a replay at {next} was resynced from {skipped_from} to {}", snapshot.offset));
+            }
             Some(Event::Exited { .. } | Event::Ended { .. }) | None => {
                 if next < to {
                     return Err(format!("the replay from {from} ended at {next}, short of {to}"));
@@ -98,7 +122,7 @@ async fn replay(client: &Client, pane: &PaneId, from: u64, to: u64) -> Result<(u
             Some(_) => {}
         }
     }
-    Ok((start, bytes))
+    Ok((start, bytes, None))
 }
 
 /// Compares `bytes` at `start` with the record where both hold bytes;
