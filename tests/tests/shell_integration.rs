@@ -439,3 +439,41 @@ fn a_turn_recorded_open_whose_end_the_saved_screen_shows_is_ended_at_the_restore
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+/// Two interrupts in a row while a command runs, then an ask, all sent at
+/// once: the first stops the command, and what was sent after it meets
+/// bash once the command has ended. Before, the first let go of the input
+/// line as soon as its keys were written: the ask was refused
+/// `TURN_IN_PROGRESS` (this test, round 0), and the second Ctrl-C could
+/// find bash between commands (its prompt mark drawn, its line editor not
+/// reading yet), where it is acted on only when bash starts to read, and
+/// took the first byte of the next command with it (`bash: rintf: command
+/// not found`; schedule explorer, seed 10988931725195551003).
+#[test]
+fn a_second_interrupt_between_commands_leaves_the_next_command_whole() {
+    let host = bash_host();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    for round in 0..8 {
+        let long = SendParams { pane: pane.clone(), text: "sleep 5".into(), enter: true, ..Default::default() };
+        conn.ok(Request::Send(long));
+        let first = conn.send(Request::Interrupt { pane: pane.clone(), terminate: false });
+        let second = conn.send(Request::Interrupt { pane: pane.clone(), terminate: false });
+        let text = format!("printf 'whole-%s\\n' {round}");
+        let asked = conn.send(Request::Ask { pane: pane.clone(), text, timeout_ms: Some(20_000) });
+        let mut report = None;
+        for _ in 0..3 {
+            let (id, answer) = conn.next_answer();
+            assert!([first, second, asked].contains(&id), "{id}");
+            let answer = answer.unwrap_or_else(|err| panic!("round {round}: {err:?}"));
+            if id == asked {
+                report = Some(answer);
+            }
+        }
+        let Some(Response::Answered(report)) = report else { panic!("round {round}: {report:?}") };
+        assert_eq!(report.exit_code, Some(0), "round {round}: {report:?}");
+        assert!(report.added_text.contains(&format!("whole-{round}")), "round {round}: {report:?}");
+    }
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

@@ -128,6 +128,13 @@ async fn prompt_redrawn(pane: &Pane, prompts: u64, pasting: bool) {
     if !pasting {
         return;
     }
+    line_editor_reading(pane).await;
+}
+
+/// Returns once the pane's program has bracketed paste on (bash's line
+/// editor turns it on when it starts to read a line, off when it has
+/// one), or the pane is over.
+async fn line_editor_reading(pane: &Pane) {
     let mut parsed = pane.parsed_offset();
     while !pane.bracketed_paste() && !pane.current_progress().over() {
         if parsed.changed().await.is_err() {
@@ -308,6 +315,15 @@ pub(crate) async fn handle_interrupt(
     if pane.current_progress().exit.is_some() {
         return report("not_running", steps);
     }
+    if !pane.busy() && pane.completion() == CompletionSignal::ShellIntegration && !pane.bracketed_paste() {
+        // Between commands: bash has drawn its prompt mark, but its line
+        // editor does not read yet. A Ctrl-C now is acted on when it
+        // starts to read, and takes the first byte of what is typed next
+        // with it (`bash: rintf: command not found` after two interrupts
+        // in a row; schedule explorer, seed 10988931725195551003). Wait
+        // until it reads, or for so long.
+        let _ = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT, line_editor_reading(&pane)).await;
+    }
     let was_busy = pane.busy();
     let first_seq = pane.current_progress().signals;
     let prompts = pane.current_progress().prompts;
@@ -326,7 +342,11 @@ pub(crate) async fn handle_interrupt(
         // held) until the shell reads again.
         let _ = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT, prompt_redrawn(&pane, prompts, pasting)).await;
     }
-    drop(turn);
+    // The input line stays held until the answer: what was sent after the
+    // interrupt (another interrupt, the next ask) meets the program as the
+    // interrupt leaves it, not a turn still ending (it was refused with
+    // TURN_IN_PROGRESS, or its Ctrl-C landed between two commands).
+    let _held = turn;
     let presses = if pane.interrupt_presses() > 1 { format!(" x{}", pane.interrupt_presses()) } else { String::new() };
     step("keys", format!("{}{presses}", keys.escape_ascii()), &mut steps);
 
