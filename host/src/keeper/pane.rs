@@ -260,13 +260,15 @@ impl Pane {
     }
 
     /// Reads what the current connection sent (it is readable); it is
-    /// dropped when it has closed.
+    /// dropped when it has closed. After a `release` it is kept until the
+    /// pane is dropped, so that the host sees it close only once the
+    /// socket file is gone.
     fn read_current(&mut self, buffer: &mut [u8]) -> Reading {
         let Some(mut current) = self.current.take() else {
             return Reading::Closed;
         };
         let reading = self.read_requests(&mut current, buffer);
-        if reading == Reading::Open {
+        if reading != Reading::Closed {
             self.current = Some(current);
         }
         reading
