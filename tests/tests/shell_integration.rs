@@ -23,6 +23,37 @@ fn ask(conn: &mut Connection, pane: &panehost_ipc::PaneId, text: &str) -> TurnRe
     }
 }
 
+/// The pane's record file.
+fn record_path(host: &TestHost, pane: &panehost_ipc::PaneId) -> std::path::PathBuf {
+    host.state_dir.join("panes").join(format!("{pane}.json"))
+}
+
+/// The pane's record, once it is as `wanted` says.
+fn record_once(
+    host: &TestHost,
+    pane: &panehost_ipc::PaneId,
+    wanted: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let path = record_path(host, pane);
+    wait_for("the record to be saved so", || {
+        let text = std::fs::read_to_string(&path).map_err(|err| err.to_string())?;
+        let record: serde_json::Value = serde_json::from_str(&text).map_err(|err| err.to_string())?;
+        if wanted(&record) {
+            Ok(record)
+        } else {
+            Err(text)
+        }
+    })
+}
+
+/// A pane taken back from its keeper by a restarted host is idle, and an
+/// ask exiting with `status` is answered with it.
+fn back_idle_and_asked(conn: &mut Connection, pane: &panehost_ipc::PaneId, status: u32) {
+    let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+    assert_eq!((detail.pane.restored_by.as_str(), detail.pane.activity.as_str()), ("keeper", "idle"));
+    assert_eq!(ask(conn, pane, &format!("(exit {status})")).exit_code, Some(status));
+}
+
 fn completion_of(conn: &mut Connection, pane: &panehost_ipc::PaneId) -> String {
     let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
     detail.pane.completion
@@ -201,20 +232,13 @@ fn an_idle_pane_comes_back_idle_after_a_killed_host() {
     let pane = conn.start(start_params("shell", &[])).id;
     let report = ask(&mut conn, &pane, "echo done-$((1+1))");
     assert_eq!(report.exit_code, Some(0));
-    let record = host.state_dir.join("panes").join(format!("{pane}.json"));
-    wait_for("the record to say idle", || {
-        let text = std::fs::read_to_string(&record).map_err(|err| err.to_string())?;
-        let value: serde_json::Value = serde_json::from_str(&text).map_err(|err| err.to_string())?;
-        (value["activity"] == "idle").then_some(()).ok_or(value["activity"].to_string())
-    });
+    record_once(&host, &pane, |record| record["activity"] == "idle");
     drop(conn);
     host.kill_hard();
     host.restart();
+    // Taken back idle, and it takes the next turn as before.
     let mut conn = host.connect(Encoding::Json);
-    let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
-    assert_eq!((detail.pane.restored_by.as_str(), detail.pane.activity.as_str()), ("keeper", "idle"));
-    // And it takes the next turn as before.
-    assert_eq!(ask(&mut conn, &pane, "(exit 4)").exit_code, Some(4));
+    back_idle_and_asked(&mut conn, &pane, 4);
     conn.ok(Request::Close { pane });
     host.stop();
 }
@@ -422,24 +446,18 @@ fn a_turn_recorded_open_whose_end_the_saved_screen_shows_is_ended_at_the_restore
     let mut conn = host.connect(Encoding::Json);
     let pane = conn.start(start_params("shell", &[])).id;
     let report = ask(&mut conn, &pane, "echo done-$((1+1))");
-    let record = host.state_dir.join("panes").join(format!("{pane}.json"));
-    let saved = wait_for("the record to save the screen after the turn", || {
-        let text = std::fs::read_to_string(&record).map_err(|err| err.to_string())?;
-        let value: serde_json::Value = serde_json::from_str(&text).map_err(|err| err.to_string())?;
-        let screen_at = value["screen"]["offset"].as_u64().unwrap_or(0);
-        (value["activity"] == "idle" && screen_at >= report.completed_offset).then_some(value.clone()).ok_or(text)
+    let mut torn = record_once(&host, &pane, |record| {
+        let screen_at = record["screen"]["offset"].as_u64().unwrap_or(0);
+        record["activity"] == "idle" && screen_at >= report.completed_offset
     });
     drop(conn);
     host.kill_hard();
-    let mut torn = saved;
     torn["open_turn"] = serde_json::json!({ "offset": report.started_offset, "submitted": "echo done-$((1+1))" });
     torn["activity"] = serde_json::json!("busy");
-    std::fs::write(&record, serde_json::to_vec(&torn).unwrap()).unwrap();
+    std::fs::write(record_path(&host, &pane), serde_json::to_vec(&torn).unwrap()).unwrap();
     host.restart();
     let mut conn = host.connect(Encoding::Json);
-    let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
-    assert_eq!((detail.pane.restored_by.as_str(), detail.pane.activity.as_str()), ("keeper", "idle"));
-    assert_eq!(ask(&mut conn, &pane, "(exit 5)").exit_code, Some(5));
+    back_idle_and_asked(&mut conn, &pane, 5);
     conn.ok(Request::Close { pane });
     host.stop();
 }
