@@ -276,7 +276,10 @@ async fn clear_line_if_dirty(world: &World, client: &Client, pane: &PaneId) -> b
     if !dirty {
         return true;
     }
-    let params = SendParams { pane: pane.clone(), bytes: b"\x15".to_vec().into(), ..Default::default() };
+    // A paste cut by the kill leaves bash's line editor reading a paste:
+    // its end marker first, then Ctrl-U for the line (an end marker with
+    // no paste open is an unbound key, dropped).
+    let params = SendParams { pane: pane.clone(), bytes: b"\x1b[201~\x15".to_vec().into(), ..Default::default() };
     if client.send(params).await.is_err() {
         return false;
     }
