@@ -499,3 +499,40 @@ fn a_second_interrupt_between_commands_leaves_the_next_command_whole() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+/// A command, an interrupt and the next command, sent together, many
+/// times: the interrupt finds bash just back at its prompt, where its line
+/// editor turns bracketed paste on a moment before it takes signals
+/// itself. A Ctrl-C in that moment went to bash, which acted on it only
+/// after reading the next line, and cut its first byte (no `^C` echoed,
+/// then `bash: rintf: command not found`; schedule explorer, seeds
+/// 5874923024644500350 and 15060765274300354626).
+#[test]
+fn an_interrupt_just_after_a_command_leaves_the_next_command_whole() {
+    let host = bash_host();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    for round in 0..15 {
+        let ask_for = |text: String| Request::Ask { pane: pane.clone(), text, timeout_ms: Some(20_000) };
+        let first = conn.send(ask_for(format!("printf 'first-%s\\n' {round}")));
+        let interrupted = conn.send(Request::Interrupt { pane: pane.clone(), terminate: false });
+        let second = conn.send(ask_for(format!("printf 'whole-%s\\n' {round}")));
+        let mut reports = std::collections::HashMap::new();
+        for _ in 0..3 {
+            let (id, answer) = conn.next_answer();
+            assert!([first, interrupted, second].contains(&id), "{id}");
+            reports.insert(id, answer.unwrap_or_else(|err| panic!("round {round}: {err:?}")));
+        }
+        // The interrupt may find the first command still running (a
+        // loaded machine): it stops it, which is right too.
+        let Some(Response::Answered(report)) = reports.get(&first) else { panic!("round {round}: {reports:?}") };
+        let stopped = report.exit_code == Some(130) && !report.added_text.contains("command not found");
+        let ran = report.exit_code == Some(0) && report.added_text.contains(&format!("first-{round}"));
+        assert!(stopped || ran, "round {round}: {report:?}");
+        let Some(Response::Answered(report)) = reports.get(&second) else { panic!("round {round}: {reports:?}") };
+        assert_eq!(report.exit_code, Some(0), "round {round}: {report:?}");
+        assert!(report.added_text.contains(&format!("whole-{round}")), "round {round}: {report:?}");
+    }
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

@@ -118,29 +118,22 @@ async fn wait_until_ready(pane: &Pane) {
 }
 
 /// Waits until a shell interrupted at its prompt has drawn the prompt
-/// again (a mark after the `prompts` it had drawn) and, when it had
-/// bracketed paste on (`pasting`), turned it back on: its line editor
-/// then reads again. Input sent before would lose its first byte to the
-/// line being reset.
-async fn prompt_redrawn(pane: &Pane, prompts: u64, pasting: bool) {
+/// again (an end mark after the `prompts` it had drawn, then the prompt's
+/// own mark): its line editor then reads again. Input sent before would
+/// lose its first byte to the line being reset.
+async fn prompt_redrawn(pane: &Pane, prompts: u64) {
     let mut progress = pane.progress();
     let _ = progress.until(|state| state.prompts > prompts || state.over()).await;
-    if !pasting {
-        return;
-    }
     line_editor_reading(pane).await;
 }
 
-/// Returns once the pane's program has bracketed paste on (bash's line
-/// editor turns it on when it starts to read a line, off when it has
-/// one), or the pane is over.
+/// Returns once a shell with prompt marks has drawn its prompt since its
+/// last command (its `B` mark, drawn after its line editor has taken over
+/// its signals; bracketed paste comes on a moment before that, and input
+/// sent then lost its first byte), or the pane is over.
 async fn line_editor_reading(pane: &Pane) {
-    let mut parsed = pane.parsed_offset();
-    while !pane.bracketed_paste() && !pane.current_progress().over() {
-        if parsed.changed().await.is_err() {
-            return;
-        }
-    }
+    let mut progress = pane.progress();
+    let _ = progress.until(|state| state.line_editor_reading || state.over()).await;
 }
 
 /// `ask`: submit, then wait for the end of the turn. The text is written
@@ -315,19 +308,20 @@ pub(crate) async fn handle_interrupt(
     if pane.current_progress().exit.is_some() {
         return report("not_running", steps);
     }
-    if !pane.busy() && pane.completion() == CompletionSignal::ShellIntegration && !pane.bracketed_paste() {
+    if !pane.busy() && pane.completion() == CompletionSignal::ShellIntegration {
         // Between commands: bash has drawn its prompt mark, but its line
         // editor does not read yet. A Ctrl-C now is acted on when it
         // starts to read, and takes the first byte of what is typed next
         // with it (`bash: rintf: command not found` after two interrupts
-        // in a row; schedule explorer, seed 10988931725195551003). Wait
-        // until it reads, or for so long.
+        // in a row; schedule explorer, seed 10988931725195551003). Its
+        // prompt's end mark says it reads (seeds 5874923024644500350,
+        // 15060765274300354626: with bracketed paste on but the prompt not
+        // drawn yet, no `^C` was echoed and the next command was cut).
         let _ = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT, line_editor_reading(&pane)).await;
     }
     let was_busy = pane.busy();
     let first_seq = pane.current_progress().signals;
     let prompts = pane.current_progress().prompts;
-    let pasting = pane.bracketed_paste();
     // What `terminate` ends: the program in the foreground now.
     let target = pane.foreground_group();
     let keys = pane.interrupt_keys().to_vec();
@@ -340,7 +334,7 @@ pub(crate) async fn handle_interrupt(
     if !was_busy && pane.completion() == CompletionSignal::ShellIntegration {
         // Input behind this interrupt waits (its place in the line is
         // held) until the shell reads again.
-        let _ = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT, prompt_redrawn(&pane, prompts, pasting)).await;
+        let _ = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT, prompt_redrawn(&pane, prompts)).await;
     }
     // The input line stays held until the answer: what was sent after the
     // interrupt (another interrupt, the next ask) meets the program as the

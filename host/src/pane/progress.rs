@@ -46,6 +46,11 @@ pub struct Progress {
     /// How many commands a shell with prompt marks has started (its `C`
     /// marks), counted once the pane's turns know of them.
     pub commands_started: u64,
+    /// A shell with prompt marks has drawn its prompt (its `B` mark) since
+    /// its last command started or ended: its line editor reads, and has
+    /// taken over its signals (a Ctrl-C before that is acted on only when
+    /// it reads, and takes a byte of the next input with it).
+    pub line_editor_reading: bool,
 }
 
 impl Progress {
@@ -62,6 +67,7 @@ impl Progress {
             ready_for_input,
             prompts: 0,
             commands_started: 0,
+            line_editor_reading: false,
         }
     }
 
@@ -136,6 +142,13 @@ impl ProgressCell {
     /// A shell drew `count` more prompts.
     pub(super) fn add_prompts(&self, count: u64) {
         self.sender.send_modify(|progress| progress.prompts += count);
+    }
+
+    /// Whether a shell's line editor reads (see
+    /// [`Progress::line_editor_reading`]); watchers wake on a change only.
+    pub(super) fn set_line_editor_reading(&self, reading: bool) {
+        self.sender
+            .send_if_modified(|progress| std::mem::replace(&mut progress.line_editor_reading, reading) != reading);
     }
 
     /// A shell started `count` more commands.

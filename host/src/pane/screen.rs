@@ -41,8 +41,10 @@ impl vt100::Callbacks for ScreenCallbacks {
             [b"9", rest @ ..] => self.notice(TerminalNotice::Osc9(text(rest))),
             [b"777", b"notify", rest @ ..] => self.notice(TerminalNotice::Osc777(text(rest))),
             // Prompt marks: a command runs (C), a command ended (D, with
-            // its status when the shell gave one). A and B (where the
-            // prompt and the input start) say nothing of turns.
+            // its status when the shell gave one), the prompt is drawn and
+            // the line editor reads (B, at the prompt's end). A (where the
+            // prompt starts) says nothing.
+            [b"133", b"B", ..] => self.notice(TerminalNotice::PromptShown),
             [b"133", b"C", ..] => self.notice(TerminalNotice::CommandStarted),
             [b"133", b"D", rest @ ..] => {
                 let status = rest.first().and_then(|status| std::str::from_utf8(status).ok()?.parse().ok());

@@ -33,6 +33,9 @@ pub enum TerminalNotice {
     CommandStarted,
     /// `OSC 133 ; D [; status]`: the shell's command ended.
     CommandFinished(Option<u32>),
+    /// `OSC 133 ; B`: the shell's prompt is drawn (the mark ends it), and
+    /// its line editor reads.
+    PromptShown,
 }
 
 /// One recorded signal.

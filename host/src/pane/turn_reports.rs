@@ -114,6 +114,15 @@ impl Pane {
         if commands > 0 && self.completion() == CompletionSignal::ShellIntegration {
             self.progress.add_commands_started(commands as u64);
         }
+        // The last of the shell's marks says whether its line editor reads.
+        let last_mark = notices.iter().rev().find_map(|notice| match notice {
+            TerminalNotice::PromptShown => Some(true),
+            TerminalNotice::CommandStarted | TerminalNotice::CommandFinished(_) => Some(false),
+            _ => None,
+        });
+        if let (Some(reading), CompletionSignal::ShellIntegration) = (last_mark, self.completion()) {
+            self.progress.set_line_editor_reading(reading);
+        }
     }
 
     /// Publishes a signal now, or records a reported end once the output
