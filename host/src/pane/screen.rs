@@ -486,6 +486,7 @@ mod tests {
         assert_eq!(
             screen.take_notices(),
             [
+                TerminalNotice::PromptShown,
                 TerminalNotice::CommandStarted,
                 TerminalNotice::CommandFinished(Some(127)),
                 TerminalNotice::CommandFinished(None),
