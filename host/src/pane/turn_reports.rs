@@ -92,6 +92,17 @@ impl Pane {
     }
 
     pub(super) fn record_terminal_notices(self: &Arc<Self>, notices: &[TerminalNotice], offset: u64) {
+        // The last of the shell's marks says whether its line editor reads;
+        // told before the prompt count, so that a waiter woken by a new
+        // prompt never sees the line editor of the prompt before it.
+        let last_mark = notices.iter().rev().find_map(|notice| match notice {
+            TerminalNotice::PromptShown => Some(true),
+            TerminalNotice::CommandStarted | TerminalNotice::CommandFinished(_) => Some(false),
+            _ => None,
+        });
+        if let (Some(reading), CompletionSignal::ShellIntegration) = (last_mark, self.completion()) {
+            self.progress.set_line_editor_reading(reading);
+        }
         let prompts = notices.iter().filter(|notice| matches!(notice, TerminalNotice::CommandFinished(_))).count();
         if prompts > 0 && self.completion() == CompletionSignal::ShellIntegration {
             self.progress.add_prompts(prompts as u64);
@@ -113,15 +124,6 @@ impl Pane {
         let commands = notices.iter().filter(|notice| matches!(notice, TerminalNotice::CommandStarted)).count();
         if commands > 0 && self.completion() == CompletionSignal::ShellIntegration {
             self.progress.add_commands_started(commands as u64);
-        }
-        // The last of the shell's marks says whether its line editor reads.
-        let last_mark = notices.iter().rev().find_map(|notice| match notice {
-            TerminalNotice::PromptShown => Some(true),
-            TerminalNotice::CommandStarted | TerminalNotice::CommandFinished(_) => Some(false),
-            _ => None,
-        });
-        if let (Some(reading), CompletionSignal::ShellIntegration) = (last_mark, self.completion()) {
-            self.progress.set_line_editor_reading(reading);
         }
     }
 
