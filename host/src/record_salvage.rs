@@ -85,6 +85,7 @@ pub(crate) fn salvage(
         exit: None,
         open_turn: None,
         activity: None,
+        closing: false,
     })
 }
 

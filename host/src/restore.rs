@@ -77,6 +77,10 @@ pub(crate) async fn restore_panes(host: Arc<HostState>) {
             tracing::warn!(pane = %id, %reference, "session reference recorded by another pane too; not resumed by it");
             record.native_reference = None;
         }
+        if record.closing {
+            finish_close(host, record).await;
+            continue;
+        }
         let restored = tokio::time::timeout(RESTORE_PANE_TIMEOUT, restore(host, record))
             .await
             .unwrap_or_else(|_| Err(format!("not restored within {} s", RESTORE_PANE_TIMEOUT.as_secs())));
@@ -197,6 +201,30 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
     }
     host.registry.insert(pane);
     Ok(how)
+}
+
+/// A pane the last host had begun to close: the close is finished, never
+/// undone. Taken back from its keeper, it is listed until its close ends
+/// (its subscribers resume and see it end `closed`); with its keeper gone,
+/// nothing runs, and only the record is left to remove. Either way the
+/// pane leaves as closed, and no process of it is started again.
+async fn finish_close(host: &Arc<HostState>, record: PaneRecord) {
+    let id = record.id.clone();
+    let behaviour = behaviour_of(host, &record);
+    let adopted =
+        tokio::time::timeout(RESTORE_PANE_TIMEOUT, Pane::adopt(record, behaviour, host.pane_services())).await;
+    let Ok(Ok(pane)) = adopted else {
+        tracing::info!(pane = %id, "a close the last host began is finished: its keeper is gone");
+        host.records.remove(&id);
+        host.registry.forget(&id, Departure::Closed);
+        return;
+    };
+    host.registry.insert(Arc::clone(&pane));
+    let host = Arc::clone(host);
+    tokio::spawn(async move {
+        let status = host.close_pane(&pane).await;
+        tracing::info!(pane = %id, code = status.code, "a close the last host began is finished");
+    });
 }
 
 /// What is left of the pane's wall-time limit, counted from its creation

@@ -5,6 +5,7 @@
 mod support;
 
 use panehost_ipc::{Encoding, Event, PaneState, Request, Response, StartParams, StreamStart};
+use support::command::wait_for;
 use support::*;
 
 fn panes(conn: &mut Connection) -> Vec<panehost_ipc::PaneSummary> {
@@ -478,5 +479,72 @@ fn a_pane_whose_record_was_torn_is_taken_back_from_its_keeper() {
         "the torn record is kept aside"
     );
     conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+/// Whether the pane's record says a close began.
+fn record_says_closing(host: &TestHost, pane: &panehost_ipc::PaneId) -> Result<(), String> {
+    let path = host.state_dir.join("panes").join(format!("{pane}.json"));
+    let text = std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+    let record: serde_json::Value = serde_json::from_str(&text).map_err(|err| err.to_string())?;
+    if record["closing"] == serde_json::Value::Bool(true) {
+        Ok(())
+    } else {
+        Err(format!("the record does not say closing: {text}"))
+    }
+}
+
+#[test]
+fn a_close_a_killed_host_had_begun_is_finished_by_the_next_host() {
+    let mut host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    // A process that ignores SIGHUP and SIGTERM: the close waits before
+    // its SIGKILL, and the host is killed in that wait.
+    let pane = conn.start(start_params("shell", &["sh", "-c", "trap '' HUP TERM; echo ready; exec sleep 1000"]));
+    let subscription = conn.subscribe(&pane.id, Some(0)).subscription;
+    let mut seen = Transcript::from(0);
+    conn.follow_until_text(subscription, &mut seen, "ready");
+    let mut closer = host.connect(Encoding::Json);
+    closer.send(Request::Close { pane: pane.id.clone() });
+    wait_for("the record to say the close began", || record_says_closing(&host, &pane.id));
+    host.kill_hard();
+    assert!(process_exists(pane.pid), "the process ended before the host was killed; the test proves nothing");
+    host.restart();
+
+    // The new host finishes the close: a follower resuming sees the pane
+    // end `closed`, its process is gone, and it is not listed.
+    let mut conn = host.connect(Encoding::Json);
+    match conn.call(Request::Reconnect { pane: pane.id.clone(), generation: pane.generation, offset: seen.end() }) {
+        Ok(Response::Subscribed(resumed)) => {
+            let reason = loop {
+                let (id, event) = conn.next_event();
+                assert_eq!(id, resumed.subscription);
+                if let Event::Ended { reason } = event {
+                    break reason;
+                }
+            };
+            assert_eq!(reason, "closed");
+        }
+        Ok(other) => panic!("{other:?}"),
+        // The close may be over before the follower is back.
+        Err(error) => assert_eq!(error.code, "UNKNOWN_PANE", "{error:?}"),
+    }
+    wait_for("the pane's process to end", || {
+        if process_exists(pane.pid) {
+            Err(format!("process {} still runs", pane.pid))
+        } else {
+            Ok(())
+        }
+    });
+    wait_for("the pane to be gone from the list", || {
+        let listed = panes(&mut conn);
+        if listed.iter().any(|summary| summary.id == pane.id) {
+            Err(format!("still listed: {listed:?}"))
+        } else {
+            Ok(())
+        }
+    });
+    let error = conn.call(Request::Inspect { pane: pane.id.clone() }).unwrap_err();
+    assert_eq!(error.message, format!("pane {} was closed", pane.id));
     host.stop();
 }

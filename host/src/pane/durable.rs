@@ -55,6 +55,10 @@ impl DurableRecord {
         lock(&self.record).exit = Some(status);
     }
 
+    pub(super) fn set_closing(&self) {
+        lock(&self.record).closing = true;
+    }
+
     /// Records the session's native reference; false when it was already
     /// the one recorded.
     pub(super) fn set_native_reference(&self, reference: &str) -> bool {

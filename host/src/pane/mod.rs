@@ -306,6 +306,14 @@ impl Pane {
         self.news.disconnect(&self.info.id, reason);
     }
 
+    /// Saves in the record that a close for good began (before any of its
+    /// signals): a host killed in the middle of it leaves the next host a
+    /// close to finish, not an exit to report.
+    pub async fn record_closing(&self) {
+        self.durable.set_closing();
+        self.save_record().await;
+    }
+
     /// Ends the process group (SIGHUP, then SIGTERM, then SIGKILL, with
     /// bounded waits), waits for the exit to be recorded, and marks the
     /// pane closed so its tasks and subscribers finish.

@@ -167,9 +167,9 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         .all()
         .into_iter()
         .map(|pane| {
+            let host = Arc::clone(&host);
             tokio::spawn(async move {
-                pane.close().await;
-                pane.release().await;
+                host.close_pane(&pane).await;
             })
         })
         .collect();

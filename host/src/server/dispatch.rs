@@ -9,7 +9,6 @@ use crate::handlers::turns;
 use crate::handlers::wait_for;
 use crate::limits;
 use crate::pane::{history, InputPlace, Launch, Pane};
-use crate::registry::Departure;
 use crate::server::answer_budget::{self, AnswerPermit};
 use crate::server::host_state::HostState;
 use crate::server::outbox::Outbox;
@@ -393,9 +392,7 @@ fn handle_resize(host: &HostState, id: &PaneId, size: Size) -> Result<Response, 
 
 async fn handle_close(host: &HostState, id: &PaneId) -> Result<Response, ErrorBody> {
     let pane = find(host, id)?;
-    let status = pane.close().await;
-    host.registry.forget(id, Departure::Closed);
-    pane.release().await;
+    let status = host.close_pane(&pane).await;
     tracing::info!(pane = %id, code = status.code, "pane closed");
     Ok(Response::Closed { pane: id.clone(), status })
 }

@@ -2,8 +2,8 @@
 
 use crate::config::CountLimits;
 use crate::config::MAX_PANES_ENV;
-use crate::pane::{Keepers, PaneLimits, PaneServices};
-use crate::registry::Registry;
+use crate::pane::{Keepers, Pane, PaneLimits, PaneServices};
+use crate::registry::{Departure, Registry};
 use crate::runtime_gate::RuntimeGate;
 use crate::server::answer_budget::AnswerBudget;
 use crate::store::receipts::ReceiptStore;
@@ -78,6 +78,17 @@ impl HostState {
             ));
         }
         Ok(slot)
+    }
+
+    /// Closes `pane` for good (see [`Pane::close`]; its record says so
+    /// first), has it leave the registry as closed, and lets its keeper
+    /// and record go.
+    pub(crate) async fn close_pane(&self, pane: &Pane) -> panehost_ipc::ExitStatus {
+        pane.record_closing().await;
+        let status = pane.close().await;
+        self.registry.forget(&pane.info().id, Departure::Closed);
+        pane.release().await;
+        status
     }
 
     /// Waits until the panes of the last host are restored (at once, when

@@ -67,6 +67,11 @@ pub struct PaneRecord {
     /// comes back as it was, not `unknown`.
     #[serde(default)]
     pub activity: Option<String>,
+    /// A close began: it is saved before the close sends any signal, so a
+    /// host killed in the middle of a close has the next host finish it
+    /// rather than take the pane back as if nobody had asked.
+    #[serde(default)]
+    pub closing: bool,
 }
 
 /// A turn open when its pane's record was saved: a host restarted while it
@@ -348,6 +353,7 @@ mod tests {
             exit: None,
             open_turn: None,
             activity: None,
+            closing: false,
         }
     }
 
