@@ -76,8 +76,9 @@ async fn submit(pane: &Pane, turn: &InputTurn, params: &SendParams) -> Result<us
         let _ = tokio::time::timeout(limits::SUBMIT_ECHO_WAIT, echo.changed()).await;
         pane.wait_output_quiet(limits::SUBMIT_SETTLE, limits::SUBMIT_SETTLE_LIMIT).await;
     }
+    let before_enter = pane.output_end();
     pane.write_input(turn, b"\r", limits::INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
-    pane.input_submitted(&params.text);
+    pane.input_submitted(before_enter, &params.text);
     Ok(body.len() + 1)
 }
 

@@ -233,15 +233,22 @@ impl TurnTracker {
         }
     }
 
-    /// The host submitted input (`text`, empty when only keys): a turn
-    /// starts (unless one is open; an answer to a question the CLI asked
-    /// resumes the open one). Where completion is unobserved the start is
-    /// reported, but nothing will ever end the turn, so the activity stays
-    /// `unknown`.
+    /// The host submitted input (`text`, empty when only keys), its Enter
+    /// written when the output had reached `offset`: a turn starts (unless
+    /// one is open; an answer to a question the CLI asked resumes the open
+    /// one). A turn the program started in output after `offset` was the
+    /// submission's own, told before this (a quick command's `C` and `D`
+    /// marks may be parsed before the host records its submission): no
+    /// second turn opens, which nothing would ever end. Where completion is
+    /// unobserved the start is reported, but nothing will ever end the
+    /// turn, so the activity stays `unknown`.
     pub(super) fn input_submitted(&mut self, offset: u64, text: &str) -> Option<TurnSignal> {
         self.conversation.submitted(text);
         if self.open.is_some() {
             self.activity = activity::BUSY;
+            return None;
+        }
+        if self.completion != CompletionSignal::Unobserved && self.started_after(offset) {
             return None;
         }
         if self.completion == CompletionSignal::Unobserved {
@@ -386,6 +393,15 @@ impl TurnTracker {
     /// (for a subscription that starts there).
     pub(super) fn first_seq_at(&self, offset: u64) -> u64 {
         self.log.iter().find(|signal| signal.offset >= offset).map(|signal| signal.seq).unwrap_or(self.next_seq)
+    }
+
+    /// Whether a turn started in output after `offset`.
+    fn started_after(&self, offset: u64) -> bool {
+        self.log
+            .iter()
+            .rev()
+            .take_while(|signal| signal.offset > offset)
+            .any(|signal| matches!(signal.event, Event::TurnStarted { .. }))
     }
 
     fn start(&mut self, offset: u64, from: &str) -> Option<TurnSignal> {
@@ -542,6 +558,22 @@ mod tests {
         let mut heuristic = TurnTracker::new(CompletionSignal::ScreenHeuristic, None);
         heuristic.input_submitted(0, "ls");
         assert!(!heuristic.awaits_its_command());
+    }
+
+    #[test]
+    fn a_command_whose_marks_were_parsed_before_its_submission_was_told_opens_no_second_turn() {
+        let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+        tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5);
+        // The Enter was written at 10; the command ran and its marks were
+        // parsed before the host recorded the submission.
+        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandStarted, 12)).is_some());
+        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(3)), 20)).is_some());
+        assert!(tracker.input_submitted(10, "echo hi; (exit 3)").is_none());
+        assert!(!tracker.busy(), "a turn opened that nothing would end");
+        assert_eq!(tracker.activity(), activity::IDLE);
+        // The next submission, after all that output, opens its turn.
+        assert!(tracker.input_submitted(20, "true").is_some());
+        assert!(tracker.busy());
     }
 
     #[test]

@@ -62,11 +62,17 @@ impl Pane {
     }
 
     /// Records that the host submitted input (`text`, empty when only
-    /// keys) as a turn.
-    pub fn input_submitted(&self, text: &str) {
-        let offset = self.current_progress().end;
-        let signal = lock(&self.turns).input_submitted(offset, text);
+    /// keys) as a turn, its Enter written when the output had reached
+    /// `before_enter` (see [`Pane::output_end`]).
+    pub fn input_submitted(&self, before_enter: u64, text: &str) {
+        let signal = lock(&self.turns).input_submitted(before_enter, text);
         self.publish(signal);
+    }
+
+    /// How far the output has been read: taken just before a submission's
+    /// Enter is written, it tells the output that came after it.
+    pub fn output_end(&self) -> u64 {
+        self.current_progress().end
     }
 
     /// A hook or notify program's report. Returns false when the token is
