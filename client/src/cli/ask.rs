@@ -3,7 +3,7 @@
 
 use super::context::Context;
 use super::json;
-use super::output::print_line;
+use super::output::{print_json, print_lines};
 use panehost_ipc::{PaneId, Response};
 use std::time::Duration;
 
@@ -28,9 +28,9 @@ pub(crate) async fn run(context: &Context, args: AskArgs) -> anyhow::Result<()> 
     let client = context.connect().await?;
     let report = client.ask(&PaneId(args.pane), &args.text, args.timeout.map(Duration::from_secs)).await?;
     if args.json {
-        print_line(&json::answer(Response::Answered(report)).to_string())?;
+        print_json(&json::answer(Response::Answered(report)))?;
     } else {
-        print_line(&report.added_text)?;
+        print_lines(&report.added_text)?;
     }
     Ok(())
 }

@@ -6,7 +6,7 @@
 //! that runs it and returns what to print. It needs no host.
 
 use super::context::Context;
-use super::output::{print_line, write_stdout};
+use super::output::{print_json_text, print_text};
 use super::UsageError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -101,9 +101,9 @@ pub(super) fn run(
     let launch = CanaryLaunch { target, state_dir: context.state_dir.clone(), keep_scratch: args.keep_scratch };
     let output = run_canary(launch)?;
     if args.json {
-        print_line(&output.json)?;
+        print_json_text(&output.json)?;
     } else {
-        write_stdout(format!("{}\n", output.summary).as_bytes())?;
+        print_text(&format!("{}\n", output.summary))?;
     }
     Ok(ExitCode::from(output.exit_code))
 }

@@ -2,7 +2,7 @@
 
 use super::context::Context;
 use super::json;
-use super::output::print_line;
+use super::output::{print_json, print_line};
 use panehost_ipc::{ExitStatus, PaneId, Response};
 
 /// Arguments of `close`.
@@ -22,7 +22,7 @@ pub(crate) async fn run(context: &Context, args: CloseArgs) -> anyhow::Result<()
     let pane = PaneId(args.pane);
     let status = client.close(&pane).await?;
     if args.json {
-        print_line(&json::answer(Response::Closed { pane, status }).to_string())?;
+        print_json(&json::answer(Response::Closed { pane, status }))?;
     } else {
         print_line(&format!("{pane}: {}", describe(&status)))?;
     }

@@ -4,7 +4,10 @@
 //! Each line on standard input is one JSON request frame, such as
 //! `{"id":1,"request":{"list":{}}}`, forwarded to the host as it is (the host
 //! validates the request). Every frame from the host is printed as one
-//! line, its JSON exactly as the host sent it. A line the host could not
+//! line, its JSON as the host sent it but for control characters, which
+//! are written as JSON escapes ([`printable::json_line`]: a string holds
+//! the same text, and a terminal showing the lines acts on none of what a
+//! host wrote). A line the host could not
 //! answer by its id (too large for a frame, not JSON, not an object, a key
 //! named twice, no id or one that is not a non-negative integer) is
 //! answered here with an error line in the host's shape, such as
@@ -24,6 +27,7 @@ mod request_shape;
 
 use super::context::Context;
 use super::output::write_stdout;
+use super::printable;
 use anyhow::Context as _;
 use awaited::Awaited;
 use futures_util::{SinkExt, StreamExt};
@@ -85,7 +89,7 @@ pub(crate) async fn run(context: &Context) -> anyhow::Result<()> {
                     if let Some(id) = answered_id(&frame) {
                         awaited.borrow_mut().answered(id);
                     }
-                    if !write_line(&frame)? {
+                    if !write_line(printable::json_line(&String::from_utf8_lossy(&frame)).as_bytes())? {
                         return Ok(());
                     }
                 }

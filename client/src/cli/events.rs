@@ -2,7 +2,7 @@
 
 use super::context::Context;
 use super::json;
-use super::output::{print_line, write_stdout};
+use super::output::{print_json, write_stdout};
 use crate::{FollowItem, PaneFollower, ReconnectPolicy};
 use panehost_ipc::{Event, PaneId};
 
@@ -36,7 +36,7 @@ pub(crate) async fn run(context: &Context, args: EventsArgs) -> anyhow::Result<(
                 }
                 FollowItem::Event(event) => json::event_line(event),
             };
-            print_line(&line.to_string())?
+            print_json(&line)?
         } else {
             match &item {
                 FollowItem::Event(Event::Output { data, .. }) => write_stdout(data.as_slice())?,

@@ -2,7 +2,7 @@
 
 use super::context::Context;
 use super::json;
-use super::output::print_line;
+use super::output::{print_json, print_lines};
 use panehost_ipc::{PaneId, Response};
 
 /// Arguments of `history`.
@@ -26,12 +26,12 @@ pub(crate) async fn run(context: &Context, args: HistoryArgs) -> anyhow::Result<
     let client = context.connect().await?;
     let history = client.history(&PaneId(args.pane), args.lines).await?;
     if args.json {
-        print_line(&json::answer(Response::History(history)).to_string())?;
+        print_json(&json::answer(Response::History(history)))?;
     } else {
         if history.truncated {
             eprintln!("(older lines are not held: output from offset {} to {})", history.from, history.to);
         }
-        print_line(history.text.trim_end_matches('\n'))?;
+        print_lines(history.text.trim_end_matches('\n'))?;
     }
     Ok(())
 }

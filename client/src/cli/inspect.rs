@@ -1,7 +1,7 @@
 //! `panehost inspect PANE [--json]`
 
 use super::context::Context;
-use super::output::print_line;
+use super::output::{print_json, print_line, print_lines};
 use super::{json, ls};
 use panehost_ipc::{PaneDetail, PaneId, Response};
 
@@ -21,10 +21,10 @@ pub(crate) async fn run(context: &Context, args: InspectArgs) -> anyhow::Result<
     let client = context.connect().await?;
     let detail = client.inspect(&PaneId(args.pane)).await?;
     if args.json {
-        print_line(&json::answer(Response::Inspected(detail)).to_string())?;
+        print_json(&json::answer(Response::Inspected(detail)))?;
     } else {
         print_line(&header(&detail))?;
-        print_line(&detail.screen.text)?;
+        print_lines(&detail.screen.text)?;
     }
     Ok(())
 }

@@ -2,7 +2,8 @@
 
 use super::context::Context;
 use super::json;
-use super::output::print_line;
+use super::output::{print_json, print_lines};
+use super::printable;
 use panehost_ipc::{PaneId, Response};
 
 /// Arguments of `interrupt`.
@@ -24,13 +25,16 @@ pub(crate) async fn run(context: &Context, args: InterruptArgs) -> anyhow::Resul
     let client = context.connect().await?;
     let report = client.interrupt_with(&PaneId(args.pane), args.terminate).await?;
     if args.json {
-        print_line(&json::answer(Response::Interrupted(report)).to_string())?;
+        print_json(&json::answer(Response::Interrupted(report)))?;
         return Ok(());
     }
-    let mut text = format!("{}: {}", report.pane, report.outcome);
+    let mut text = printable::line(&format!("{}: {}", report.pane, report.outcome)).into_owned();
     for step in &report.steps {
-        text.push_str(&format!("\n  +{}ms {} {}", step.at_ms, step.action, step.detail));
+        text.push_str(&format!(
+            "\n{}",
+            printable::line(&format!("  +{}ms {} {}", step.at_ms, step.action, step.detail))
+        ));
     }
-    print_line(text.trim_end())?;
+    print_lines(text.trim_end())?;
     Ok(())
 }

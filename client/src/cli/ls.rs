@@ -1,7 +1,7 @@
 //! `panehost ls [--label NAME=VALUE]... [--json]`
 
 use super::context::Context;
-use super::output::{print_line, write_stdout};
+use super::output::{print_json, print_text};
 use super::{json, pair_arg, table};
 use panehost_ipc::{Labels, PaneState, PaneSummary, Response};
 
@@ -23,7 +23,7 @@ pub(crate) async fn run(context: &Context, args: LsArgs) -> anyhow::Result<()> {
     let wanted: Labels = args.labels.into_iter().collect();
     let panes = client.list_labelled(&wanted).await?;
     if args.json {
-        print_line(&json::answer(Response::Panes { panes }).to_string())?;
+        print_json(&json::answer(Response::Panes { panes }))?;
     } else {
         // Labels get a column when a pane has any.
         let labelled = panes.iter().any(|pane| !pane.labels.is_empty());
@@ -32,7 +32,7 @@ pub(crate) async fn run(context: &Context, args: LsArgs) -> anyhow::Result<()> {
             header.push("LABELS");
         }
         let rows: Vec<Vec<String>> = panes.iter().map(|pane| row(pane, labelled)).collect();
-        write_stdout(table::render(&header, &rows).as_bytes())?;
+        print_text(&table::render(&header, &rows))?;
     }
     Ok(())
 }

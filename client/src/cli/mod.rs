@@ -29,6 +29,7 @@ mod new;
 mod notify;
 mod output;
 mod pair_arg;
+mod printable;
 mod remote;
 mod resize;
 mod runtimes;
@@ -103,18 +104,25 @@ pub fn main(entrypoints: Entrypoints) -> ExitCode {
     }
 }
 
-/// Prints a failure and picks the exit code.
+/// Prints a failure and picks the exit code. What a host said in it (an
+/// error's code, message and limitation, or a name quoted in another error)
+/// is shown with its control characters escaped.
 fn report(error: &anyhow::Error) -> ExitCode {
     if let Some(usage) = error.downcast_ref::<UsageError>() {
-        eprintln!("error: {usage}");
+        output::eprint_lines(&format!("error: {usage}"));
         return ExitCode::from(2);
     }
     match error.chain().find_map(|cause| cause.downcast_ref::<ClientError>()) {
-        Some(ClientError::Host(body)) => match &body.limitation {
-            Some(limitation) => eprintln!("error: {}: {} ({limitation})", body.code, body.message),
-            None => eprintln!("error: {}: {}", body.code, body.message),
-        },
-        _ => eprintln!("error: {error:#}"),
+        Some(ClientError::Host(body)) => {
+            let (code, message) = (printable::line(&body.code), printable::line(&body.message));
+            match &body.limitation {
+                Some(limitation) => {
+                    output::eprint_lines(&format!("error: {code}: {message} ({})", printable::line(limitation)))
+                }
+                None => output::eprint_lines(&format!("error: {code}: {message}")),
+            }
+        }
+        _ => output::eprint_lines(&format!("error: {error:#}")),
     }
     ExitCode::from(1)
 }

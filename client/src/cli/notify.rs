@@ -36,7 +36,7 @@ pub(crate) async fn run(context: &Context, args: NotifyArgs) -> anyhow::Result<(
         .await
         .unwrap_or_else(|_| Err(anyhow::anyhow!("timed out")))
     {
-        eprintln!("panehost notify: {err:#}");
+        super::output::eprint_lines(&format!("panehost notify: {err:#}"));
     }
     Ok(())
 }

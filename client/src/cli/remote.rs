@@ -12,7 +12,7 @@
 
 use super::context::Context;
 use super::host_process::HostProcess;
-use super::output::print_line;
+use super::output::{print_json_text, print_line};
 use super::{GlobalArgs, UsageError};
 use crate::{RemoteHost, RemoteLink, RemoteTarget};
 use std::io::Read as _;
@@ -69,7 +69,7 @@ pub(crate) async fn up(context: &Context, args: UpArgs) -> anyhow::Result<()> {
             return Err(UsageError("--hold is what the other machine runs; leave it out with --remote".into()).into());
         }
         let host = link.remote_host().await?;
-        print_line(&host.to_line())?;
+        print_json_text(&host.to_line())?;
         return Ok(());
     }
     let client = context.connect().await?;
@@ -82,7 +82,7 @@ pub(crate) async fn up(context: &Context, args: UpArgs) -> anyhow::Result<()> {
         host: client.welcome().host.clone(),
     };
     drop(client);
-    print_line(&answer.to_line())?;
+    print_json_text(&answer.to_line())?;
     if args.hold {
         tokio::task::spawn_blocking(|| {
             let mut stdin = std::io::stdin().lock();

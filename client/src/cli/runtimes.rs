@@ -1,7 +1,7 @@
 //! `panehost runtimes [--wide|--json] [--all]` and `panehost runtimes --probe ID`
 
 use super::context::Context;
-use super::output::{print_line, write_stdout};
+use super::output::{print_json, print_line, print_text};
 use super::{json, table};
 use panehost_ipc::{Receipt, Response, RuntimeInfo};
 
@@ -47,7 +47,7 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
     if let Some(runtime) = &args.probe {
         let receipt = client.probe_runtime(runtime, args.model.as_deref(), args.accept_weaker_boundary).await?;
         if args.json {
-            print_line(&json::answer(Response::Receipt(receipt.clone())).to_string())?;
+            print_json(&json::answer(Response::Receipt(receipt.clone())))?;
         } else {
             print_line(&describe_receipt(&receipt))?;
         }
@@ -61,11 +61,11 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
         runtimes.retain(|runtime| !TEST_RUNTIMES.contains(&runtime.id.as_str()));
     }
     if args.json {
-        print_line(&json::answer(Response::Runtimes { runtimes }).to_string())?;
+        print_json(&json::answer(Response::Runtimes { runtimes }))?;
     } else if !args.wide {
         let headers = ["ID", "AVAILABLE", "READINESS", "VERSION", "DETAIL"];
         let rows: Vec<Vec<String>> = runtimes.iter().map(narrow_row).collect();
-        write_stdout(fit(table::render(&headers, &rows), TABLE_WIDTH).as_bytes())?;
+        print_text(&fit(table::render(&headers, &rows), TABLE_WIDTH))?;
     } else {
         let rows: Vec<Vec<String>> = runtimes.iter().map(row).collect();
         let headers = [
@@ -81,7 +81,7 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
             "LIMITATIONS",
             "DETAIL",
         ];
-        write_stdout(table::render(&headers, &rows).as_bytes())?;
+        print_text(&table::render(&headers, &rows))?;
     }
     Ok(())
 }

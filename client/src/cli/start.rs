@@ -1,7 +1,7 @@
 //! `panehost start RUNTIME [--cwd DIR] [--size COLSxROWS] [--model M] [--profile NAME [--accept-weaker-boundary]] [--label NAME=VALUE]... [--env NAME=VALUE]... [--rerun-after-host-loss] [-- ARGS...]`
 
 use super::context::Context;
-use super::output::print_line;
+use super::output::{print_json, print_line};
 use super::{json, pair_arg, size_arg};
 use anyhow::Context as _;
 use panehost_ipc::{Response, ResumeRequest, Size, StartParams};
@@ -97,7 +97,7 @@ pub(crate) async fn run(context: &Context, args: StartArgs) -> anyhow::Result<()
     let client = context.connect().await?;
     let pane = client.start(params).await?;
     if args.json {
-        print_line(&json::answer(Response::Started(pane)).to_string())?;
+        print_json(&json::answer(Response::Started(pane)))?;
     } else {
         print_line(pane.id.as_str())?;
     }

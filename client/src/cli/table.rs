@@ -1,11 +1,14 @@
 //! Plain-text tables for people.
 
+use super::printable;
+
 /// Renders a header row and rows as left-aligned columns separated by two
 /// spaces; the last column is not padded. Control characters in a cell
 /// (a pane's title is whatever its program set) are shown escaped, never
 /// sent to the terminal.
 pub(crate) fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let rows: Vec<Vec<String>> = rows.iter().map(|row| row.iter().map(|cell| printable(cell)).collect()).collect();
+    let rows: Vec<Vec<String>> =
+        rows.iter().map(|row| row.iter().map(|cell| printable::line(cell).into_owned()).collect()).collect();
     let rows = &rows;
     let mut widths: Vec<usize> = headers.iter().map(|header| header.chars().count()).collect();
     for row in rows {
@@ -31,15 +34,6 @@ pub(crate) fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
         push_row(&mut row.iter().map(String::as_str));
     }
     out
-}
-
-/// `text` with every control character escaped (`\u{1b}`, `\n`): what a
-/// terminal shows as text, whatever the text holds.
-pub(crate) fn printable(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
-        return text.to_owned();
-    }
-    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use super::context::Context;
 use super::json;
-use super::output::print_line;
+use super::output::{print_json, print_lines};
 use panehost_ipc::{PaneId, Response, WaitForParams, WaitTarget};
 
 /// Arguments of `wait`.
@@ -43,9 +43,9 @@ pub(crate) async fn run(context: &Context, args: WaitArgs) -> anyhow::Result<()>
     };
     let found = client.wait_for(params).await?;
     if args.json {
-        print_line(&json::answer(Response::Waited(found)).to_string())?;
+        print_json(&json::answer(Response::Waited(found)))?;
     } else {
-        print_line(&found.matched)?;
+        print_lines(&found.matched)?;
     }
     Ok(())
 }

@@ -4,7 +4,8 @@
 use super::context::Context;
 use super::json;
 use super::ls::state;
-use super::output::print_line;
+use super::output::{print_json, print_line, print_lines};
+use super::printable;
 use panehost_ipc::{Event, PaneSummary};
 
 /// Arguments of `watch`.
@@ -22,7 +23,7 @@ pub(crate) async fn run(context: &Context, args: WatchArgs) -> anyhow::Result<()
     let client = context.connect().await?;
     let (panes, mut news) = client.watch().await?;
     let shown = if args.json {
-        print_line(&serde_json::json!({ "panes": panes }).to_string())?
+        print_json(&serde_json::json!({ "panes": panes }))?
     } else {
         panes
             .iter()
@@ -35,8 +36,8 @@ pub(crate) async fn run(context: &Context, args: WatchArgs) -> anyhow::Result<()
         return Ok(());
     }
     while let Some(event) = news.next().await {
-        let line = if args.json { json::event_line(&event).to_string() } else { told(&event) };
-        if !print_line(&line)? {
+        let shown = if args.json { print_json(&json::event_line(&event))? } else { print_lines(&told(&event))? };
+        if !shown {
             return Ok(());
         }
         if let Event::Ended { reason } = &event {
@@ -51,9 +52,10 @@ fn listed(pane: &PaneSummary) -> String {
     format!("{} {} {} {}", pane.id, pane.runtime, state(&pane.state), pane.activity)
 }
 
-/// One line for one piece of news.
+/// One line for one piece of news (a line for each pane of a new list),
+/// each made printable on its own.
 fn told(event: &Event) -> String {
-    match event {
+    let line = match event {
         Event::PaneStarted { pane } => format!("{} started {}", pane.id, pane.runtime),
         Event::PaneActivity { pane, activity } => format!("{pane} {activity}"),
         Event::PaneExited { pane, status } => match &status.signal {
@@ -63,10 +65,11 @@ fn told(event: &Event) -> String {
         Event::PaneEnded { pane, reason } => format!("{pane} ended: {reason}"),
         Event::PaneList { panes, missed } => {
             let mut lines = vec![format!("(fell behind: {missed} events missed; the panes now:)")];
-            lines.extend(panes.iter().map(listed));
-            lines.join("\n")
+            lines.extend(panes.iter().map(|pane| printable::line(&listed(pane)).into_owned()));
+            return lines.join("\n");
         }
         Event::Ended { reason } => format!("(watch ended: {reason})"),
         other => format!("{other:?}"),
-    }
+    };
+    printable::line(&line).into_owned()
 }

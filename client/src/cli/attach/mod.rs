@@ -64,6 +64,8 @@ pub(crate) async fn run(context: &Context, args: AttachArgs) -> anyhow::Result<(
         None => relay::attach(context, &pane, args.detach_key, &mut signals).await?,
     };
     if let Some(message) = farewell(&pane, &outcome) {
+        // The pane's last line may have no end.
+        print_line("")?;
         print_line(&message)?;
     }
     match outcome {
@@ -83,12 +85,12 @@ async fn resize_to_terminal(client: &Client, pane: &PaneId) -> Result<(), Client
     }
 }
 
-/// The line printed once the terminal is restored.
+/// The line printed once the terminal is restored (on a line of its own).
 fn farewell(pane: &PaneId, outcome: &Outcome) -> Option<String> {
     match outcome {
-        Outcome::Detached => Some(format!("\n[detached from {pane}; `panehost attach {pane}` to come back]")),
-        Outcome::Ended { status: Some(status), .. } => Some(format!("\n[{pane} exited with code {}]", status.code)),
-        Outcome::Ended { status: None, reason } => Some(format!("\n[{pane} {reason}]")),
+        Outcome::Detached => Some(format!("[detached from {pane}; `panehost attach {pane}` to come back]")),
+        Outcome::Ended { status: Some(status), .. } => Some(format!("[{pane} exited with code {}]", status.code)),
+        Outcome::Ended { status: None, reason } => Some(format!("[{pane} {reason}]")),
         Outcome::Signal(_) => None,
     }
 }
@@ -141,12 +143,12 @@ mod tests {
         let pane = PaneId::from("p1");
         assert_eq!(
             farewell(&pane, &Outcome::Detached).unwrap(),
-            "\n[detached from p1; `panehost attach p1` to come back]"
+            "[detached from p1; `panehost attach p1` to come back]"
         );
         let exited = Outcome::Ended { status: Some(ExitStatus { code: 2, signal: None }), reason: "exited".into() };
-        assert_eq!(farewell(&pane, &exited).unwrap(), "\n[p1 exited with code 2]");
+        assert_eq!(farewell(&pane, &exited).unwrap(), "[p1 exited with code 2]");
         let closed = Outcome::Ended { status: None, reason: "closed".into() };
-        assert_eq!(farewell(&pane, &closed).unwrap(), "\n[p1 closed]");
+        assert_eq!(farewell(&pane, &closed).unwrap(), "[p1 closed]");
         assert_eq!(farewell(&pane, &Outcome::Signal("SIGTERM")), None);
     }
 }
