@@ -103,6 +103,7 @@ mod boundary;
 mod close;
 mod compatibility;
 mod detect;
+mod early;
 mod endpoint;
 mod host;
 mod install;

@@ -7,7 +7,7 @@ use crate::outcome::{blocked_step, skipped, timed, Outcome};
 use crate::profiles::Profile;
 use crate::record::{Record, StepRecord, PASS};
 use crate::submit::How;
-use crate::{close, detect, interrupt, oneshot, procs, receipt, reconnect, restore, resume, send, start};
+use crate::{close, detect, early, interrupt, oneshot, procs, receipt, reconnect, restore, resume, send, start};
 use panehost_adapters::descriptor::{Descriptor, ResumeMode};
 use panehost_client::Client;
 use panehost_ipc::{PaneSummary, RuntimeInfo, TurnReport};
@@ -104,6 +104,7 @@ pub async fn run(ctx: &Ctx<'_>, install: StepRecord) -> (Vec<StepRecord>, State)
             "resume_reference",
             "resume_latest",
             "reconnect",
+            "ask_at_start",
             "receipt",
             "restore_reference",
         ] {
@@ -130,6 +131,8 @@ pub async fn run(ctx: &Ctx<'_>, install: StepRecord) -> (Vec<StepRecord>, State)
             step!("resume_reference", STARTING_STEP_LIMIT, resume::reference(ctx, &mut state));
             step!("resume_latest", STARTING_STEP_LIMIT, resume::latest(ctx, &mut state));
             step!("reconnect", STARTING_STEP_LIMIT, reconnect::run(ctx));
+            // After the resumes: its session would be the latest.
+            step!("ask_at_start", STARTING_STEP_LIMIT, early::run(ctx));
             if state.diagnose_interrupt && !out_of_time() {
                 let diagnosis = match tokio::time::timeout(limit(STARTING_STEP_LIMIT), interrupt::try_escape(ctx)).await
                 {
@@ -199,6 +202,7 @@ async fn blocked(
         }
     }
     steps.push(blocked_step("reconnect", reason, "it follows a streaming answer, and no prompt reaches a model"));
+    steps.push(blocked_step("ask_at_start", reason, "no prompt reaches a model"));
     match run("receipt", STARTING_STEP_LIMIT) {
         Ok(within) => steps.push(timed("receipt", within, receipt::run(ctx)).await),
         Err(skip) => steps.push(skip),

@@ -5,7 +5,7 @@
 //! (case-sensitive) answers:
 //!
 //! 1. the entries of the `--script` file, in file order;
-//! 2. `PING` answers `PONG`;
+//! 2. `PING` answers `PONG`; `EARLYBIRD` answers `EARLYBIRD-ANSWERED`;
 //! 3. `SLOW` answers `slow answer` sixty times (120 words), streamed one word
 //!    every 500 ms, so the whole answer takes about a minute;
 //! 4. a prompt that asks to "Reply with exactly this JSON object" (as
@@ -186,6 +186,13 @@ fn unquoted(object: &str) -> String {
 fn builtin_entries() -> Vec<Entry> {
     vec![
         Entry { pattern: "PING".into(), answer: "PONG".into(), delay_ms: 0, word_delay_ms: 0, tool_call: None },
+        Entry {
+            pattern: "EARLYBIRD".into(),
+            answer: "EARLYBIRD-ANSWERED".into(),
+            delay_ms: 0,
+            word_delay_ms: 0,
+            tool_call: None,
+        },
         Entry {
             pattern: "SLOW".into(),
             answer: vec!["slow answer"; 60].join(" "),
