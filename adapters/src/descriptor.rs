@@ -347,6 +347,12 @@ pub struct Descriptor {
     /// The CLI loses input typed before its prompt is drawn: a send waits
     /// until the pane has shown output and gone quiet.
     pub drops_early_input: bool,
+    /// The CLI reads its keys itself, with the terminal in raw mode (a
+    /// full-screen program): until it has put the terminal so, what is
+    /// typed goes to the terminal's own line editing, which turns the
+    /// Enter into a newline the CLI does not take as Enter. A submission
+    /// waits until the terminal is in raw mode.
+    pub reads_raw_input: bool,
     /// How a user signs in.
     pub login: LoginForm,
     /// What shows that a user has signed in; `None` when the CLI leaves no

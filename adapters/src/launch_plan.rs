@@ -48,6 +48,8 @@ pub struct LaunchPlan {
     pub files: Vec<LaunchFile>,
     /// Input must wait until the CLI has drawn its prompt.
     pub drops_early_input: bool,
+    /// See [`Descriptor::reads_raw_input`](crate::Descriptor::reads_raw_input).
+    pub reads_raw_input: bool,
     /// Where the session's native reference is captured, and the pattern
     /// it must match.
     pub reference_capture: ReferenceCapture,

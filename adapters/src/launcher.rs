@@ -247,6 +247,7 @@ fn plan(
         hook_injection: None,
         files: Vec::new(),
         drops_early_input: descriptor.drops_early_input,
+        reads_raw_input: descriptor.reads_raw_input,
         reference_capture: descriptor.reference_capture.clone(),
         reference_pattern: descriptor.reference_pattern.clone(),
         permission_profile: None,

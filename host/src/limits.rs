@@ -129,6 +129,14 @@ pub(crate) const READY_QUIET: Duration = Duration::from_millis(500);
 /// How long an interrupt at a shell's idle prompt waits for the prompt to
 /// be drawn again (its mark), before it answers.
 pub(crate) const PROMPT_REDRAW_WAIT: Duration = Duration::from_millis(1000);
+/// How often a submission to a runtime that reads raw keys looks at the
+/// terminal's settings while it waits for raw mode (output makes it look
+/// at once).
+pub(crate) const RAW_MODE_POLL: Duration = Duration::from_millis(20);
+/// How long the first submission to a runtime that reads raw keys waits,
+/// once raw mode is on, for the drawing of its start to settle
+/// ([`READY_QUIET`] without output).
+pub(crate) const START_SETTLE_LIMIT: Duration = Duration::from_secs(5);
 /// How long a send waits for such a runtime to be ready.
 pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long `ask` waits for the end of a turn by default.

@@ -143,6 +143,7 @@ fn behaviour_of(host: &HostState, record: &PaneRecord) -> Behaviour {
             completion: CompletionSignal::Unobserved,
             hook_injection: None,
             drops_early_input: false,
+            reads_raw_input: false,
             reference_capture: ReferenceCapture::None,
             reference_pattern: None,
             session_store_location: None,

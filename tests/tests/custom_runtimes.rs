@@ -91,6 +91,8 @@ const HOOKED_CONFIG: &str = r#"
 display_name = "Hooked"
 executable = ["hooked"]
 login = "not_required"
+# It reads lines as the terminal hands them on.
+reads_raw_input = false
 completion_args = ["--on-turn-end", "{notify} --event turn_completed"]
 completion_environment = { HOOKED_ON_TURN_START = "{notify} --event turn_started" }
 limitations = ["NATIVE_RESUME_UNSUPPORTED", "HOST_LOSS_RESTARTS_FRESH", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE"]
@@ -131,4 +133,59 @@ fn a_custom_runtime_with_declared_hooks_reports_its_turns() {
     let log = host.stop();
     let problem = log.lines().find(|line| line.contains("runtime \"deaf\"")).expect("the problem is logged");
     assert!(problem.contains("never name the host's notify command"), "{problem}");
+}
+
+/// A full-screen program in miniature: it starts up in the terminal's
+/// canonical mode for a moment, then takes raw mode (keeping what was
+/// typed) and reads keys itself. As in the agent CLIs' own input boxes, a
+/// carriage return submits and a newline is text.
+const RAW_READER: &str = r#"#!/usr/bin/env python3
+import os, sys, termios, time, tty
+print("raw-reader starting", flush=True)
+time.sleep(0.8)
+tty.setraw(0, termios.TCSANOW)
+os.write(1, b"raw-reader> ")
+line = b""
+while True:
+    key = os.read(0, 1)
+    if not key:
+        break
+    if key == b"\r":
+        text = line.replace(b"\x1b[200~", b"").replace(b"\x1b[201~", b"")
+        os.write(1, b"\r\nraw-reader got [" + text + b"]\r\nraw-reader> ")
+        line = b""
+    elif key == b"\n":
+        line += b"<newline>"
+    else:
+        line += key
+        os.write(1, key)
+"#;
+
+const RAW_READER_CONFIG: &str = r#"
+[runtime.rawreader]
+display_name = "Raw reader"
+executable = ["rawreader"]
+login = "not_required"
+limitations = ["COMPLETION_UNOBSERVED", "NATIVE_RESUME_UNSUPPORTED", "HOST_LOSS_RESTARTS_FRESH", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE"]
+"#;
+
+#[test]
+fn text_sent_right_after_start_reaches_a_raw_key_reader_as_a_submission() {
+    let (_bin, host) = host_with("rawreader", RAW_READER, RAW_READER_CONFIG);
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(StartParams { runtime: "rawreader".into(), ..StartParams::default() }).id;
+    // No wait at all: typed before the program takes raw mode, the Enter
+    // would reach it as a newline, and nothing would be submitted.
+    conn.ok(Request::Send(panehost_ipc::SendParams {
+        pane: pane.clone(),
+        text: "EARLY".into(),
+        enter: true,
+        ..Default::default()
+    }));
+    let (_sub, transcript) = conn.follow_from_start_until(&pane, "raw-reader got [");
+    let text = transcript.text();
+    let answered = text.split("raw-reader got [").nth(1).and_then(|rest| rest.split(']').next());
+    assert_eq!(answered, Some("EARLY"), "{text:?}");
+    conn.ok(Request::Close { pane });
+    host.stop();
 }

@@ -72,7 +72,7 @@ fn screen_shows(conn: &mut Connection, pane: &PaneSummary, wanted: &str) -> Stri
 #[test]
 fn a_reference_from_the_session_store_resumes_that_session_after_a_reboot() {
     let fake = FakeBin::new();
-    fake.script("qwen", &stand_in(true));
+    fake.agent("qwen", &format!("#!/bin/sh\n{}", stand_in(true)));
     let mut host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
     let mut conn = host.connect(Encoding::Json);
     let pane = conn.start(start_params("qwen", &[]));
@@ -100,7 +100,7 @@ fn a_reference_from_the_session_store_resumes_that_session_after_a_reboot() {
 #[test]
 fn two_panes_that_recorded_one_session_resume_neither_by_it() {
     let fake = FakeBin::new();
-    fake.script("qwen", &stand_in(false));
+    fake.agent("qwen", &format!("#!/bin/sh\n{}", stand_in(false)));
     let mut host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
     let mut conn = host.connect(Encoding::Json);
     let first = conn.start(start_params("qwen", &[]));

@@ -162,7 +162,7 @@ fn ask(conn: &mut Connection, pane: &panehost_ipc::PaneId, text: &str) -> paneho
 fn host_with_stand_ins(names: &[&str], script: &str) -> (FakeBin, TestHost) {
     let fake = FakeBin::new();
     for name in names {
-        fake.program(name, script);
+        fake.agent(name, script);
     }
     let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
     (fake, host)
@@ -259,7 +259,7 @@ fn a_shell_turn_ends_by_the_screen_heuristic_and_says_so() {
 #[test]
 fn claude_hooks_injected_per_launch_report_turns_and_approvals() {
     let fake = FakeBin::new();
-    fake.program("claude", FAKE_CLAUDE);
+    fake.agent("claude", FAKE_CLAUDE);
     let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
     let mut conn = host.connect(Encoding::Json);
     let pane = conn.start(start_params("claude", &[])).id;
@@ -364,7 +364,7 @@ fn hooks_injected_through_files_report_turns() {
 #[test]
 fn ask_is_refused_where_completion_is_unobserved_and_times_out_saying_what_it_saw() {
     let fake = FakeBin::new();
-    fake.program("grok", "#!/bin/sh\necho grok-ready\nread line\n");
+    fake.agent("grok", "#!/bin/sh\necho grok-ready\nread line\n");
     let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
     let mut conn = host.connect(Encoding::Json);
     let grok = conn.start(start_params("grok", &[])).id;

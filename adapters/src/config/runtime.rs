@@ -32,6 +32,7 @@ const RUNTIME_KEYS: &[&str] = &[
     "model_required",
     "interrupt_keys",
     "interrupt_keeps_request",
+    "reads_raw_input",
     "reads_environment",
     "environment",
     "self_update_args",
@@ -191,6 +192,7 @@ impl Reader<'_> {
         }
 
         let interrupt_keeps_request = self.optional(table, "interrupt_keeps_request", Reader::boolean).unwrap_or(false);
+        let reads_raw_input = self.optional(table, "reads_raw_input", Reader::boolean).unwrap_or(true);
 
         let reads_environment = self.optional(table, "reads_environment", Reader::strings).unwrap_or_default();
         for (index, name) in reads_environment.iter().enumerate() {
@@ -230,6 +232,7 @@ impl Reader<'_> {
             descriptor.interrupt_keys = keys;
         }
         descriptor.interrupt_keeps_request = interrupt_keeps_request;
+        descriptor.reads_raw_input = reads_raw_input;
         // Declared hooks are how a custom runtime's turns are observed.
         descriptor.completion =
             if declared_hooks.is_some() { CompletionSignal::Hook } else { CompletionSignal::Unobserved };

@@ -24,6 +24,8 @@ pub(super) fn descriptor() -> Descriptor {
         // `--print PROMPT` answers once and exits.
         receipt: receipt(&["--print", "{prompt}"]),
         login: LoginForm::NotRequired,
+        // It reads lines, in whatever mode the terminal is in.
+        reads_raw_input: false,
         // It has no sandbox or approvals to map a permission profile on.
         limitations: strings(&[limitation::PERMISSION_PROFILE_UNENFORCED]),
         ..agent_cli("fixture", "Fixture agent (tests)", &["panehost-fixture-agent"], Evidence::ThisRepository)

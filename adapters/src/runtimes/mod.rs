@@ -142,6 +142,8 @@ pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: 
         hook_injection: None,
         declared_hooks: None,
         drops_early_input: false,
+        // Every agent CLI here draws a full-screen prompt and reads raw keys.
+        reads_raw_input: true,
         login: LoginForm::OutsideTerminal,
         sign_in: None,
         receipt: ReceiptSupport::Unavailable,

@@ -31,6 +31,9 @@ pub(super) fn descriptor() -> Descriptor {
         hook_injection: Some(HookInjection::BashPromptMarks),
         declared_hooks: None,
         drops_early_input: false,
+        // bash's line editor reads raw keys only while it reads a line;
+        // its prompt marks say when (`ready_for_input`).
+        reads_raw_input: false,
         login: LoginForm::NotRequired,
         sign_in: None,
         receipt: ReceiptSupport::NotAnAgent,

@@ -3,7 +3,10 @@
 
 use crate::handlers::submitted_text::check_submitted_text;
 use crate::handlers::turn_output_text::turn_output_text;
-use crate::limits::{self, DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, READY_QUIET, READY_TIMEOUT};
+use crate::limits::{
+    self, DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, RAW_MODE_POLL, READY_QUIET, READY_TIMEOUT,
+    START_SETTLE_LIMIT,
+};
 use crate::pane::TurnSignal;
 use crate::pane::{InputPlace, InputTurn, Pane};
 use crate::server::host_state::HostState;
@@ -96,15 +99,26 @@ fn without_paste_markers(text: &str) -> String {
 /// Waits, at most [`READY_TIMEOUT`], until the program is ready to read a
 /// submission, so that a client that submits right after `start` is
 /// answered as if it had waited (PROTOCOL.md, `ask`): a shell with prompt
-/// marks until it has drawn its first prompt; a runtime that loses what
-/// is typed before it reads until it has shown output and then been
-/// quiet for a moment (before every submission); any other at once. A
-/// shell that has drawn its first prompt stays ready.
+/// marks until it has drawn its first prompt; a runtime that reads raw
+/// keys until the terminal is in raw mode, and the first time also until
+/// it has shown output and then been quiet for a moment (at most
+/// [`START_SETTLE_LIMIT`]); a runtime that loses what is typed before it
+/// reads until it has shown output and then been quiet for a moment
+/// (before every submission); any other at once. A shell that has drawn
+/// its first prompt stays ready.
 async fn wait_until_ready(pane: &Pane) {
     let mut progress = pane.progress();
     let drops_early_input = pane.drops_early_input();
     let ready = async {
         let _ = progress.until(|state| state.ready_for_input || state.exit.is_some()).await;
+        if pane.awaits_raw_mode() {
+            raw_mode(pane).await;
+            if pane.awaits_start_settled() {
+                let _ = progress.until(|state| state.end > 0 || state.exit.is_some()).await;
+                pane.wait_output_quiet(READY_QUIET, START_SETTLE_LIMIT).await;
+                pane.mark_start_settled();
+            }
+        }
         if drops_early_input {
             let _ = progress.until(|state| state.end > 0 || state.exit.is_some()).await;
             while let Ok(Ok(())) = tokio::time::timeout(READY_QUIET, progress.changed()).await {}
@@ -115,6 +129,22 @@ async fn wait_until_ready(pane: &Pane) {
         // A shell whose marks never came (its startup file interrupted or
         // replaced them) is not waited for again.
         pane.give_up_waiting_for_ready();
+    }
+}
+
+/// Returns once the terminal is in raw mode (the program reads its keys
+/// itself) or the pane is over. No event says when a program changes its
+/// terminal's settings: they are looked at whenever output comes, and
+/// every [`RAW_MODE_POLL`] besides.
+async fn raw_mode(pane: &Pane) {
+    let mut progress = pane.progress();
+    while !pane.terminal_in_raw_mode() {
+        if progress.peek().over() {
+            return;
+        }
+        if let Ok(Err(_closed)) = tokio::time::timeout(RAW_MODE_POLL, progress.changed()).await {
+            return;
+        }
     }
 }
 
@@ -282,8 +312,10 @@ pub(crate) async fn handle_interrupt(
     let id = &pane.info().id;
     // Keys sent to a shell still reading its startup file would cut it
     // short (its prompt marks with it): they wait for its first prompt,
-    // as a submission does.
-    if !pane.current_progress().ready_for_input {
+    // as a submission does. Keys sent to a CLI before it reads raw keys
+    // would meet the terminal's own line discipline (a Ctrl-C ends the
+    // CLI as it starts): they wait for raw mode.
+    if !pane.current_progress().ready_for_input || (pane.awaits_raw_mode() && !pane.terminal_in_raw_mode()) {
         wait_until_ready(&pane).await;
         // Its first prompt mark comes before the prompt is drawn and the
         // line editor reads: let the drawing settle too.

@@ -227,6 +227,7 @@ impl Pane {
             interrupt_presses: behaviour.interrupt_presses.max(1),
             notify_token,
             drops_early_input: behaviour.drops_early_input,
+            raw_input: super::raw_input::RawInput::new(behaviour.reads_raw_input),
             reference_capture: behaviour.reference_capture.clone(),
             reference_pattern: behaviour.reference_pattern.clone(),
             session_capture: match (
@@ -371,6 +372,8 @@ pub struct Behaviour {
     pub hook_injection: Option<HookInjection>,
     /// Whether early input is lost.
     pub drops_early_input: bool,
+    /// Whether the program reads raw keys (a submission waits for raw mode).
+    pub reads_raw_input: bool,
     /// Where the session's native reference is captured.
     pub reference_capture: ReferenceCapture,
     /// The pattern a captured reference must match.
@@ -392,6 +395,7 @@ impl Behaviour {
             completion: plan.completion,
             hook_injection: plan.hook_injection,
             drops_early_input: plan.drops_early_input,
+            reads_raw_input: plan.reads_raw_input,
             reference_capture: plan.reference_capture.clone(),
             reference_pattern: plan.reference_pattern.clone(),
             session_store_location: match &plan.reference_capture {

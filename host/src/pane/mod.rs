@@ -22,6 +22,7 @@ mod output;
 mod output_tap;
 mod progress;
 mod quiet_watch;
+mod raw_input;
 mod reader;
 mod recorder;
 mod reference_capture;
@@ -160,6 +161,7 @@ pub struct Pane {
     interrupt_presses: u8,
     notify_token: String,
     drops_early_input: bool,
+    raw_input: raw_input::RawInput,
     reference_capture: ReferenceCapture,
     reference_pattern: Option<ReferencePattern>,
     /// Where its session reference is looked for, when the CLI's session
@@ -270,6 +272,25 @@ impl Pane {
     /// Whether the runtime loses input typed before its prompt is drawn.
     pub fn drops_early_input(&self) -> bool {
         self.drops_early_input
+    }
+
+    /// Whether a submission waits until the terminal is in raw mode
+    /// ([`Pane::terminal_in_raw_mode`]): the runtime reads raw keys, and
+    /// no wait for it has run out yet.
+    pub fn awaits_raw_mode(&self) -> bool {
+        self.raw_input.awaits_raw_mode()
+    }
+
+    /// Whether a submission, once raw mode is on, also waits for the
+    /// program's drawing of its start to settle (the first time only).
+    pub fn awaits_start_settled(&self) -> bool {
+        self.raw_input.awaits_start_settled()
+    }
+
+    /// The program's start has settled: later submissions wait for raw
+    /// mode only.
+    pub fn mark_start_settled(&self) {
+        self.raw_input.mark_start_settled();
     }
 
     /// Sends `signal` to the terminal's foreground process group (the

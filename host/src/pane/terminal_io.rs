@@ -30,6 +30,17 @@ impl Pane {
         self.awake_screen().snapshot()
     }
 
+    /// Whether the program has put its terminal in raw mode (canonical line
+    /// editing off), so that it reads each key itself and an Enter arrives
+    /// as a carriage return. Asked of the terminal's settings, which the
+    /// PTY's two ends share; true when they cannot be read (nothing is
+    /// gained by waiting then).
+    pub fn terminal_in_raw_mode(&self) -> bool {
+        rustix::termios::tcgetattr(self.io.get_ref())
+            .map(|settings| !settings.local_modes.contains(rustix::termios::LocalModes::ICANON))
+            .unwrap_or(true)
+    }
+
     /// Whether the program turned bracketed paste on: what a submission
     /// needs of the screen, without describing all of it.
     pub fn bracketed_paste(&self) -> bool {

@@ -56,8 +56,10 @@ impl Pane {
     }
 
     /// Stops waiting for the program to show it is ready to read (a shell
-    /// whose prompt marks never came): submissions go ahead from now on.
+    /// whose prompt marks never came, a program that never took raw mode):
+    /// submissions go ahead from now on.
     pub fn give_up_waiting_for_ready(&self) {
+        self.raw_input.give_up();
         self.progress.mark_ready_for_input();
     }
 

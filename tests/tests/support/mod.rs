@@ -498,6 +498,20 @@ impl FakeBin {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
+    /// A stand-in for an agent CLI: the program `text`, started with its
+    /// terminal out of canonical mode, as every agent CLI reads its keys
+    /// (the host waits for that before it submits). It still reads lines:
+    /// the terminal turns the Enter into a newline.
+    pub fn agent(&self, name: &str, text: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        let inner = self.dir.path().join("stand-ins");
+        std::fs::create_dir_all(&inner).unwrap();
+        let path = inner.join(name);
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        self.script(name, &format!("stty -icanon 2>/dev/null\nexec '{}' \"$@\"", path.display()));
+    }
+
     /// A `/bin/sh` script with this body.
     pub fn script(&self, name: &str, body: &str) {
         self.program(name, &format!("#!/bin/sh\n{body}\n"));
