@@ -15,6 +15,7 @@ pub mod canary;
 pub mod config;
 pub mod contained;
 mod handlers;
+mod input_wait;
 pub mod keeper;
 pub mod keeper_wire;
 mod limits;

@@ -129,6 +129,9 @@ pub(crate) const READY_QUIET: Duration = Duration::from_millis(500);
 /// How long an interrupt at a shell's idle prompt waits for the prompt to
 /// be drawn again (its mark), before it answers.
 pub(crate) const PROMPT_REDRAW_WAIT: Duration = Duration::from_millis(1000);
+/// How often an interrupt at a shell's idle prompt asks the kernel whether
+/// the shell's wait for input has begun.
+pub(crate) const LINE_EDITOR_POLL: Duration = Duration::from_millis(2);
 /// How often a submission to a runtime that reads raw keys looks at the
 /// terminal's settings while it waits for raw mode (output makes it look
 /// at once).

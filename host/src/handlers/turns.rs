@@ -4,8 +4,8 @@
 use crate::handlers::submitted_text::check_submitted_text;
 use crate::handlers::turn_output_text::turn_output_text;
 use crate::limits::{
-    self, DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, RAW_MODE_POLL, READY_QUIET, READY_TIMEOUT,
-    START_SETTLE_LIMIT,
+    self, DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, LINE_EDITOR_POLL, RAW_MODE_POLL, READY_QUIET,
+    READY_TIMEOUT, START_SETTLE_LIMIT,
 };
 use crate::pane::TurnSignal;
 use crate::pane::{InputPlace, InputTurn, Pane};
@@ -145,6 +145,16 @@ async fn raw_mode(pane: &Pane) {
         if let Ok(Err(_closed)) = tokio::time::timeout(RAW_MODE_POLL, progress.changed()).await {
             return;
         }
+    }
+}
+
+/// Returns once the pane's process (a shell at its prompt) sleeps in its
+/// wait for input, as far as the kernel says (at once when it does not),
+/// or the pane is over. Looked at every [`LINE_EDITOR_POLL`].
+async fn blocked_reading(pane: &Pane) {
+    let pid = pane.info().pid;
+    while crate::input_wait::waits_for_input(pid) == Some(false) && !pane.current_progress().over() {
+        tokio::time::sleep(LINE_EDITOR_POLL).await;
     }
 }
 
@@ -349,8 +359,16 @@ pub(crate) async fn handle_interrupt(
         // in a row; schedule explorer, seed 10988931725195551003). Its
         // prompt's end mark says it reads (seeds 5874923024644500350,
         // 15060765274300354626: with bracketed paste on but the prompt not
-        // drawn yet, no `^C` was echoed and the next command was cut).
-        let _ = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT, line_editor_reading(&pane)).await;
+        // drawn yet, no `^C` was echoed and the next command was cut), and
+        // the kernel that its wait for input has begun (seed
+        // 13531805252790857626: a Ctrl-C just after the prompt was drawn
+        // was acted on only when the next command came, and took its first
+        // byte).
+        let reading = async {
+            line_editor_reading(&pane).await;
+            blocked_reading(&pane).await;
+        };
+        let _ = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT, reading).await;
     }
     let was_busy = pane.busy();
     let first_seq = pane.current_progress().signals;
