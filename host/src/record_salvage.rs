@@ -86,6 +86,7 @@ pub(crate) fn salvage(
         open_turn: None,
         activity: None,
         closing: false,
+        typing: false,
     })
 }
 

@@ -158,6 +158,9 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
     match Pane::adopt(record.clone(), behaviour, host.pane_services()).await {
         Ok(pane) => {
             nudge(&pane, record.size);
+            if record.typing {
+                clear_cut_submission(&pane);
+            }
             if let Some(left) = wall_time {
                 turns::enforce_wall_time(Arc::clone(&pane), left);
             }
@@ -225,6 +228,35 @@ async fn finish_close(host: &Arc<HostState>, record: PaneRecord) {
     tokio::spawn(async move {
         let status = host.close_pane(&pane).await;
         tracing::info!(pane = %id, code = status.code, "a close the last host began is finished");
+    });
+}
+
+/// The last host died while it typed a submission to this pane, before
+/// its Enter: the text, or a paste still open, may be on the command line,
+/// where the next submission would be typed after it. At a shell's prompt
+/// (no command started since: the turn is not open again) the paste is
+/// ended and the line cleared (`ESC [201~` then Ctrl-U: an end marker with
+/// no paste open is an unbound key bash drops, and Ctrl-U discards the
+/// line). The pane's place in its input line is taken before the pane is
+/// listed, so no client's input comes first. An agent CLI's input box has
+/// no key known to clear it; its text stays (PROTOCOL.md, section 9).
+fn clear_cut_submission(pane: &Arc<Pane>) {
+    if pane.completion() != CompletionSignal::ShellIntegration {
+        tracing::warn!(pane = %pane.info().id, "a submission cut by the last host's end may be left in the program's input");
+        return;
+    }
+    let place = pane.join_input_line();
+    let pane = Arc::clone(pane);
+    tokio::spawn(async move {
+        let turn = place.wait().await;
+        if pane.busy() {
+            // Its Enter was taken: the command runs.
+        } else if let Err(err) = pane.write_input(&turn, b"\x1b[201~\x15", limits::INPUT_TIMEOUT).await {
+            tracing::warn!(pane = %pane.info().id, %err, "the command line a cut submission left could not be cleared");
+        } else {
+            tracing::info!(pane = %pane.info().id, "the command line a cut submission left is cleared");
+        }
+        pane.record_typing(false).await;
     });
 }
 

@@ -536,3 +536,30 @@ fn an_interrupt_just_after_a_command_leaves_the_next_command_whole() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+#[test]
+fn a_submission_cut_by_a_killed_host_leaves_the_next_command_whole() {
+    let mut host = bash_host();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    ask(&mut conn, &pane, "true");
+    // Output that never goes quiet for long: a submission waits (up to a
+    // second) for the echo of its text to settle before its Enter.
+    ask(&mut conn, &pane, "(for i in $(seq 100); do echo tick; sleep 0.05; done) &");
+    let mut cut = host.connect(Encoding::Json);
+    cut.send(Request::Ask { pane: pane.clone(), text: "echo cut-$((6*7))".into(), timeout_ms: Some(20_000) });
+    // Killed with the text typed and the Enter not yet.
+    record_once(&host, &pane, |record| record["typing"] == serde_json::Value::Bool(true));
+    host.kill_hard();
+    host.restart();
+
+    let mut conn = host.connect(Encoding::Json);
+    let report = ask(&mut conn, &pane, "echo whole-$((6*7))");
+    let lines: Vec<&str> = report.added_text.lines().map(str::trim).collect();
+    assert!(lines.contains(&"whole-42"), "{report:?}");
+    assert!(!report.added_text.contains("cut-"), "the cut text ran with it: {report:?}");
+    assert_eq!(report.exit_code, Some(0), "{report:?}");
+    record_once(&host, &pane, |record| record["typing"] == serde_json::Value::Bool(false));
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

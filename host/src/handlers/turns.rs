@@ -52,7 +52,19 @@ pub(crate) async fn handle_send(pane: Arc<Pane>, place: InputPlace, params: Send
 
 /// Writes input that submits; returns the bytes written. The caller has
 /// waited for the program's prompt where the runtime loses early input.
+/// While it types, the pane's record says so: a host killed before the
+/// Enter leaves the next host a command line to clear (see
+/// [`crate::restore`]).
 async fn submit(pane: &Pane, turn: &InputTurn, params: &SendParams) -> Result<usize, ErrorBody> {
+    pane.record_typing(true).await;
+    let written = type_submission(pane, turn, params).await;
+    pane.record_typing(false).await;
+    written
+}
+
+/// The text (a paste where the program enabled it), then, once its echo
+/// has settled, the Enter; the turn starts.
+async fn type_submission(pane: &Pane, turn: &InputTurn, params: &SendParams) -> Result<usize, ErrorBody> {
     let mut body = Vec::new();
     // Text is text: markers inside it could end the paste early and turn
     // the rest into keys (`echo A\e[201~\x15...`); they are removed.

@@ -120,6 +120,7 @@ impl Pane {
                 // Nothing is known yet (a shell has not drawn its prompt).
                 activity: Some(panehost_ipc::turn::activity::UNKNOWN.to_owned()),
                 closing: false,
+                typing: false,
             };
             // A new process: its offsets continue from the reservation (a
             // new generation, whose offsets no client compares with the

@@ -59,6 +59,10 @@ impl DurableRecord {
         lock(&self.record).closing = true;
     }
 
+    pub(super) fn set_typing(&self, typing: bool) {
+        lock(&self.record).typing = typing;
+    }
+
     /// Records the session's native reference; false when it was already
     /// the one recorded.
     pub(super) fn set_native_reference(&self, reference: &str) -> bool {

@@ -327,6 +327,15 @@ impl Pane {
         self.news.disconnect(&self.info.id, reason);
     }
 
+    /// Saves in the record whether a submission is being typed (see
+    /// [`PaneRecord::typing`](crate::store::records::PaneRecord::typing)).
+    /// Written without waiting for the disk: it is for a host that dies,
+    /// not a machine.
+    pub async fn record_typing(&self, typing: bool) {
+        self.durable.set_typing(typing);
+        self.write_record(false).await;
+    }
+
     /// Saves in the record that a close for good began (before any of its
     /// signals): a host killed in the middle of it leaves the next host a
     /// close to finish, not an exit to report.

@@ -72,6 +72,11 @@ pub struct PaneRecord {
     /// rather than take the pane back as if nobody had asked.
     #[serde(default)]
     pub closing: bool,
+    /// The host was typing a submission (its text written, its Enter not
+    /// yet): a host killed then may have left the text, or a paste still
+    /// open, on the program's command line.
+    #[serde(default)]
+    pub typing: bool,
 }
 
 /// A turn open when its pane's record was saved: a host restarted while it
@@ -354,6 +359,7 @@ mod tests {
             open_turn: None,
             activity: None,
             closing: false,
+            typing: false,
         }
     }
 

@@ -211,7 +211,6 @@ async fn start(world: &Arc<World>, client: &Client, epoch: u64, slot: usize, sta
                     keeper_lost: false,
                     replaced: false,
                     turn_maybe_open: false,
-                    line_dirty: false,
                     commands: Vec::new(),
                     record: Arc::clone(&record),
                 },
@@ -260,40 +259,11 @@ fn settle_typed(world: &World, pane: &PaneId, index: Option<usize>, expect: Expe
             expect
         };
         typed.done = done;
-        if expect == Expect::AtMostOnce {
-            entry.line_dirty = true;
-        }
     }
     entry.turn_maybe_open = turn_open;
 }
 
-/// Clears the pane's command line (Ctrl-U: readline's line discard at a
-/// prompt, the terminal's line kill while a command runs) when a typing
-/// request was lost with a killed host, so the next command is typed on a
-/// line of its own. False when that failed.
-async fn clear_line_if_dirty(world: &World, client: &Client, pane: &PaneId) -> bool {
-    let dirty = world.book().panes.get(pane).is_some_and(|entry| entry.line_dirty);
-    if !dirty {
-        return true;
-    }
-    // A paste cut by the kill leaves bash's line editor reading a paste:
-    // its end marker first, then Ctrl-U for the line (an end marker with
-    // no paste open is an unbound key, dropped).
-    let params = SendParams { pane: pane.clone(), bytes: b"\x1b[201~\x15".to_vec().into(), ..Default::default() };
-    if client.send(params).await.is_err() {
-        return false;
-    }
-    if let Some(entry) = world.book().panes.get_mut(pane) {
-        entry.line_dirty = false;
-    }
-    world.count("command lines cleared after input lost with a killed host", 1);
-    true
-}
-
 async fn ask(world: &World, client: &Client, epoch: u64, pane: &PaneId, spec: CommandSpec) -> Verdict {
-    if !clear_line_if_dirty(world, client, pane).await {
-        return Verdict::Expected("the line could not be cleared".into());
-    }
     let turn_was_open = world.book().panes.get(pane).is_some_and(|entry| entry.turn_maybe_open);
     let index = note_typed(world, pane, spec, "ask");
     match client.ask(pane, &spec.typed(), Some(ASK_TIMEOUT)).await {
@@ -374,9 +344,6 @@ async fn ask(world: &World, client: &Client, epoch: u64, pane: &PaneId, spec: Co
 }
 
 async fn send(world: &World, client: &Client, epoch: u64, pane: &PaneId, spec: CommandSpec) -> Verdict {
-    if !clear_line_if_dirty(world, client, pane).await {
-        return Verdict::Expected("the line could not be cleared".into());
-    }
     let index = note_typed(world, pane, spec, "send");
     let typed = spec.typed();
     let params = SendParams { pane: pane.clone(), text: typed.clone(), enter: true, ..Default::default() };

@@ -68,9 +68,6 @@ pub struct PaneEntry {
     /// A turn may be open (a command typed with `send`, an ask lost or
     /// answered wrongly, an interrupt): `TURN_IN_PROGRESS` is documented.
     pub turn_maybe_open: bool,
-    /// Input may sit unsubmitted on its command line (a typing request was
-    /// lost with a killed host, maybe between its text and its Enter).
-    pub line_dirty: bool,
     /// The commands typed into it, in order.
     pub commands: Vec<Typed>,
     /// Its follower's record.
