@@ -563,3 +563,24 @@ fn a_submission_cut_by_a_killed_host_leaves_the_next_command_whole() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+/// Asks one after the other with no wait: each is answered by its own
+/// command's end, never by the one before (the explorer's seed
+/// 17226722790963545507 once saw an ask answered at once with the
+/// previous command's status: its first signal was read from a count
+/// published a moment after the previous ask had seen its end).
+#[test]
+fn asks_back_to_back_are_each_answered_by_their_own_command() {
+    let host = bash_host();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    for round in 0..40u32 {
+        let status = round % 7 + 1;
+        let report = ask(&mut conn, &pane, &format!("printf 'own-%s\\n' {round}; (exit {status})"));
+        assert_eq!(report.exit_code, Some(status), "round {round}: {report:?}");
+        assert!(report.added_text.contains(&format!("own-{round}")), "round {round}: {report:?}");
+        assert!(report.completed_offset > report.started_offset, "round {round}: {report:?}");
+    }
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

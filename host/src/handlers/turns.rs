@@ -211,7 +211,12 @@ pub(crate) async fn handle_ask(
     if pane.current_progress().exit.is_some() {
         return Err(ErrorBody::new(ErrorCode::PaneExited, format!("pane {id} has exited")));
     }
-    if pane.busy() {
+    // The turn's first signal comes after every signal recorded by now:
+    // read from the turns themselves, which record a signal a moment
+    // before its count is published (the previous ask, answered on seeing
+    // its end in the turns, may come back before the count has moved).
+    let (busy, first_seq) = pane.turn_state();
+    if busy {
         return Err(ErrorBody::new(
             ErrorCode::TurnInProgress,
             format!("pane {id} is in a turn ({}); wait for it or interrupt it first", pane.activity()),
@@ -219,7 +224,6 @@ pub(crate) async fn handle_ask(
     }
     let timeout = timeout_ms.map(Duration::from_millis).unwrap_or(DEFAULT_TURN_TIMEOUT);
     let before = pane.snapshot();
-    let first_seq = pane.current_progress().signals;
     let started_offset = pane.current_progress().end;
     let started = Instant::now();
     submit(&pane, &turn, &SendParams { pane: id.clone(), text, ..SendParams::default() }).await?;
@@ -382,8 +386,7 @@ pub(crate) async fn handle_interrupt(
         };
         let _ = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT, reading).await;
     }
-    let was_busy = pane.busy();
-    let first_seq = pane.current_progress().signals;
+    let (was_busy, first_seq) = pane.turn_state();
     let prompts = pane.current_progress().prompts;
     // What `terminate` ends: the program in the foreground now.
     let target = pane.foreground_group();

@@ -174,6 +174,11 @@ impl TurnTracker {
         self.open.is_some()
     }
 
+    /// The sequence number the next signal will have.
+    pub(super) fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
     /// True while a shell with prompt marks has not started the command
     /// the host's input opened the open turn with (no `C` mark since).
     pub(super) fn awaits_its_command(&self) -> bool {

@@ -32,6 +32,13 @@ impl Pane {
         lock(&self.turns).awaits_its_command()
     }
 
+    /// Whether a turn is open, and the sequence number the next turn signal
+    /// will have, read together.
+    pub fn turn_state(&self) -> (bool, u64) {
+        let turns = lock(&self.turns);
+        (turns.busy(), turns.next_seq())
+    }
+
     /// Turn signals from sequence number `from_seq` on.
     pub fn signals_from(&self, from_seq: u64) -> Vec<TurnSignal> {
         lock(&self.turns).signals_from(from_seq)
