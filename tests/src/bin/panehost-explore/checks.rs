@@ -220,8 +220,23 @@ pub fn check_markers(world: &World) {
     }
 }
 
-/// Waits until each pane that should be alive is quiet: not busy, and its
-/// follower has its end.
+/// Whether every command of `pane` that must run once has printed its end
+/// marker, as its follower holds the output: a command typed ahead while
+/// another ran starts only when that one has ended, after the pane was
+/// idle for a moment.
+fn typed_commands_ended(world: &World, pane: &PaneId) -> bool {
+    let book = world.book();
+    let Some(entry) = book.panes.get(pane) else { return true };
+    let ended: BTreeSet<u64> = command::markers(&lock(&entry.record).all_bytes())
+        .into_iter()
+        .filter(|(_, mark)| *mark == Mark::End)
+        .map(|(id, _)| id)
+        .collect();
+    entry.commands.iter().filter(|typed| typed.expect == Expect::Once).all(|typed| ended.contains(&typed.spec.id))
+}
+
+/// Waits until each pane that should be alive is quiet: not busy, its
+/// follower has its end, and every command that must run once has ended.
 pub async fn settle(world: &Arc<World>) {
     let client = match Client::connect(&world.life.socket, &control_options("explore settle")).await {
         Ok(client) => client,
@@ -245,7 +260,10 @@ pub async fn settle(world: &Arc<World>) {
                 }
             };
             let followed = world.book().panes.get(&pane).and_then(|entry| lock(&entry.record).next());
-            if detail.pane.activity != "busy" && followed == Some(detail.pane.offset) {
+            if detail.pane.activity != "busy"
+                && followed == Some(detail.pane.offset)
+                && typed_commands_ended(world, &pane)
+            {
                 break;
             }
             if Instant::now() > deadline {
