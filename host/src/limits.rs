@@ -97,6 +97,13 @@ pub(crate) const SCREEN_SLEEP_AFTER: Duration = Duration::from_secs(5);
 pub(crate) const MEMORY_TRIM_INTERVAL: Duration = Duration::from_secs(2);
 /// Largest piece of output the terminal model parses at once.
 pub(crate) const PARSE_CHUNK: usize = 64 * 1024;
+/// How long one step of a pane's terminal model may take, about: output
+/// that costs more per byte (on a large screen, a thousand times more) is
+/// parsed in several steps, and between two the model and the worker
+/// thread are free for everything else.
+pub(crate) const PARSE_STEP_TIME: Duration = Duration::from_millis(2);
+/// The smallest offer of output to one step (see `pane::parse_budget`).
+pub(crate) const PARSE_CHUNK_LEAST: usize = 256;
 /// How long the screen follower waits for more of a flood before it
 /// parses the last screenful it left (see `pane::scroll_shortcut`).
 pub(crate) const FLOOD_TAIL_WAIT: Duration = Duration::from_millis(2);

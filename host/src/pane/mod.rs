@@ -20,6 +20,7 @@ mod launch_files;
 mod news;
 mod output;
 mod output_tap;
+mod parse_budget;
 mod progress;
 mod quiet_watch;
 mod raw_input;

@@ -2,6 +2,7 @@
 
 use crate::limits;
 use panehost_ipc::{ByteBuf, Cursor, InputModes, ScreenSnapshot, Size};
+use std::time::Instant;
 
 use super::scroll_shortcut::ScrollShortcut;
 use super::snapshot_bounds;
@@ -125,7 +126,7 @@ impl TerminalScreen {
         let mut shortcut = ScrollShortcut::new();
         let model = contained(|| {
             let mut model = parser(size);
-            feed(&mut model, &mut shortcut, redraw, false);
+            feed(&mut model, &mut shortcut, redraw, false, None);
             model
         });
         let mut model = model.unwrap_or_else(|| {
@@ -175,8 +176,15 @@ impl TerminalScreen {
     /// left for the next call (see [`ScrollShortcut::shorten`]):
     /// gives how much of `data` was parsed; the next call starts there.
     pub fn process_leaving_tail(&mut self, data: &[u8], leave_tail: bool) -> usize {
+        self.process_until(data, leave_tail, None)
+    }
+
+    /// As [`process_leaving_tail`](Self::process_leaving_tail), but output
+    /// the model must parse as it is stops once `deadline` has passed (see
+    /// [`feed`]): gives how much of `data` was parsed.
+    pub fn process_until(&mut self, data: &[u8], leave_tail: bool, deadline: Option<Instant>) -> usize {
         let mut shortcut = std::mem::take(&mut self.shortcut);
-        let processed = self.guarded(|model| feed(model, &mut shortcut, data, leave_tail));
+        let processed = self.guarded(|model| feed(model, &mut shortcut, data, leave_tail, deadline));
         match processed {
             Some(parsed) => {
                 self.shortcut = shortcut;
@@ -330,17 +338,17 @@ impl TerminalScreen {
             let mut model = parser(origin.size);
             // The replay is spared what scrolls off, as the first parse was.
             let mut shortcut = ScrollShortcut::new();
-            feed(&mut model, &mut shortcut, &origin.redraw, false);
+            feed(&mut model, &mut shortcut, &origin.redraw, false, None);
             let mut at = origin.offset;
             let mut rest = output;
             for &(resize_at, size) in &origin.resizes {
                 let before = (resize_at.saturating_sub(at) as usize).min(rest.len());
-                feed(&mut model, &mut shortcut, &rest[..before], false);
+                feed(&mut model, &mut shortcut, &rest[..before], false, None);
                 rest = &rest[before..];
                 at += before as u64;
                 model.screen_mut().set_size(size.rows, size.cols);
             }
-            feed(&mut model, &mut shortcut, rest, false);
+            feed(&mut model, &mut shortcut, rest, false, None);
             model
         });
         // The replay's bells and notifications were reported the first
@@ -390,14 +398,46 @@ fn feed(
     shortcut: &mut ScrollShortcut,
     data: &[u8],
     leave_tail: bool,
+    deadline: Option<Instant>,
 ) -> usize {
     let (rows, _) = model.screen().size();
     let alternate = model.screen().alternate_screen();
+    let before = deadline.map(|_| shortcut.clone());
     let mut shortened = Vec::new();
     let (fed, parsed) = shortcut.shorten(data, rows, alternate, leave_tail, &mut shortened);
-    model.process(fed);
-    parsed
+    let (Some(deadline), Some(before)) = (deadline, before) else {
+        model.process(fed);
+        return parsed;
+    };
+    if !std::ptr::eq(fed.as_ptr(), data.as_ptr()) || fed.len() != parsed {
+        // Shortened: plain output, whose cost is a few microseconds a
+        // kilobyte whatever the screen.
+        model.process(fed);
+        return parsed;
+    }
+    // Output parsed as it is may cost a thousand times that (a
+    // cursor-home-and-erase rewrites every cell of a 1000x250 screen): fed
+    // in slices, it stops once the deadline has passed, and the shortcut
+    // is told of what was fed alone.
+    let mut done = 0;
+    for slice in fed.chunks(TIMED_SLICE) {
+        model.process(slice);
+        done += slice.len();
+        if Instant::now() >= deadline {
+            break;
+        }
+    }
+    if done < parsed {
+        *shortcut = before;
+        let (_, again) = shortcut.shorten(&data[..done], rows, alternate, false, &mut Vec::new());
+        debug_assert_eq!(again, done);
+    }
+    done
 }
+
+/// How much output parsed as it is the model takes between two looks at
+/// the clock (see [`feed`]): a few of the costliest sequences.
+const TIMED_SLICE: usize = 128;
 
 /// Runs `f`, containing a panic of the terminal model inside it.
 fn contained<R>(f: impl FnOnce() -> R) -> Option<R> {
@@ -460,6 +500,61 @@ mod tests {
         assert_eq!((snapshot.cursor.row, snapshot.cursor.col), (1, 5));
         assert_eq!(snapshot.title, "my title");
         assert!(snapshot.modes.bracketed_paste);
+    }
+
+    /// Output mixing what the shortcut shortens (a flood of lines) with
+    /// what is parsed as it is, including costly erases.
+    fn mixed_output() -> Vec<u8> {
+        let mut output = Vec::new();
+        for round in 0..40 {
+            for line in 0..60 {
+                output.extend_from_slice(format!("\x1b[3{}mline {round}-{line}\x1b[m\r\n", line % 8).as_bytes());
+            }
+            output.extend_from_slice(
+                format!("\x1b[H\x1b[J\x1b[{};5Hdrawn {round}\x1b[2;3r\x1b[5L", round % 9 + 1).as_bytes(),
+            );
+            output.extend_from_slice("漢字 e\u{301}\x1b[r\x1b]2;title\x07".as_bytes());
+        }
+        output
+    }
+
+    #[test]
+    fn output_parsed_in_timed_steps_draws_the_same_screen_as_at_once() {
+        let size = Size { cols: 90, rows: 20 };
+        let output = mixed_output();
+        let mut whole = TerminalScreen::new(size, 0, b"");
+        whole.process(&output);
+        let mut stepped = TerminalScreen::new(size, 0, b"");
+        let mut at = 0;
+        let mut steps = 0;
+        while at < output.len() {
+            // A deadline already past: every step that is not shortened
+            // parses one slice.
+            let taken = stepped.process_until(&output[at..], false, Some(Instant::now()));
+            assert!(taken > 0, "a step parses something");
+            at += taken;
+            steps += 1;
+        }
+        assert!(steps > output.len() / PARSE_CHUNK_GUESS, "it was parsed in many steps: {steps}");
+        let (whole, stepped) = (whole.snapshot(), stepped.snapshot());
+        assert_eq!(stepped.text, whole.text);
+        assert_eq!(stepped.formatted, whole.formatted);
+        assert_eq!((stepped.cursor.row, stepped.cursor.col), (whole.cursor.row, whole.cursor.col));
+        assert_eq!(stepped.title, whole.title);
+    }
+
+    /// More steps than this means the deadline did cut steps short.
+    const PARSE_CHUNK_GUESS: usize = 4096;
+
+    #[test]
+    fn a_step_past_its_deadline_parses_one_slice_of_costly_output() {
+        let mut screen = TerminalScreen::new(Size { cols: 1000, rows: 250 }, 0, b"");
+        let erases = b"x\x1b[H\x1b[J".repeat(1000);
+        let taken = screen.process_until(&erases, false, Some(Instant::now()));
+        assert_eq!(taken, TIMED_SLICE);
+        assert_eq!(screen.parsed(), TIMED_SLICE as u64);
+        // Without a deadline it is parsed whole.
+        assert_eq!(screen.process_until(&erases[taken..], false, None), erases.len() - taken);
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! read path, applying resizes at the offsets where they happened; and
 //! puts the model to sleep once the pane has been quiet for a while.
 
+use super::parse_budget::ParseBudget;
 use super::Pane;
-use crate::limits::{FLOOD_TAIL_WAIT, PARSE_CHUNK};
+use crate::limits::{FLOOD_TAIL_WAIT, PARSE_STEP_TIME};
 use crate::memory_trim;
 use crate::pane::ring::RingRead;
 use std::sync::Arc;
@@ -17,11 +18,12 @@ pub(super) async fn run(pane: Arc<Pane>) {
     let mut applied_size = progress.peek().size;
     // Whether a flood's last screenful may wait for more output.
     let mut leave_tail = true;
+    let mut budget = ParseBudget::new();
     loop {
         let parsed = pane.model.parsed();
         // Apply every resize that happened at or before this offset, and
         // never parse past the next one.
-        let (resize, read) = pane.output.next_for_model(parsed, PARSE_CHUNK);
+        let (resize, read) = pane.output.next_for_model(parsed, budget.bytes());
         if let Some(size) = resize {
             pane.awake_screen().resize(size);
             applied_size = size;
@@ -31,12 +33,18 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 // A tail left in the ring is small beside it: the reader
                 // never waits for the model on its account.
                 let may_leave_tail = leave_tail && data.len() * 4 <= pane.output.capacity();
+                // One step is bounded in time, whatever the output costs: the
+                // rest of a step cut short is parsed in the next one.
+                let began = std::time::Instant::now();
+                let deadline = began + PARSE_STEP_TIME;
                 let (now_parsed, taken, notices, model_resets) = {
                     let mut screen = pane.awake_screen();
-                    let taken = screen.process_leaving_tail(&data, may_leave_tail);
+                    let taken = screen.process_until(&data, may_leave_tail, Some(deadline));
                     pane.model.note_title(&screen);
                     (screen.parsed(), taken, screen.take_notices(), screen.resets())
                 };
+                let out_of_time = std::time::Instant::now() >= deadline;
+                budget.took(taken, data.len(), began.elapsed(), out_of_time && taken < data.len());
                 pane.model.publish_parsed(now_parsed);
                 if model_resets != resets {
                     resets = model_resets;
@@ -46,7 +54,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 if !notices.is_empty() {
                     pane.record_terminal_notices(&notices, now_parsed);
                 }
-                if taken < data.len() {
+                if taken < data.len() && !out_of_time {
                     // A flood's last screenful was left: more of the flood
                     // may scroll it off too. When no more comes soon, it
                     // is parsed whole.

@@ -35,11 +35,14 @@
 //!
 //! Clears that follow one another are spared too: a screen clear
 //! (`ESC [ 2 J`, alone or after the cursor's `ESC [ H`, or followed by
-//! `ESC [ 3 J`) that comes right after the same clear, from the ground
+//! `ESC [ 3 J`; or `ESC [ H ESC [ J`, home and erase below) that comes
+//! right after the same clear, from the ground
 //! state, changes nothing (it moves no cursor, and the pen it clears with
 //! is the same), so only the first of a run of them is fed. On a 1000x250
 //! screen each clear rewrites 250,000 cells; a program that clears in a
-//! loop would otherwise hold the model for seconds per chunk.
+//! loop would otherwise hold the model for seconds per chunk. Costly
+//! output that is not repeated (a clear, then a line drawn, then a clear)
+//! is parsed in steps bounded in time instead (`screen_follower.rs`).
 
 use memchr::{memchr, memrchr};
 
@@ -49,7 +52,10 @@ const MIN_SPARED: usize = 512;
 
 /// The clears whose repeats change nothing, longest first (so that a run
 /// of the longer form is not read as one of its part).
-const CLEARS: [&[u8]; 3] = [b"\x1b[H\x1b[2J\x1b[3J", b"\x1b[H\x1b[2J", b"\x1b[2J"];
+/// A cursor-home-and-erase-below (`ESC [ H ESC [ J`) clears as much and
+/// leaves the cursor where the next one starts, so its repeats change
+/// nothing either.
+const CLEARS: [&[u8]; 5] = [b"\x1b[H\x1b[2J\x1b[3J", b"\x1b[H\x1b[2J", b"\x1b[H\x1b[0J", b"\x1b[H\x1b[J", b"\x1b[2J"];
 
 /// Where the run of repeated clears starting at `at` ends, when at least
 /// two of the same clear start there: the model needs only the first.
@@ -110,7 +116,7 @@ enum Region {
 /// Finds output the screen scrolls off and shortens it; tracks what it
 /// needs of the model's state across chunks. One per model: a new model
 /// (blank, or rebuilt) starts with a new one.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ScrollShortcut {
     parse: Parse,
     /// The main grid's region, then the alternate grid's.
@@ -454,6 +460,7 @@ mod tests {
     fn repeated_clears_are_fed_once() {
         assert_eq!(repeated_clears(b"\x1b[2J\x1b[2J\x1b[2Jx", 0), Some((4, 12)));
         assert_eq!(repeated_clears(b"\x1b[H\x1b[2J\x1b[H\x1b[2J", 0), Some((7, 14)));
+        assert_eq!(repeated_clears(b"\x1b[H\x1b[J\x1b[H\x1b[J\x1b[H\x1b[Jx", 0), Some((6, 18)));
         assert_eq!(repeated_clears(b"\x1b[2Jx\x1b[2J", 0), None, "something between");
         assert_eq!(repeated_clears(b"\x1b[2J\x1b[2", 0), None, "a clear cut short");
         assert_eq!(repeated_clears(b"\x1b[H\x1b[2J\x1b[2J", 0), None, "another clear");
