@@ -7,7 +7,12 @@
 //! - `sgr`: lines of 400 characters, each character with a colour change of
 //!   its own (256 colours, true colour, bold, backgrounds);
 //! - `wide`: lines of CJK text (two columns a character) and Latin letters
-//!   with one or two combining accents each.
+//!   with one or two combining accents each;
+//! - `redraws`: what a full-screen program that redraws in a loop prints,
+//!   frame after frame: cursor home and erase below (`ESC [ H ESC [ J`),
+//!   a status line, then a thousand blanks inserted at the top left
+//!   (`ESC [ 999 @`). Each frame rewrites every cell; no two frames are
+//!   the same bytes.
 //!
 //! The contents are the same in every run: no randomness, only counters.
 
@@ -24,9 +29,12 @@ pub enum FloodKind {
     Sgr,
     /// Wide (CJK) and combining characters.
     Wide,
+    /// Full-screen redraws: erase, a line, inserted blanks.
+    Redraws,
 }
 
-/// About how many bytes a flood file holds (the clears hold 64 KiB).
+/// About how many bytes a flood file holds (the clears hold 64 KiB, the
+/// redraws about 300 KiB).
 const FLOOD_FILE_BYTES: usize = 1024 * 1024;
 
 /// Screen clears in the clears file.
@@ -50,7 +58,8 @@ const COMBINING: &[&str] =
 
 impl FloodKind {
     /// Every kind, in the order the benchmark runs them.
-    pub const ALL: [FloodKind; 4] = [FloodKind::Lines, FloodKind::Clears, FloodKind::Sgr, FloodKind::Wide];
+    pub const ALL: [FloodKind; 5] =
+        [FloodKind::Lines, FloodKind::Clears, FloodKind::Sgr, FloodKind::Wide, FloodKind::Redraws];
 
     /// Its name in figures: `lines`, `clears`, `sgr`, `wide`.
     pub fn name(self) -> &'static str {
@@ -59,6 +68,7 @@ impl FloodKind {
             FloodKind::Clears => "clears",
             FloodKind::Sgr => "sgr",
             FloodKind::Wide => "wide",
+            FloodKind::Redraws => "redraws",
         }
     }
 
@@ -69,6 +79,7 @@ impl FloodKind {
             FloodKind::Clears => "ESC[2J (clear the screen) back to back",
             FloodKind::Sgr => "lines of 400 characters, a colour change (SGR) before every one",
             FloodKind::Wide => "lines of CJK (two columns a character) and letters with combining accents",
+            FloodKind::Redraws => "frames of ESC[H ESC[J (home, erase below), a status line, ESC[999@ (insert blanks)",
         }
     }
 
@@ -79,6 +90,7 @@ impl FloodKind {
             FloodKind::Clears => b"\x1b[2J".repeat(CLEARS),
             FloodKind::Sgr => fill_with_lines(sgr_line),
             FloodKind::Wide => fill_with_lines(wide_line),
+            FloodKind::Redraws => redraw_frames(),
         }
     }
 }
@@ -113,6 +125,20 @@ fn fill_with_lines(line: fn(usize, &mut Vec<u8>)) -> Vec<u8> {
     }
     contents
 }
+
+/// Frames of a full-screen redraw, [`REDRAW_FRAMES`] of them.
+fn redraw_frames() -> Vec<u8> {
+    let mut contents = Vec::new();
+    for frame in 0..REDRAW_FRAMES {
+        contents.extend_from_slice(
+            format!("\x1b[H\x1b[Jframe {frame:06} {}\r\n\x1b[H\x1b[999@", WORDS[frame % WORDS.len()]).as_bytes(),
+        );
+    }
+    contents
+}
+
+/// Frames in the redraws file.
+const REDRAW_FRAMES: usize = 8_192;
 
 /// `00000042 compile warning ...`: 40 to 79 columns.
 fn plain_line(number: usize, out: &mut Vec<u8>) {
