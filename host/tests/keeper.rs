@@ -41,6 +41,46 @@ fn hands_over_the_master_reports_the_exit_and_ends_on_release() {
 }
 
 #[test]
+fn adopts_the_orphans_of_its_panes_reaps_them_and_leaves_its_childs_exit_to_the_pane() {
+    // A daemon whose parent (a subshell) exits at once: an orphan, which
+    // lives until it reads a line from a FIFO and then exits.
+    let dir = TempDir::new();
+    let fifo = dir.0.join("orphan-go");
+    Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    let script = format!("(sh -c 'echo orphan:$$:; read go < {}' &); read line; exit 5", fifo.display());
+    let mut keeper = Keeper::start_in(dir, 80, 24, &["/bin/sh", "-c", &script], |_| {});
+    let child = keeper.child_pid;
+    let status = std::fs::read_to_string(format!("/proc/{child}/status")).unwrap();
+    let blocked = status.lines().find(|line| line.starts_with("SigBlk:")).unwrap();
+    assert_eq!(blocked.split_whitespace().nth(1), Some("0000000000000000"), "the child blocks no signal");
+    let (mut connection, master) = keeper.connect_expecting(&format!("pane {child} running"));
+    let output = read_until(&master, ":\r\n");
+    let orphan: i32 = output.split("orphan:").nth(1).and_then(|rest| rest.split(':').next()).unwrap().parse().unwrap();
+    let deadline = Instant::now() + TIMEOUT;
+    while parent_of(orphan) != Some(keeper.pid) {
+        assert!(Instant::now() < deadline, "the orphan was not adopted by the keeper: {:?}", parent_of(orphan));
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // It exits; the keeper reaps it (no zombie left).
+    std::fs::write(&fifo, "go\n").unwrap();
+    while std::path::Path::new(&format!("/proc/{orphan}")).exists() {
+        assert!(Instant::now() < deadline, "the keeper left its orphan unreaped");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // The pane's own child is still reaped by its pane, with its status.
+    write_all(&master, b"done\n");
+    assert_eq!(connection.read_line(), "exited 5 -");
+    keeper.child_exited();
+    connection.send("release\n");
+    assert_eq!(keeper.wait_exit().code(), Some(0));
+}
+
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 2..].split(' ').nth(1)?.parse().ok()
+}
+
+#[test]
 fn survives_hangup_and_interrupt_ignores_early_release_and_reports_a_signal() {
     let mut keeper = Keeper::start(80, 24, &["sleep", "1000"]);
     let child = keeper.child_pid;

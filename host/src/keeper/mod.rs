@@ -15,7 +15,12 @@
 //! its children hold its launcher's pipes), sets every signal to its default
 //! action and then ignores SIGHUP, SIGINT and SIGPIPE (SIGTERM and SIGKILL
 //! kill it as usual), then calls `setsid()` to
-//! lead its own session. When it is already a process group leader
+//! lead its own session, and becomes a child subreaper
+//! (`PR_SET_CHILD_SUBREAPER`): a process that a pane's program started
+//! and whose parent ends becomes the keeper's child, not init's; the
+//! keeper reaps each such orphan when it exits (it blocks SIGCHLD and
+//! reads it from a signalfd; its children start with an empty signal
+//! mask all the same). When it is already a process group leader
 //! (started with a process group of its own), `setsid()` cannot succeed; it
 //! then stays the leader of that group, which signals sent to the host's
 //! group or terminal do not reach. A bad command line is answered with one
@@ -90,6 +95,7 @@
 
 mod args;
 mod child;
+mod orphans;
 mod pane;
 mod pty;
 mod serve;
@@ -133,7 +139,8 @@ fn start() -> Result<Keeper, String> {
     signals::ignore_in_keeper().map_err(|error| format!("ignoring signals: {error}"))?;
     let sockets = args::parse_keeper(std::env::args_os().skip(1))?;
     lead_own_session().map_err(|error| format!("setsid: {error}"))?;
-    Ok(Keeper::new(sockets))
+    let orphans = orphans::Orphans::adopt().map_err(|error| format!("becoming a subreaper: {error}"))?;
+    Ok(Keeper::new(sockets, orphans))
 }
 
 /// Names the process `panehost-keeper` (`/proc/<pid>/comm`, what `ps` and

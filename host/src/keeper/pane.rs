@@ -136,6 +136,12 @@ impl Pane {
         self.child_pid
     }
 
+    /// Whether `pid` is this pane's child and not reaped yet (the pane
+    /// reaps it, and reports how it ended).
+    pub(super) fn holds_unreaped_child(&self, pid: u32) -> bool {
+        self.child_pid == pid && matches!(self.child, ChildState::Running(_))
+    }
+
     /// Ends a pane whose `ready` answer could not be given: nobody will ever
     /// connect to it.
     pub(super) fn abandon(self) {

@@ -1,6 +1,7 @@
 //! The keeper's loop: pane requests on stdin, and every pane's listener,
 //! connection and child, all on one thread around a single `poll`.
 
+use super::orphans::Orphans;
 use super::pane::{Outcome, Pane, PollSlots};
 use super::stdio;
 use crate::keeper_wire::answer::Answer;
@@ -17,12 +18,14 @@ pub(super) struct Keeper {
     /// the host could not be answered): the keeper takes no more panes.
     intake: Option<PaneRequestReader>,
     panes: Vec<Pane>,
+    /// The processes the keeper adopted, reaped as they exit.
+    orphans: Orphans,
 }
 
 impl Keeper {
     /// A keeper with no panes yet, reading pane requests on stdin.
-    pub(super) fn new(sockets: PathBuf) -> Self {
-        Self { sockets, intake: Some(PaneRequestReader::default()), panes: Vec::new() }
+    pub(super) fn new(sockets: PathBuf, orphans: Orphans) -> Self {
+        Self { sockets, intake: Some(PaneRequestReader::default()), panes: Vec::new(), orphans }
     }
 
     /// Serves until the keeper takes no more panes and holds none; then
@@ -36,6 +39,9 @@ impl Keeper {
             let (stdin_ready, ready) = self.wait_for_events();
             let mut ready = ready.into_iter();
             self.panes.retain_mut(|pane| pane.serve(ready.next().unwrap_or_default(), &mut buffer) == Outcome::Kept);
+            // After the panes: each has reaped its own child if it ended.
+            let panes = &self.panes;
+            self.orphans.reap(|pid| panes.iter().any(|pane| pane.holds_unreaped_child(pid)));
             if stdin_ready {
                 self.take_pane_requests();
             }
@@ -50,6 +56,8 @@ impl Keeper {
             fds.push(PollFd::from_borrowed_fd(rustix::stdio::stdin(), PollFlags::IN));
         }
         let slots: Vec<PollSlots> = self.panes.iter().map(|pane| pane.poll_fds(&mut fds)).collect();
+        // Only wakes the loop, which reaps the orphans on every round.
+        fds.extend(self.orphans.wake_fd().map(|fd| PollFd::from_borrowed_fd(fd, PollFlags::IN)));
         let timeout = self.panes.iter().find_map(Pane::poll_timeout);
         loop {
             match rustix::event::poll(&mut fds, timeout) {
