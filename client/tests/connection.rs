@@ -47,7 +47,7 @@ async fn typed_requests_in_both_encodings() {
             assert!(second.id > first.id, "ids grow");
             expect_request(&second, &Request::Close { pane: PaneId::from("p1") });
             let status = ExitStatus { code: 143, signal: Some("SIGTERM".into()) };
-            conn.respond(second.id, Response::Closed { pane: PaneId::from("p1"), status }).await;
+            conn.respond(second.id, Response::Closed { pane: PaneId::from("p1"), status, sweep: None }).await;
         };
         let run = async {
             let panes = client.list().await.unwrap();

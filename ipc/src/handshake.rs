@@ -28,7 +28,10 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// passes), answered by `terminal_released`, and `NO_TERMINAL`.
 /// Revision 5: `ScreenSnapshot.trimmed` (snapshots are kept within bounds
 /// whatever a program draws).
-pub const PROTOCOL_REVISION: u32 = 5;
+/// Revision 6: `sweep` in the answers of `close` and of `interrupt` with
+/// `terminate` (what of the processes a pane started was ended, and what
+/// survived).
+pub const PROTOCOL_REVISION: u32 = 6;
 
 /// The revision a `Hello` or `Welcome` without one speaks.
 fn first_revision() -> u32 {

@@ -55,7 +55,10 @@ pub use host_claim::HostClaim;
 pub use labels::{check_labels, labels_match, Labels, LabelsError};
 pub use pane::{ExitStatus, PaneId, PaneState, PaneSummary, Size, SizeOutOfRange};
 pub use request::{Request, RequestFrame, ResumeRequest, SendParams, StartParams};
-pub use response::{InterruptReport, InterruptStep, PaneDetail, PaneHistory, Response, ServerMessage, Subscription};
+pub use response::{
+    InterruptReport, InterruptStep, PaneDetail, PaneHistory, PaneSweep, Response, ServerMessage, Subscription,
+    MAX_SWEEP_SURVIVORS,
+};
 pub use runtime::{Receipt, RuntimeInfo, RECEIPT_TIMEOUT_MS};
 pub use screen::{
     Cursor, InputModes, ScreenSnapshot, CLEAR_TERMINAL, MAX_SNAPSHOT_FORMATTED_LEN, MAX_SNAPSHOT_TEXT_LEN,

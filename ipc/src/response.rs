@@ -79,6 +79,11 @@ pub enum Response {
         pane: PaneId,
         /// How its process ended.
         status: ExitStatus,
+        /// What of the pane's other processes was ended (revision 6):
+        /// everything its program started, wherever it went; `None` from
+        /// a host of an older revision.
+        #[serde(default)]
+        sweep: Option<PaneSweep>,
     },
     /// Answers `runtimes`.
     Runtimes {
@@ -164,7 +169,35 @@ pub struct InterruptReport {
     pub outcome: String,
     /// Each step taken, in order.
     pub steps: Vec<InterruptStep>,
+    /// With `terminate` (revision 6): what of the program's other
+    /// processes was ended (those that left its process group, its
+    /// session or its process tree, and the pane's processes that had
+    /// left the pane's tree); `None` without `terminate`, or from a host
+    /// of an older revision.
+    #[serde(default)]
+    pub sweep: Option<PaneSweep>,
 }
+
+/// What ending the processes a pane started found and did: every one of
+/// them was sent SIGTERM, then, after a bounded grace, SIGKILL, until none
+/// was left or the host gave up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PaneSweep {
+    /// How the pane's processes were told from others: `cgroup` (the
+    /// pane's own control group; nothing can leave it) or `process_tree`
+    /// (its session, its descendants, and the orphans its keeper adopted
+    /// that carry the pane's token).
+    pub method: String,
+    /// How many processes were ended (the pane's program itself, and a
+    /// program's process group the interrupt signalled, not counted).
+    pub ended: u32,
+    /// The pids still running when the host gave up (at most
+    /// [`MAX_SWEEP_SURVIVORS`] listed); empty when nothing survived.
+    pub survivors: Vec<u32>,
+}
+
+/// The most survivors a [`PaneSweep`] lists.
+pub const MAX_SWEEP_SURVIVORS: usize = 64;
 
 /// One step of an interrupt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -285,6 +285,7 @@ fn responses() -> Vec<Response> {
             pane: pane.clone(),
             outcome: "turn_cancelled".into(),
             steps: vec![InterruptStep { action: "keys".into(), detail: "\\x03".into(), at_ms: 0 }],
+            sweep: Some(PaneSweep { method: "process_tree".into(), ended: 1, survivors: vec![] }),
         }),
         Response::Inspected(PaneDetail { pane: summary(exited()), screen: snapshot() }),
         Response::Subscribed(Subscription {
@@ -308,7 +309,11 @@ fn responses() -> Vec<Response> {
         Response::Unsubscribed { subscription: 1 },
         Response::Resized { pane: pane.clone(), size: Size::DEFAULT },
         Response::Panes { panes: vec![summary(PaneState::Running), summary(exited())] },
-        Response::Closed { pane: pane.clone(), status: ExitStatus { code: 0, signal: None } },
+        Response::Closed {
+            pane: pane.clone(),
+            status: ExitStatus { code: 0, signal: None },
+            sweep: Some(PaneSweep { method: "cgroup".into(), ended: 0, survivors: vec![4242] }),
+        },
         Response::Runtimes {
             runtimes: vec![RuntimeInfo {
                 id: "claude".into(),

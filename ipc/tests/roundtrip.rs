@@ -101,6 +101,7 @@ fn every_server_message() -> Vec<ServerMessage> {
             pane: pane.clone(),
             outcome: "keys_sent".into(),
             steps: vec![InterruptStep { action: "keys".into(), detail: "\\x03".into(), at_ms: 0 }],
+            sweep: None,
         }),
         Response::Inspected(PaneDetail { pane: summary(), screen: snapshot() }),
         Response::Subscribed(Subscription {
@@ -124,7 +125,11 @@ fn every_server_message() -> Vec<ServerMessage> {
         Response::Unsubscribed { subscription: 1 },
         Response::Resized { pane: pane.clone(), size: Size::DEFAULT },
         Response::Panes { panes: vec![summary()] },
-        Response::Closed { pane, status: ExitStatus { code: 0, signal: None } },
+        Response::Closed {
+            pane,
+            status: ExitStatus { code: 0, signal: None },
+            sweep: Some(PaneSweep { method: "process_tree".into(), ended: 3, survivors: vec![] }),
+        },
         Response::Runtimes {
             runtimes: vec![RuntimeInfo {
                 id: "shell".into(),

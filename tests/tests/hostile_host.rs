@@ -13,9 +13,9 @@ mod support;
 
 use panehost_ipc::{
     decode, decode_request, encode, ByteBuf, Cursor, Encoding, ErrorBody, Event, ExitStatus, HandshakeReply, Hello,
-    InputModes, InterruptReport, InterruptStep, PaneDetail, PaneHistory, PaneId, PaneState, PaneSummary, Receipt,
-    Request, Response, RuntimeInfo, ScreenSnapshot, ServerMessage, Size, StreamStart, Subscription, TurnReport, Usage,
-    WaitMatch, WaitTarget, Welcome, PROTOCOL_REVISION, PROTOCOL_VERSION,
+    InputModes, InterruptReport, InterruptStep, PaneDetail, PaneHistory, PaneId, PaneState, PaneSummary, PaneSweep,
+    Receipt, Request, Response, RuntimeInfo, ScreenSnapshot, ServerMessage, Size, StreamStart, Subscription,
+    TurnReport, Usage, WaitMatch, WaitTarget, Welcome, PROTOCOL_REVISION, PROTOCOL_VERSION,
 };
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -42,6 +42,11 @@ const REFUSED_PANE: &str = "refused";
 /// A string the host sends: `field`, then the escapes.
 fn hostile(field: &str) -> String {
     format!("{field}{ESCAPES}")
+}
+
+/// A sweep whose method is hostile.
+fn sweep() -> PaneSweep {
+    PaneSweep { method: hostile("method"), ended: 1, survivors: vec![7] }
 }
 
 /// A host of the test's own on a socket in a private directory; every
@@ -176,8 +181,11 @@ fn answer(id: u64, request: Request) -> Vec<ServerMessage> {
             pane: PaneId(hostile("id")),
             outcome: hostile("outcome"),
             steps: vec![InterruptStep { action: hostile("action"), detail: hostile("detail"), at_ms: 1 }],
+            sweep: Some(sweep()),
         }))],
-        Request::Close { .. } => vec![response(Response::Closed { pane: PaneId(hostile("id")), status: signalled() })],
+        Request::Close { .. } => {
+            vec![response(Response::Closed { pane: PaneId(hostile("id")), status: signalled(), sweep: Some(sweep()) })]
+        }
         Request::Watch {} => vec![
             response(Response::Watching { subscription: 1, panes: vec![summary()] }),
             event(Event::PaneStarted { pane: summary() }),

@@ -53,8 +53,8 @@ pub(crate) fn event_line(event: &Event) -> Value {
 mod tests {
     use super::*;
     use panehost_ipc::{
-        ByteBuf, Cursor, ExitStatus, InputModes, PaneDetail, PaneState, PaneSummary, ScreenSnapshot, ServerMessage,
-        Size, Subscription,
+        ByteBuf, Cursor, ExitStatus, InputModes, PaneDetail, PaneState, PaneSummary, PaneSweep, ScreenSnapshot,
+        ServerMessage, Size, Subscription,
     };
 
     fn snapshot() -> ScreenSnapshot {
@@ -107,6 +107,7 @@ mod tests {
             Response::Closed {
                 pane: PaneId::from("p1"),
                 status: ExitStatus { code: 130, signal: Some("SIGINT".into()) },
+                sweep: Some(PaneSweep { method: "process_tree".into(), ended: 2, survivors: vec![] }),
             },
         ];
         for body in answers {
@@ -118,9 +119,12 @@ mod tests {
             (&pane["id"], &pane["state"], &pane["size"]),
             (&json!("p1"), &json!("running"), &json!({"cols": 80, "rows": 24}))
         );
-        let closed =
-            answer(Response::Closed { pane: PaneId::from("p1"), status: ExitStatus { code: 4, signal: None } });
-        assert_eq!(closed, json!({"pane": "p1", "status": {"code": 4, "signal": null}}));
+        let closed = answer(Response::Closed {
+            pane: PaneId::from("p1"),
+            status: ExitStatus { code: 4, signal: None },
+            sweep: None,
+        });
+        assert_eq!(closed, json!({"pane": "p1", "status": {"code": 4, "signal": null}, "sweep": null}));
         let detail = answer(Response::Inspected(PaneDetail { pane: summary(PaneState::Running), screen: snapshot() }));
         assert_eq!(detail["pane"]["offset"], 120);
         assert_eq!(detail["screen"]["formatted"], "JCBscw==");

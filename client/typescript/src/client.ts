@@ -44,6 +44,7 @@ import {
   type Answer,
   type AnswerKind,
   interruptReport,
+  paneSweep,
   paneDetail,
   paneHistory,
   paneSummary,
@@ -507,7 +508,9 @@ export class Client {
 
   /**
    * Ends a pane's process group (SIGHUP, then SIGTERM, then SIGKILL, each
-   * after a bounded wait), reaps it and forgets the pane. Subscribers get
+   * after a bounded wait) and every other process the pane started
+   * (`sweep` says how many, and which survived), reaps it and forgets the
+   * pane. Subscribers get
    * `exited` and `ended` (reason `closed`). Not sent again after a lost
    * connection.
    *
@@ -515,7 +518,11 @@ export class Client {
    */
   async close(pane: string, options: CallOptions = {}): Promise<CloseReport> {
     const answer = await this.call({ close: { pane } }, "closed", options);
-    return { pane: answer.pane, status: { code: answer.status.code, signal: answer.status.signal ?? null } };
+    return {
+      pane: answer.pane,
+      status: { code: answer.status.code, signal: answer.status.signal ?? null },
+      sweep: paneSweep(answer.sweep),
+    };
   }
 
   /**

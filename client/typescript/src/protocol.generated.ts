@@ -1,7 +1,7 @@
 /**
  * The raw JSON messages of the protocol, as the host writes and reads
  * them: one type per `$defs` entry of docs/protocol.schema.json,
- * "panehost protocol 1, revision 5: the JSON encoding".
+ * "panehost protocol 1, revision 6: the JSON encoding".
  * `wire.ts` turns them into the types of `types.ts`.
  *
  * Generated from the schema by `npm run generate:protocol`
@@ -339,6 +339,14 @@ export interface InterruptReport {
    * Each step taken, in order.
    */
   steps: InterruptStep[];
+  /**
+   * With `terminate` (revision 6): what of the program's other
+   * processes was ended (those that left its process group, its
+   * session or its process tree, and the pane's processes that had
+   * left the pane's tree); `None` without `terminate`, or from a host
+   * of an older revision.
+   */
+  sweep?: PaneSweep | null;
 }
 
 /**
@@ -490,6 +498,31 @@ export interface PaneSummary {
    * The window title the process set, or empty.
    */
   title: string;
+}
+
+/**
+ * What ending the processes a pane started found and did: every one of
+ * them was sent SIGTERM, then, after a bounded grace, SIGKILL, until none
+ * was left or the host gave up.
+ */
+export interface PaneSweep {
+  /**
+   * How many processes were ended (the pane's program itself, and a
+   * program's process group the interrupt signalled, not counted).
+   */
+  ended: number;
+  /**
+   * How the pane's processes were told from others: `cgroup` (the
+   * pane's own control group; nothing can leave it) or `process_tree`
+   * (its session, its descendants, and the orphans its keeper adopted
+   * that carry the pane's token).
+   */
+  method: string;
+  /**
+   * The pids still running when the host gave up (at most
+   * [`MAX_SWEEP_SURVIVORS`] listed); empty when nothing survived.
+   */
+  survivors: number[];
 }
 
 /**
@@ -823,6 +856,12 @@ export type Response =
          * How its process ended.
          */
         status: ExitStatus;
+        /**
+         * What of the pane's other processes was ended (revision 6):
+         * everything its program started, wherever it went; `None` from
+         * a host of an older revision.
+         */
+        sweep?: PaneSweep | null;
       };
     }
   | {

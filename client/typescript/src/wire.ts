@@ -16,7 +16,7 @@
 
 import { FrameError } from "./errors.js";
 import type * as Raw from "./protocol.generated.js";
-import type { InterruptReport, TurnReport, Usage, WaitMatch } from "./types/answers.js";
+import type { InterruptReport, PaneSweep, TurnReport, Usage, WaitMatch } from "./types/answers.js";
 import type { PaneEvent, StreamStart, Subscription } from "./types/events.js";
 import type {
   ExitStatus,
@@ -221,7 +221,14 @@ export function interruptReport(raw: Raw.InterruptReport): InterruptReport {
     pane: raw.pane,
     outcome: raw.outcome,
     steps: (raw.steps ?? []).map((step) => ({ action: step.action, detail: step.detail, at_ms: step.at_ms })),
+    sweep: paneSweep(raw.sweep),
   };
+}
+
+/** A `PaneSweep` (in the `interrupted` and `closed` answers) from its JSON; `null` when the host sent none. */
+export function paneSweep(raw: Raw.PaneSweep | null | undefined): PaneSweep | null {
+  if (raw === null || raw === undefined) return null;
+  return { method: raw.method, ended: raw.ended, survivors: [...(raw.survivors ?? [])] };
 }
 
 /** A `Receipt` (the `receipt` answer, or `RuntimeInfo.receipt`) from its JSON. */

@@ -21,6 +21,12 @@ describe("requests and answers on the wire", () => {
         const interrupt = await peer.next();
         requests.push(interrupt.request);
         peer.send({ response: { id: interrupt.id, body: { interrupted: { pane: "p1", outcome: "not_running", steps: [] } } } });
+        const swept = await peer.next();
+        const sweep = { method: "process_tree", ended: 2, survivors: [4242] };
+        peer.send({ response: { id: swept.id, body: { interrupted: { pane: "p1", outcome: "unconfirmed", steps: [], sweep } } } });
+        const close = await peer.next();
+        requests.push(close.request);
+        peer.send({ response: { id: close.id, body: { closed: { pane: "p1", status: { code: 0, signal: null } } } } });
         const runtimes = await peer.next();
         const minimal = { id: "fx", display_name: "Fx", supported: true, available: false, resume_modes: [], limitations: [] };
         const receipt = { runtime: "fx", passed: false, detail: "timeout", path: "/bin/fx", sha256: "ab", taken_at_ms: 5, elapsed_ms: 6, read_only_enforced: true };
@@ -40,7 +46,9 @@ describe("requests and answers on the wire", () => {
     const pane = await client.start({ runtime: "fx", permission_profile: "read_only", accept_weaker_boundary: true, require_ready: true, max_wall_ms: 900 });
     // A host that does not send them: the defaults, never `undefined`.
     assert.deepEqual([pane.activity, pane.restored_by, pane.completion], ["unknown", "", ""]);
-    assert.deepEqual(await client.interrupt("p1", { terminate: true }), { pane: "p1", outcome: "not_running", steps: [] });
+    assert.deepEqual(await client.interrupt("p1", { terminate: true }), { pane: "p1", outcome: "not_running", steps: [], sweep: null });
+    assert.deepEqual((await client.interrupt("p1", { terminate: true })).sweep, { method: "process_tree", ended: 2, survivors: [4242] });
+    assert.deepEqual(await client.close("p1"), { pane: "p1", status: { code: 0, signal: null }, sweep: null });
     const [fx, fy] = await client.runtimes();
     assert.deepEqual([fx!.receipt, fx!.permission_profiles, fx!.readiness_gate, fx!.receipt_valid], [null, [], null, false]);
     assert.deepEqual(fy!.receipt, { runtime: "fx", passed: false, detail: "timeout", path: "/bin/fx", version: null, sha256: "ab", taken_at_ms: 5, elapsed_ms: 6, read_only_enforced: true });
@@ -55,6 +63,7 @@ describe("requests and answers on the wire", () => {
     assert.deepEqual(requests, [
       { start: { runtime: "fx", cwd: null, size: null, command: [], model: null, resume: null, max_wall_ms: 900, permission_profile: "read_only", accept_weaker_boundary: true, require_ready: true, rerun_after_host_loss: false, labels: {}, env: {} } },
       { interrupt: { pane: "p1", terminate: true } },
+      { close: { pane: "p1" } },
       { ask: { pane: "p1", text: "hello", timeout_ms: null } },
       { probe_runtime: { runtime: "fx", model: null, accept_weaker_boundary: true } },
     ]);

@@ -362,7 +362,7 @@ pub(crate) async fn handle_interrupt(
         steps.push(InterruptStep { action: action.into(), detail, at_ms: began.elapsed().as_millis() as u64 });
     };
     let report = |outcome: &str, steps: Vec<InterruptStep>| {
-        Ok(Response::Interrupted(InterruptReport { pane: id.clone(), outcome: outcome.into(), steps }))
+        Ok(Response::Interrupted(InterruptReport { pane: id.clone(), outcome: outcome.into(), steps, sweep: None }))
     };
     if pane.current_progress().exit.is_some() {
         return report("not_running", steps);

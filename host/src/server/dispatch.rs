@@ -394,7 +394,7 @@ async fn handle_close(host: &HostState, id: &PaneId) -> Result<Response, ErrorBo
     let pane = find(host, id)?;
     let status = host.close_pane(&pane).await;
     tracing::info!(pane = %id, code = status.code, "pane closed");
-    Ok(Response::Closed { pane: id.clone(), status })
+    Ok(Response::Closed { pane: id.clone(), status, sweep: None })
 }
 
 fn handle_events(host: &HostState, context: &mut ConnectionContext, id: &PaneId, from: Option<u64>) -> Reply {

@@ -166,11 +166,12 @@ mod tests {
             pane: "p1".into(),
             outcome: "turn_cancelled".into(),
             steps: vec![InterruptStep { action: "keys".into(), detail: "\\x03".into(), at_ms: 0 }],
+            sweep: None,
         };
         assert_eq!(
             interrupted(report),
             json!({"interrupted": {"pane": "p1", "outcome": "turn_cancelled",
-                   "steps": [{"action": "keys", "detail": "\\x03", "at_ms": 0}]}})
+                   "steps": [{"action": "keys", "detail": "\\x03", "at_ms": 0}], "sweep": null}})
         );
         let unknown = ClientError::Host(ErrorBody::new(ErrorCode::UnknownPane, "no pane has the id p9"));
         assert_eq!(

@@ -71,6 +71,30 @@ export interface InterruptReport {
   outcome: string;
   /** Each step taken, in order, ending with an `observed` step; empty when nothing was done. */
   steps: InterruptStep[];
+  /**
+   * With `terminate` (protocol revision 6): what of the processes the
+   * program started was ended, and what survived; `null` without
+   * `terminate`, for a pane that was not running, or from an older host.
+   */
+  sweep: PaneSweep | null;
+}
+
+/**
+ * What ending the processes a pane started found and did (protocol
+ * revision 6): SIGTERM, a bounded grace, then SIGKILL, until none was left
+ * or the host gave up.
+ */
+export interface PaneSweep {
+  /**
+   * How the pane's processes were told from others: `process_tree` (its
+   * session, its descendants, and the orphans its keeper adopted that
+   * carry the pane's token). More may appear.
+   */
+  method: string;
+  /** How many processes were ended (the pane's own process not counted). */
+  ended: number;
+  /** The pids still running when the host gave up (at most 64); empty when none survived. */
+  survivors: number[];
 }
 
 /** The answer to `resize`. */
@@ -87,6 +111,8 @@ export interface CloseReport {
   pane: string;
   /** How its process ended. */
   status: ExitStatus;
+  /** What of the pane's other processes was ended (protocol revision 6); `null` from an older host. */
+  sweep: PaneSweep | null;
 }
 
 /**
