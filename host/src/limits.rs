@@ -121,6 +121,20 @@ pub(crate) const EXIT_DRAIN_GRACE: Duration = Duration::from_millis(500);
 pub(crate) const EXIT_DRAIN_LIMIT: Duration = Duration::from_secs(10);
 /// Waits between the signals that end a pane (SIGHUP, SIGTERM, SIGKILL).
 pub(crate) const CLOSE_SIGNAL_WAIT: Duration = Duration::from_millis(1500);
+/// The sweep of what a pane started (`pane::sweep`): how long its
+/// processes have after SIGTERM before SIGKILL (they may be saving
+/// something)…
+pub(crate) const SWEEP_GRACE: Duration = Duration::from_millis(1000);
+/// …how long it waits for them to go after each SIGKILL…
+pub(crate) const SWEEP_KILL_WAIT: Duration = Duration::from_millis(1000);
+/// …how many times it looks again and sends SIGKILL before it reports
+/// survivors (one that left the pane's tree while it looked, a process
+/// the kernel holds in an uninterruptible sleep)…
+pub(crate) const SWEEP_ROUNDS: usize = 5;
+/// …and, in each round, how many times it looks again for processes
+/// their stopped parents started before it sends SIGKILL to them all
+/// (stopped, none can start another).
+pub(crate) const SWEEP_STOP_PASSES: usize = 16;
 /// The screen heuristic: how long the output must stay quiet after input
 /// for the turn to count as ended.
 pub(crate) const HEURISTIC_QUIET: Duration = Duration::from_millis(1500);

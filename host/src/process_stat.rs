@@ -1,5 +1,6 @@
-//! What the kernel says of a process in `/proc/<pid>/stat`: its parent,
-//! its session and its controlling terminal.
+//! What the kernel says of a process in `/proc/<pid>/stat`: whether it has
+//! ended (a zombie), its parent, its process group, its session and its
+//! controlling terminal.
 //!
 //! Read from the file rather than through `getsid(2)` and `TIOCGSID`: a
 //! process whose session leader lives outside the host's pid namespace (a
@@ -10,8 +11,12 @@
 /// The fields of `/proc/<pid>/stat` the host reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ProcessStat {
+    /// It has exited and waits to be reaped (state `Z`).
+    pub zombie: bool,
     /// The parent's pid; 0 for a parent outside this pid namespace.
     pub parent: u32,
+    /// The process group id; 0 for a group outside this pid namespace.
+    pub group: u32,
     /// The session id (the pid of its leader); 0 for a leader outside
     /// this pid namespace.
     pub session: u32,
@@ -39,13 +44,13 @@ impl ProcessStat {
         // the last ") " ends it.
         let (_, rest) = stat.rsplit_once(") ")?;
         let mut fields = rest.split_whitespace();
-        let _state = fields.next()?;
+        let zombie = fields.next()? == "Z";
         let parent = fields.next()?.parse().ok()?;
-        let _group: i64 = fields.next()?.parse().ok()?;
+        let group = fields.next()?.parse().ok()?;
         let session = fields.next()?.parse().ok()?;
         // Printed signed; a minor number past 2047 sets the top bit.
         let terminal_device = fields.next()?.parse::<i32>().ok()? as u32;
-        Some(ProcessStat { parent, session, terminal_device })
+        Some(ProcessStat { zombie, parent, group, session, terminal_device })
     }
 
     /// The controlling terminal as (major, minor) device numbers, if any.
@@ -87,16 +92,16 @@ mod tests {
     fn a_name_with_parentheses_and_spaces_parses() {
         let stat = "4242 (a) b (c) ) S 17 4242 4242 34817 4242 4194560 0 0";
         let read = ProcessStat::parse(stat).expect("parses");
-        assert_eq!(read, ProcessStat { parent: 17, session: 4242, terminal_device: 34817 });
+        assert_eq!(read, ProcessStat { zombie: false, parent: 17, group: 4242, session: 4242, terminal_device: 34817 });
         // 34817 is /dev/pts/1: major 136, minor 1.
         assert_eq!(read.controlling_terminal(), Some((136, 1)));
     }
 
     #[test]
     fn a_session_and_parent_outside_the_namespace_are_zero_not_an_error() {
-        let stat = "12 (cargo-nextest) S 0 12 0 0 -1 4194560";
+        let stat = "12 (cargo-nextest) Z 0 12 0 0 -1 4194560";
         let read = ProcessStat::parse(stat).expect("parses");
-        assert_eq!(read, ProcessStat { parent: 0, session: 0, terminal_device: 0 });
+        assert_eq!(read, ProcessStat { zombie: true, parent: 0, group: 12, session: 0, terminal_device: 0 });
         assert_eq!(read.controlling_terminal(), None);
     }
 
@@ -104,7 +109,7 @@ mod tests {
     fn a_large_minor_number_is_unpacked() {
         // pts 300: minor 300 = 0x12c, so 0x2c in bits 0-7 and 0x1 in 20-31.
         let device = 0x2c | (136 << 8) | (0x1 << 20);
-        let read = ProcessStat { parent: 1, session: 1, terminal_device: device };
+        let read = ProcessStat { zombie: false, parent: 1, group: 1, session: 1, terminal_device: device };
         assert_eq!(read.controlling_terminal(), Some((136, 300)));
     }
 

@@ -226,8 +226,8 @@ async fn finish_close(host: &Arc<HostState>, record: PaneRecord) {
     host.registry.insert(Arc::clone(&pane));
     let host = Arc::clone(host);
     tokio::spawn(async move {
-        let status = host.close_pane(&pane).await;
-        tracing::info!(pane = %id, code = status.code, "a close the last host began is finished");
+        let (status, swept) = host.close_pane(&pane).await;
+        tracing::info!(pane = %id, code = status.code, ended = swept.ended, "a close the last host began is finished");
     });
 }
 

@@ -172,8 +172,9 @@ describe("turns of the fixture agent", () => {
     assert.equal(report.outcome, "process_ended", JSON.stringify(report));
     assert.deepEqual(
       report.steps.map((step) => step.action),
-      ["keys", "sigint", "sigterm", "observed"],
+      ["keys", "sigint", "sigterm", "observed", "sweep"],
     );
+    assert.deepEqual(report.sweep?.survivors, [], JSON.stringify(report));
     await collector.waitForEnd();
     await client!.close(pane.id);
   });

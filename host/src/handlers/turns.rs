@@ -8,12 +8,13 @@ use crate::limits::{
     READY_TIMEOUT, START_SETTLE_LIMIT,
 };
 use crate::pane::TurnSignal;
-use crate::pane::{InputPlace, InputTurn, Pane};
+use crate::pane::{end_processes, InputPlace, InputTurn, Pane, Reach};
 use crate::server::host_state::HostState;
 use crate::server::peer_process::PeerProcess;
 use panehost_adapters::CompletionSignal;
 use panehost_ipc::{
-    limitation, ErrorBody, ErrorCode, Event, InterruptReport, InterruptStep, PaneId, Response, SendParams, TurnReport,
+    limitation, ErrorBody, ErrorCode, Event, InterruptReport, InterruptStep, PaneId, PaneSweep, Response, SendParams,
+    TurnReport,
 };
 use rustix::process::{Pid, Signal};
 use std::collections::HashMap;
@@ -361,11 +362,11 @@ pub(crate) async fn handle_interrupt(
     let step = |action: &str, detail: String, steps: &mut Vec<InterruptStep>| {
         steps.push(InterruptStep { action: action.into(), detail, at_ms: began.elapsed().as_millis() as u64 });
     };
-    let report = |outcome: &str, steps: Vec<InterruptStep>| {
-        Ok(Response::Interrupted(InterruptReport { pane: id.clone(), outcome: outcome.into(), steps, sweep: None }))
+    let report = |outcome: &str, steps: Vec<InterruptStep>, sweep: Option<PaneSweep>| {
+        Ok(Response::Interrupted(InterruptReport { pane: id.clone(), outcome: outcome.into(), steps, sweep }))
     };
     if pane.current_progress().exit.is_some() {
-        return report("not_running", steps);
+        return report("not_running", steps, None);
     }
     if !pane.busy() && pane.completion() == CompletionSignal::ShellIntegration {
         // Between commands: bash has drawn its prompt mark, but its line
@@ -388,8 +389,18 @@ pub(crate) async fn handle_interrupt(
     }
     let (was_busy, first_seq) = pane.turn_state();
     let prompts = pane.current_progress().prompts;
-    // What `terminate` ends: the program in the foreground now.
+    // What `terminate` ends: the program in the foreground now, and every
+    // process it started, found while they are still in its group.
     let target = pane.foreground_group();
+    let program = match (terminate, target) {
+        (true, Some(group)) => {
+            let group = group.as_raw_nonzero().get() as u32;
+            // The pane's own process is the program: all of the pane ends.
+            let reach = if group == pane.info().pid { Reach::Pane } else { Reach::Program };
+            Some(pane.find_processes(reach, Some(group)).await)
+        }
+        _ => None,
+    };
     let keys = pane.interrupt_keys().to_vec();
     for press in 0..pane.interrupt_presses() {
         if press > 0 {
@@ -410,26 +421,33 @@ pub(crate) async fn handle_interrupt(
     let presses = if pane.interrupt_presses() > 1 { format!(" x{}", pane.interrupt_presses()) } else { String::new() };
     step("keys", format!("{}{presses}", keys.escape_ascii()), &mut steps);
 
-    if let (true, Some(target)) = (terminate, target) {
-        let outcome = terminate_program(&pane, target, &mut |action, detail| step(action, detail, &mut steps)).await;
-        return report(outcome, steps);
+    if let (Some(target), Some(program)) = (target, program) {
+        let mut outcome =
+            terminate_program(&pane, target, &mut |action, detail| step(action, detail, &mut steps)).await;
+        let swept = end_processes(program).await;
+        step("sweep", describe_sweep(&swept), &mut steps);
+        if !swept.survivors.is_empty() {
+            step("observed", format!("{} processes survived SIGKILL", swept.survivors.len()), &mut steps);
+            outcome = "unconfirmed";
+        }
+        return report(outcome, steps, Some(swept));
     }
     // Without a turn known to be running there is nothing to confirm, and
     // escalating is not safe: many CLIs exit on a second Ctrl-C at an idle
     // prompt. The keys were sent; that is the answer, at once.
     if !was_busy {
         step("observed", "no turn was known to be running".into(), &mut steps);
-        return report("unconfirmed", steps);
+        return report("unconfirmed", steps, None);
     }
     let confirmation = confirm(&pane, first_seq, was_busy).await;
     if let Some(outcome) =
         conclude(&pane, confirmation, "turn_cancelled", &mut |action, detail| step(action, detail, &mut steps))
     {
-        return report(outcome, steps);
+        return report(outcome, steps, None);
     }
     if pane.completion() == CompletionSignal::Unobserved {
         step("observed", "nothing confirms the stop".into(), &mut steps);
-        return report("unconfirmed", steps);
+        return report("unconfirmed", steps, None);
     }
     let group = pane.signal_foreground(Signal::INT);
     step("sigint", group, &mut steps);
@@ -437,10 +455,10 @@ pub(crate) async fn handle_interrupt(
     if let Some(outcome) =
         conclude(&pane, confirmation, "process_interrupted", &mut |action, detail| step(action, detail, &mut steps))
     {
-        return report(outcome, steps);
+        return report(outcome, steps, None);
     }
     step("observed", "nothing confirms the stop".into(), &mut steps);
-    report("unconfirmed", steps)
+    report("unconfirmed", steps, None)
 }
 
 /// Ends the program in the foreground when the interrupt began (`target`,
@@ -468,6 +486,17 @@ async fn terminate_program(pane: &Pane, target: Pid, step: &mut (dyn FnMut(&str,
     }
     step("observed", format!("process group {} survived SIGKILL", target.as_raw_nonzero()));
     "unconfirmed"
+}
+
+/// What a sweep did, for an interrupt's step: `ended 2 processes
+/// (process_tree)`, with the pids that survived.
+fn describe_sweep(swept: &PaneSweep) -> String {
+    let mut text = format!("ended {} processes ({})", swept.ended, swept.method);
+    if !swept.survivors.is_empty() {
+        let pids: Vec<String> = swept.survivors.iter().map(u32::to_string).collect();
+        text.push_str(&format!("; still running: {}", pids.join(" ")));
+    }
+    text
 }
 
 /// Waits up to `limit` for the pane's process to exit or the process group
@@ -622,7 +651,8 @@ pub(crate) fn enforce_wall_time(pane: Arc<Pane>, limit: Duration) {
             tokio::time::timeout(limit, progress.until(|state| state.exit.is_some() || state.closed)).await.is_err();
         if reached {
             tracing::info!(pane = %pane.info().id, limit_ms = limit.as_millis() as u64, "wall-time limit reached; closing");
-            pane.close().await;
+            let (_, swept) = pane.close().await;
+            tracing::info!(pane = %pane.info().id, ended = swept.ended, survivors = ?swept.survivors, "closed at its wall-time limit");
         }
     });
 }

@@ -227,6 +227,11 @@ impl Pane {
             interrupt_keys: behaviour.interrupt_keys,
             interrupt_presses: behaviour.interrupt_presses.max(1),
             notify_token,
+            keeper_pid: handover.keeper_pid,
+            process_started: match handover.exited {
+                None => super::sweep::start_time(handover.pid),
+                Some(_) => None,
+            },
             drops_early_input: behaviour.drops_early_input,
             raw_input: super::raw_input::RawInput::new(behaviour.reads_raw_input),
             reference_capture: behaviour.reference_capture.clone(),

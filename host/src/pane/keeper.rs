@@ -48,6 +48,9 @@ pub(crate) struct Handover {
     pub master: OwnedFd,
     /// The child's pid (its process group id).
     pub pid: u32,
+    /// The keeper's pid (its peer credentials on this connection): the
+    /// parent the pane's orphans are adopted by.
+    pub keeper_pid: u32,
     /// Set when the child had exited before this connection.
     pub exited: Option<ExitStatus>,
     /// The connection, for exit reports and `release`.
@@ -386,7 +389,8 @@ pub(crate) fn connect(socket: &Path) -> io::Result<Handover> {
     let newline = text.iter().position(|byte| *byte == b'\n').unwrap_or(text.len());
     let (pid, exited) = parse_greeting(&text[..newline])?;
     control.set_read_timeout(None)?;
-    Ok(Handover { master, pid, exited, control })
+    let keeper_pid = peer.pid.as_raw_nonzero().get() as u32;
+    Ok(Handover { master, pid, keeper_pid, exited, control })
 }
 
 #[cfg(test)]

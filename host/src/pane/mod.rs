@@ -35,6 +35,7 @@ pub mod scroll_shortcut;
 mod session_capture;
 mod signals;
 mod snapshot_bounds;
+mod sweep;
 mod terminal_io;
 mod terminal_model;
 mod turn;
@@ -55,7 +56,7 @@ use output_tap::OutputTaps;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::LaunchPlan;
-use panehost_ipc::{ExitStatus, Labels, PaneId, PaneState, PaneSummary, Size, StartParams};
+use panehost_ipc::{ExitStatus, Labels, PaneId, PaneState, PaneSummary, PaneSweep, Size, StartParams};
 use progress::ProgressCell;
 pub use progress::{PaneGone, Progress, ProgressWatch};
 pub use ring::RingRead;
@@ -63,6 +64,8 @@ use session_capture::SessionCapture;
 use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
+use sweep::PaneIdentity;
+pub(crate) use sweep::{Reach, Sweep};
 use terminal_model::TerminalModel;
 use tokio::io::unix::AsyncFd;
 pub use turn::TurnSignal;
@@ -161,6 +164,11 @@ pub struct Pane {
     interrupt_keys: Vec<u8>,
     interrupt_presses: u8,
     notify_token: String,
+    /// The keeper's pid: the pane's orphans become its children.
+    keeper_pid: u32,
+    /// When the pane's process started, if it ran when the pane was made
+    /// (`sweep::start_time`): its pid, once given again, is not the pane's.
+    process_started: Option<u64>,
     drops_early_input: bool,
     raw_input: raw_input::RawInput,
     reference_capture: ReferenceCapture,
@@ -346,15 +354,43 @@ impl Pane {
     }
 
     /// Ends the process group (SIGHUP, then SIGTERM, then SIGKILL, with
-    /// bounded waits), waits for the exit to be recorded, and marks the
-    /// pane closed so its tasks and subscribers finish.
-    pub async fn close(&self) -> ExitStatus {
+    /// bounded waits), waits for the exit to be recorded, then ends every
+    /// other process the pane started (`sweep.rs`), and marks the pane
+    /// closed so its tasks and subscribers finish. Gives the exit and what
+    /// the sweep ended.
+    pub async fn close(&self) -> (ExitStatus, PaneSweep) {
         // Before any signal: a subscriber that sees the exit must know it
         // is the close's.
         self.progress.mark_closing();
+        // Found while their parents and sessions still say whose they are.
+        let sweep = self.find_processes(Reach::Pane, None).await;
         let status = signals::end_process_group(self).await;
+        let swept = end_processes(sweep).await;
         self.progress.mark_closed();
-        status
+        (status, swept)
+    }
+
+    /// A sweep of `reach`, with the processes of process group `group`
+    /// (an interrupt's program) and those of its reach found now.
+    pub(crate) async fn find_processes(&self, reach: Reach, group: Option<u32>) -> Sweep {
+        let identity = PaneIdentity {
+            pane_pid: self.info.pid,
+            keeper_pid: self.keeper_pid,
+            token_entry: format!("PANEHOST_NOTIFY_TOKEN={}", self.notify_token).into_bytes(),
+            pane_started: self.process_started,
+        };
+        let empty = Sweep::new(identity.clone(), reach);
+        let found = crate::blocking::run(move || {
+            let mut sweep = Sweep::new(identity, reach);
+            if let Some(group) = group {
+                sweep.pin_group(group);
+            }
+            sweep.find();
+            Ok(sweep)
+        });
+        // It cannot fail; were it to, the sweep still finds what it can
+        // when it ends them.
+        found.await.unwrap_or(empty)
     }
 
     /// Waits until the exit is recorded, at most `timeout`.
@@ -375,5 +411,17 @@ impl Pane {
         self.news.exited(&self.info.id, status.clone());
         self.news.activity(&self.info.id, || self.activity());
         self.progress.set_exit(status);
+    }
+}
+
+/// Ends the processes `sweep` found and finds (SIGTERM, a grace, SIGKILL;
+/// seconds at most), off the async threads.
+pub(crate) async fn end_processes(sweep: Sweep) -> PaneSweep {
+    match tokio::task::spawn_blocking(move || sweep.end()).await {
+        Ok(swept) => swept,
+        Err(error) => {
+            tracing::error!(%error, "the sweep of a pane's processes did not finish");
+            PaneSweep { method: sweep::METHOD.to_owned(), ended: 0, survivors: Vec::new() }
+        }
     }
 }

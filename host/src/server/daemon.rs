@@ -169,7 +169,7 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
         .map(|pane| {
             let host = Arc::clone(&host);
             tokio::spawn(async move {
-                host.close_pane(&pane).await;
+                let _ = host.close_pane(&pane).await;
             })
         })
         .collect();

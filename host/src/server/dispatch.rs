@@ -392,9 +392,9 @@ fn handle_resize(host: &HostState, id: &PaneId, size: Size) -> Result<Response, 
 
 async fn handle_close(host: &HostState, id: &PaneId) -> Result<Response, ErrorBody> {
     let pane = find(host, id)?;
-    let status = host.close_pane(&pane).await;
-    tracing::info!(pane = %id, code = status.code, "pane closed");
-    Ok(Response::Closed { pane: id.clone(), status, sweep: None })
+    let (status, sweep) = host.close_pane(&pane).await;
+    tracing::info!(pane = %id, code = status.code, ended = sweep.ended, survivors = sweep.survivors.len(), "pane closed");
+    Ok(Response::Closed { pane: id.clone(), status, sweep: Some(sweep) })
 }
 
 fn handle_events(host: &HostState, context: &mut ConnectionContext, id: &PaneId, from: Option<u64>) -> Reply {

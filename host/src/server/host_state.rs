@@ -82,13 +82,14 @@ impl HostState {
 
     /// Closes `pane` for good (see [`Pane::close`]; its record says so
     /// first), has it leave the registry as closed, and lets its keeper
-    /// and record go.
-    pub(crate) async fn close_pane(&self, pane: &Pane) -> panehost_ipc::ExitStatus {
+    /// and record go. Gives how its process ended and what the sweep of
+    /// its other processes did.
+    pub(crate) async fn close_pane(&self, pane: &Pane) -> (panehost_ipc::ExitStatus, panehost_ipc::PaneSweep) {
         pane.record_closing().await;
-        let status = pane.close().await;
+        let closed = pane.close().await;
         self.registry.forget(&pane.info().id, Departure::Closed);
         pane.release().await;
-        status
+        closed
     }
 
     /// Waits until the panes of the last host are restored (at once, when
