@@ -418,7 +418,7 @@ fn an_interrupt_the_program_ignores_escalates_to_signals() {
     };
     let actions: Vec<&str> = report.steps.iter().map(|step| step.action.as_str()).collect();
     assert_eq!(report.outcome, "process_ended", "{report:?}");
-    assert_eq!(actions, ["keys", "sigint", "sigterm", "observed", "sweep"], "{report:?}");
+    assert_eq!(actions, ["keys", "sigint", "sigterm", "observed", "sweep", "observed"], "{report:?}");
     assert_eq!(report.sweep.as_ref().map(|sweep| sweep.survivors.len()), Some(0), "{report:?}");
     host.stop();
 }
@@ -438,7 +438,7 @@ fn interrupt_with_terminate_ends_a_program_that_ignores_int_and_term() {
     };
     let actions: Vec<&str> = report.steps.iter().map(|step| step.action.as_str()).collect();
     assert_eq!(report.outcome, "process_ended", "{report:?}");
-    assert_eq!(actions, ["keys", "sigint", "sigterm", "sigkill", "observed", "sweep"], "{report:?}");
+    assert_eq!(actions, ["keys", "sigint", "sigterm", "sigkill", "observed", "sweep", "observed"], "{report:?}");
     assert_eq!(report.steps[4].detail, "the process exited after SIGKILL");
     host.stop();
 }
@@ -456,9 +456,11 @@ fn interrupt_with_terminate_ends_the_foreground_job_and_not_the_shell() {
         panic!()
     };
     assert_eq!(report.outcome, "foreground_ended", "{report:?}");
-    let observed = report.steps.iter().rfind(|step| step.action == "observed").unwrap();
-    assert!(observed.detail.ends_with("ended after SIGKILL"), "{report:?}");
-    assert_eq!(report.steps.last().unwrap().action, "sweep", "{report:?}");
+    let ended = report.steps.iter().find(|step| step.action == "observed").unwrap();
+    assert!(ended.detail.ends_with("ended after SIGKILL"), "{report:?}");
+    let actions: Vec<&str> = report.steps.iter().map(|step| step.action.as_str()).collect();
+    assert_eq!(actions[actions.len() - 2..], ["sweep", "observed"], "{report:?}");
+    assert_eq!(report.steps.last().unwrap().detail, "nothing the program started is left", "{report:?}");
     // The shell runs on and takes the next command.
     conn.type_raw(&pane, "echo shell-$((7*6))-lives\r");
     conn.follow_until_text(sub, &mut transcript, "shell-42-lives");

@@ -172,7 +172,7 @@ describe("turns of the fixture agent", () => {
     assert.equal(report.outcome, "process_ended", JSON.stringify(report));
     assert.deepEqual(
       report.steps.map((step) => step.action),
-      ["keys", "sigint", "sigterm", "observed", "sweep"],
+      ["keys", "sigint", "sigterm", "observed", "sweep", "observed"],
     );
     assert.deepEqual(report.sweep?.survivors, [], JSON.stringify(report));
     await collector.waitForEnd();

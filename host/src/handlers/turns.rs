@@ -426,7 +426,10 @@ pub(crate) async fn handle_interrupt(
             terminate_program(&pane, target, &mut |action, detail| step(action, detail, &mut steps)).await;
         let swept = end_processes(program).await;
         step("sweep", describe_sweep(&swept), &mut steps);
-        if !swept.survivors.is_empty() {
+        // The steps end with what was observed, as always.
+        if swept.survivors.is_empty() {
+            step("observed", "nothing the program started is left".into(), &mut steps);
+        } else {
             step("observed", format!("{} processes survived SIGKILL", swept.survivors.len()), &mut steps);
             outcome = "unconfirmed";
         }
