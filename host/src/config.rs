@@ -88,6 +88,23 @@ pub fn count_limits_from_env() -> anyhow::Result<CountLimits> {
     Ok(limits)
 }
 
+/// Whether each pane gets a control group of its own where the host may
+/// make one: `on` (the default) or `off`.
+pub const PANE_CGROUPS_ENV: &str = "PANEHOST_PANE_CGROUPS";
+
+/// Whether panes get control groups of their own: yes unless the variable
+/// says `off`.
+///
+/// # Errors
+/// Fails, naming the variable, when its value is neither `on` nor `off`.
+pub fn pane_cgroups_from_env() -> anyhow::Result<bool> {
+    match std::env::var(PANE_CGROUPS_ENV).as_deref() {
+        Err(_) | Ok("on") => Ok(true),
+        Ok("off") => Ok(false),
+        Ok(other) => bail!("{PANE_CGROUPS_ENV} must be on or off, not {other:?}"),
+    }
+}
+
 /// How many panes one keeper process is given before the host starts the
 /// next.
 pub const PANES_PER_KEEPER_ENV: &str = "PANEHOST_PANES_PER_KEEPER";

@@ -14,6 +14,7 @@ mod blocking;
 pub mod canary;
 pub mod config;
 pub mod contained;
+pub(crate) mod control_group;
 mod handlers;
 mod input_wait;
 pub mod keeper;

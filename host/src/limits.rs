@@ -127,6 +127,9 @@ pub(crate) const CLOSE_SIGNAL_WAIT: Duration = Duration::from_millis(1500);
 pub(crate) const SWEEP_GRACE: Duration = Duration::from_millis(1000);
 /// …how long it waits for them to go after each SIGKILL…
 pub(crate) const SWEEP_KILL_WAIT: Duration = Duration::from_millis(1000);
+/// …how often it looks whether a pane's control group has emptied after
+/// `cgroup.kill` (nothing it could wait on says so more cheaply)…
+pub(crate) const SWEEP_CGROUP_LOOK: Duration = Duration::from_millis(10);
 /// …how many times it looks again and sends SIGKILL before it reports
 /// survivors (one that left the pane's tree while it looked, a process
 /// the kernel holds in an uninterruptible sleep)…

@@ -15,6 +15,7 @@ fn main() -> std::process::ExitCode {
                 pane_limits: panehost_host::config::pane_limits_from_env()?,
                 count_limits: panehost_host::config::count_limits_from_env()?,
                 panes_per_keeper: panehost_host::config::panes_per_keeper_from_env()?,
+                pane_cgroups: panehost_host::config::pane_cgroups_from_env()?,
                 log_filter: launch.log_filter,
                 runtimes_config: panehost_host::config::runtimes_config_from_env(),
             })

@@ -75,6 +75,47 @@ fn adopts_the_orphans_of_its_panes_reaps_them_and_leaves_its_childs_exit_to_the_
     assert_eq!(keeper.wait_exit().code(), Some(0));
 }
 
+#[test]
+fn starts_a_child_in_the_control_group_it_is_given_and_stays_in_its_own() {
+    let Some(own) = cgroup_dir_of("self") else {
+        eprintln!("no cgroup v2 hierarchy here: not run");
+        return;
+    };
+    let group = own.join(format!("panehost-keeper-test-{}", std::process::id()));
+    if std::fs::create_dir(&group).is_err() {
+        eprintln!("no control group this test may make in {}: not run", own.display());
+        return;
+    }
+    let mut keeper = KeeperProcess::start_in(TempDir::new(), |_| {});
+    let mut words = keeper.pane_words("pane", 80, 24, &["sleep", "1000"]);
+    let dash = words.iter().position(|word| word == "--").unwrap();
+    words.splice(dash..dash, ["--cgroup".into(), group.clone().into_os_string()]);
+    let answer = keeper.request(&words.iter().map(|word| word.as_os_str()).collect::<Vec<_>>());
+    let child: i32 = answer.strip_prefix("ready ").expect("ready").parse().unwrap();
+    keeper.children.push(child);
+    let in_child = cgroup_dir_of(&child.to_string());
+    let in_keeper = cgroup_dir_of(&keeper.pid.to_string());
+    let (mut connection, _master) = connect_expecting(&keeper.socket("pane"), &format!("pane {child} running"));
+    keeper.end_pane(child, Signal::KILL, &mut connection, "137 SIGKILL");
+    let removed = std::fs::remove_dir(&group);
+    assert_eq!(in_child.as_ref(), Some(&group), "the child starts in the group it was given");
+    assert_eq!(in_keeper.as_ref(), Some(&own), "the keeper is back in its own group");
+    assert!(removed.is_ok(), "the group is empty once the child is gone: {removed:?}");
+}
+
+/// The directory of the cgroup v2 group of process `pid` (or `self`).
+fn cgroup_dir_of(pid: &str) -> Option<std::path::PathBuf> {
+    let groups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    let path = groups.lines().find_map(|line| line.strip_prefix("0::"))?;
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mount = mountinfo.lines().find_map(|line| {
+        let (before, after) = line.split_once(" - ")?;
+        let fields: Vec<&str> = before.split_whitespace().collect();
+        (after.starts_with("cgroup2 ") && fields.get(3) == Some(&"/")).then(|| fields[4].to_owned())
+    })?;
+    Some(std::path::Path::new(&mount).join(path.trim_start_matches('/')))
+}
+
 fn parent_of(pid: i32) -> Option<i32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     stat[stat.rfind(')')? + 2..].split(' ').nth(1)?.parse().ok()

@@ -1,6 +1,7 @@
 //! The child: spawning it in the PTY, noticing and reaping its exit, and
 //! ending it when the keeper cannot start.
 
+use crate::control_group;
 use crate::keeper_wire::pane_lines::ExitReport;
 use crate::keeper_wire::pane_request::PaneRequest;
 use portable_pty::{CommandBuilder, SlavePty};
@@ -30,7 +31,35 @@ impl Spawned {
 /// terminal is the PTY, holds no descriptor but the terminal's three,
 /// and starts with the keeper's ignored signals (HUP, INT, PIPE) back at
 /// their default actions and no signal blocked.
+///
+/// With a control group in the request, the child starts in it: the keeper
+/// moves itself there for the fork and back to its own group right after
+/// (it has one thread, so nothing else forks meanwhile). A group it cannot
+/// enter is passed by (the child starts in the keeper's group, and the
+/// host sees where it is); one it cannot leave again ends the pane, since
+/// a keeper must not be in a group its pane's close ends.
 pub(super) fn spawn(request: &PaneRequest, slave: &dyn SlavePty) -> io::Result<Spawned> {
+    let Some(pane_group) = &request.cgroup else {
+        return spawn_here(request, slave);
+    };
+    let Some(own_group) = control_group::own_dir() else {
+        return spawn_here(request, slave);
+    };
+    if control_group::move_self(pane_group).is_err() {
+        return spawn_here(request, slave);
+    }
+    let spawned = spawn_here(request, slave);
+    if let Err(error) = control_group::move_self(&own_group) {
+        if let Ok(child) = spawned {
+            kill_and_reap(child);
+        }
+        return Err(io::Error::other(format!("cannot leave the pane's control group: {error}")));
+    }
+    spawned
+}
+
+/// [`spawn`] in the keeper's current group.
+fn spawn_here(request: &PaneRequest, slave: &dyn SlavePty) -> io::Result<Spawned> {
     let mut command = CommandBuilder::new(&request.program);
     command.args(&request.program_args);
     command.cwd(&request.cwd);

@@ -28,9 +28,10 @@
 //!
 //! **Pane requests** arrive on stdin, each a 4-byte big-endian length and
 //! that many bytes (at most 1 MiB) of words, each word ended by a NUL byte:
-//! `--socket PATH --cols C --rows R --cwd DIR [--env NAME=VALUE]... --
-//! PROGRAM [ARGS...]` (the four options exactly once, `--env` any number of
-//! times, in any order, before `--`; `C` and `R` from 2 to 1000; the
+//! `--socket PATH --cols C --rows R --cwd DIR [--cgroup DIR] [--env
+//! NAME=VALUE]... -- PROGRAM [ARGS...]` (the four options exactly once,
+//! `--cgroup` at most once, `--env` any number of times, in any order,
+//! before `--`; `C` and `R` from 2 to 1000; the
 //! `--env` values, in order, are the child's whole environment, and
 //! PROGRAM is looked up on their `PATH`). For each, in order, the keeper:
 //! 1. opens a PTY of C x R with portable-pty (`openpty`: the slave
@@ -40,7 +41,11 @@
 //!    its controlling terminal (`TIOCSCTTY`), so it leads a new session and
 //!    its pid is its process group id; it closes every descriptor above 2
 //!    before it executes PROGRAM; every signal starts at its default action
-//!    and the signal mask is empty. The keeper then closes its slave fd;
+//!    and the signal mask is empty. With `--cgroup DIR` (a cgroup v2
+//!    directory), the child starts in that group: the keeper moves itself
+//!    there for the fork and back to its own group right after; a group it
+//!    cannot enter is passed by, and one it cannot leave again fails the
+//!    request. The keeper then closes its slave fd;
 //! 3. binds a unix stream listener at PATH (a stale file there is removed
 //!    first; the socket file is mode 0600);
 //! 4. answers exactly `ready <child-pid>\n` on stdout.

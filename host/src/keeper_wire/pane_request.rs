@@ -1,8 +1,8 @@
 //! A pane request: what the host asks a keeper to start, on the keeper's
 //! stdin. Framed as a 4-byte big-endian length, then that many bytes (at
 //! most [`MAX_PANE_REQUEST`]) of words, each ended by a NUL byte:
-//! `--socket PATH --cols C --rows R --cwd DIR [--env NAME=VALUE]... --
-//! PROGRAM [ARGS...]`.
+//! `--socket PATH --cols C --rows R --cwd DIR [--cgroup DIR]
+//! [--env NAME=VALUE]... -- PROGRAM [ARGS...]`.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -19,7 +19,7 @@ pub const MAX_DIMENSION: u16 = 1000;
 
 /// The words a pane request is made of, for error messages.
 pub const PANE_USAGE: &str =
-    "a pane request is --socket PATH --cols C --rows R --cwd DIR [--env NAME=VALUE]... -- PROGRAM [ARGS...]";
+    "a pane request is --socket PATH --cols C --rows R --cwd DIR [--cgroup DIR] [--env NAME=VALUE]... -- PROGRAM [ARGS...]";
 
 /// One pane the host asks a keeper to start.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +32,9 @@ pub struct PaneRequest {
     pub rows: u16,
     /// The child's working directory.
     pub cwd: PathBuf,
+    /// The control group (cgroup v2) directory to start the child in, if
+    /// the pane has one: an absolute path.
+    pub cgroup: Option<PathBuf>,
     /// The child's whole environment, in order.
     pub env: Vec<(OsString, OsString)>,
     /// The program to run in the PTY.
@@ -66,6 +69,10 @@ impl PaneRequest {
             word(option.as_bytes())?;
             word(value.as_bytes())?;
         }
+        if let Some(cgroup) = &self.cgroup {
+            word(b"--cgroup")?;
+            word(cgroup.as_os_str().as_bytes())?;
+        }
         for (name, value) in &self.env {
             word(b"--env")?;
             word(&[name.as_bytes(), b"=", value.as_bytes()].concat())?;
@@ -88,9 +95,10 @@ impl PaneRequest {
     }
 
     /// Parses a request's words. `--socket`, `--cols`, `--rows` and `--cwd`
-    /// appear exactly once each and `--env` any number of times, in any
-    /// order, before `--`; everything after `--` is the child's argv. The
-    /// socket must be a file directly inside `sockets`.
+    /// appear exactly once each, `--cgroup` at most once (an absolute path)
+    /// and `--env` any number of times, in any order, before `--`;
+    /// everything after `--` is the child's argv. The socket must be a file
+    /// directly inside `sockets`.
     ///
     /// # Errors
     /// A sentence naming what is wrong.
@@ -99,6 +107,7 @@ impl PaneRequest {
         let mut cols = None;
         let mut rows = None;
         let mut cwd = None;
+        let mut cgroup = None;
         let mut env = Vec::new();
         loop {
             let Some(word) = words.next() else {
@@ -112,6 +121,7 @@ impl PaneRequest {
             let slot_taken = match name.as_str() {
                 "--socket" => socket.replace(PathBuf::from(value)).is_some(),
                 "--cwd" => cwd.replace(PathBuf::from(value)).is_some(),
+                "--cgroup" => cgroup.replace(absolute(&name, value)?).is_some(),
                 "--cols" => cols.replace(dimension(&name, &value)?).is_some(),
                 "--rows" => rows.replace(dimension(&name, &value)?).is_some(),
                 "--env" => {
@@ -135,6 +145,7 @@ impl PaneRequest {
             cols: cols.ok_or_else(|| missing("--cols"))?,
             rows: rows.ok_or_else(|| missing("--rows"))?,
             cwd: cwd.ok_or_else(|| missing("--cwd"))?,
+            cgroup,
             env,
             program,
             program_args: words.collect(),
@@ -152,6 +163,16 @@ fn dimension(name: &str, value: &OsStr) -> Result<u16, String> {
         .ok_or_else(|| {
             format!("{name} must be a number from {MIN_DIMENSION} to {MAX_DIMENSION}, not {}", value.to_string_lossy())
         })
+}
+
+/// An absolute path.
+fn absolute(name: &str, value: OsString) -> Result<PathBuf, String> {
+    let path = PathBuf::from(value);
+    if path.is_absolute() {
+        Ok(path)
+    } else {
+        Err(format!("{name} must be an absolute path, not {}", path.display()))
+    }
 }
 
 /// `NAME=VALUE`, split at the first `=`; the name may not be empty.
@@ -230,6 +251,7 @@ mod tests {
             cols: 80,
             rows: 24,
             cwd: PathBuf::from("/w"),
+            cgroup: None,
             env: env.iter().map(|(name, value)| ((*name).into(), (*value).into())).collect(),
             program: "sh".into(),
             program_args: args.iter().map(OsString::from).collect(),
@@ -294,6 +316,23 @@ mod tests {
         assert_eq!(request.env, vec![("A".into(), "1=2".into()), ("B".into(), "".into())]);
         assert_eq!(request.program, "sh");
         assert_eq!(request.program_args, vec![OsString::from("-c"), OsString::from("x")]);
+        assert_eq!(request.cgroup, None);
+    }
+
+    #[test]
+    fn a_control_group_is_an_absolute_path_given_once() {
+        let words = |cgroup: &[&'static str]| {
+            let mut words = vec!["--socket", "/d/s", "--cols", "80", "--rows", "24", "--cwd", "/"];
+            words.extend_from_slice(cgroup);
+            words.extend(["--", "sh"]);
+            parse_strs(&words)
+        };
+        let given = words(&["--cgroup", "/sys/fs/cgroup/panehost/p1.1"]).unwrap();
+        assert_eq!(given.cgroup, Some(PathBuf::from("/sys/fs/cgroup/panehost/p1.1")));
+        let encoded = given.encode().unwrap();
+        assert_eq!(PaneRequest::parse(super::words(&encoded[4..]).unwrap().into_iter(), Path::new("/d")), Ok(given));
+        assert!(words(&["--cgroup", "panehost/p1.1"]).is_err());
+        assert!(words(&["--cgroup", "/a", "--cgroup", "/b"]).is_err());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! pane whose process is gone), or taking it back from the keeper that
 //! survived a host restart; and how its runtime behaves.
 
+use super::cgroups;
 use super::durable::DurableRecord;
 use super::end_marker::EndMarker;
 use super::input_line::InputLine;
@@ -19,6 +20,7 @@ use super::{
     exit, launch_files, quiet_watch, reader, recorder, screen_follower, Launch, Pane, PaneInfo, PaneLimits,
     PaneServices,
 };
+use crate::control_group;
 use crate::limits::{MAX_REOPENED_RING_BYTES, RESERVE_STEP};
 use crate::store::records::{PaneRecord, RecordStore, RecordedScreen, RECORD_VERSION};
 use panehost_adapters::completion::HookInjection;
@@ -98,8 +100,27 @@ impl Pane {
         // work: each trip there and back costs a wake-up of another thread.
         let (handover, beginning) = crate::blocking::run(move || {
             launch_files::write(&plan.files)?;
-            keepers.launch(&plan, size, &extra_env, &socket)?;
-            let handover = keeper::connect(&socket)?;
+            let cgroup = keepers.make_cgroup(&id, generation);
+            let launched = keepers.launch(&plan, size, &extra_env, &socket, cgroup.as_deref());
+            let handover = launched.and_then(|()| keeper::connect(&socket));
+            let handover = match handover {
+                Ok(handover) => handover,
+                Err(error) => {
+                    if let Some(dir) = &cgroup {
+                        cgroups::remove(dir);
+                    }
+                    return Err(error);
+                }
+            };
+            // The pane's group, if its process is in it (a keeper that
+            // could not enter it started the process in its own).
+            let cgroup = cgroup.filter(|dir| {
+                let placed = handover.exited.is_some() || control_group::dir_of(handover.pid).as_ref() == Some(dir);
+                if !placed {
+                    cgroups::remove(dir);
+                }
+                placed
+            });
             let record = PaneRecord {
                 version: RECORD_VERSION,
                 id,
@@ -126,7 +147,8 @@ impl Pane {
             // new generation, whose offsets no client compares with the
             // old ones), in a new ring.
             let ring = OutputRing::create(Some(&store.ring_path(&record.id)), ring_bytes, reserved_offset)?;
-            let beginning = Beginning::new(record, ring, &store);
+            let mut beginning = Beginning::new(record, ring, &store);
+            beginning.cgroup = cgroup;
             // A host that restarts finds the pane from here on; the disk
             // has it a moment later (a start does not wait for it: a
             // machine that loses power in between comes back without the
@@ -153,7 +175,8 @@ impl Pane {
     /// # Errors
     /// Fails when the keeper does not answer.
     pub async fn adopt(record: PaneRecord, behaviour: Behaviour, services: PaneServices<'_>) -> io::Result<Arc<Pane>> {
-        let PaneServices { records, limits: pane_limits, .. } = services;
+        let PaneServices { records, limits: pane_limits, keepers } = services;
+        let keepers = Arc::clone(keepers);
         let store = records.clone();
         let ring_bytes = pane_limits.ring_bytes;
         let (handover, beginning) = crate::blocking::run(move || {
@@ -173,7 +196,11 @@ impl Pane {
                     OutputRing::create(Some(&ring_path), ring_bytes, base)?
                 }
             };
-            Ok((handover, Beginning::new(record, ring, &store)))
+            // Its group, found again by its name.
+            let cgroup = keepers.existing_cgroup(&record.id, record.generation);
+            let mut beginning = Beginning::new(record, ring, &store);
+            beginning.cgroup = cgroup;
+            Ok((handover, beginning))
         })
         .await?;
         // The record is written once the pane is assembled: with the turn
@@ -191,7 +218,7 @@ impl Pane {
         restored_by: &'static str,
         first_record: FirstRecord,
     ) -> io::Result<Arc<Pane>> {
-        let Beginning { mut record, ring, screen, first_screen, caught_up, end_marker } = beginning;
+        let Beginning { mut record, ring, screen, first_screen, caught_up, end_marker, cgroup } = beginning;
         let base = ring.end();
         let start_snapshot = (restored_by == "keeper").then_some(first_screen);
         let mut turns = TurnTracker::new(behaviour.completion, behaviour.hook_injection);
@@ -228,6 +255,7 @@ impl Pane {
             interrupt_presses: behaviour.interrupt_presses.max(1),
             notify_token,
             keeper_pid: handover.keeper_pid,
+            cgroup,
             process_started: match handover.exited {
                 None => super::sweep::start_time(handover.pid),
                 Some(_) => None,
@@ -301,6 +329,8 @@ struct Beginning {
     /// screen (which the last host may not have acted on before it died).
     caught_up: Vec<TerminalNotice>,
     end_marker: EndMarker,
+    /// The pane's own control group, if it has one (`cgroups.rs`).
+    cgroup: Option<PathBuf>,
 }
 
 impl Beginning {
@@ -350,7 +380,7 @@ impl Beginning {
         let first_screen = screen.snapshot();
         record.screen = Some(RecordedScreen { offset: base, formatted: first_screen.formatted.clone() });
         let end_marker = EndMarker::create(&records.end_marker_path(&record.id));
-        Beginning { record, ring, screen, first_screen, caught_up, end_marker }
+        Beginning { record, ring, screen, first_screen, caught_up, end_marker, cgroup: None }
     }
 }
 

@@ -14,6 +14,7 @@
 //! pane is forgotten. The contract is in the keeper's own documentation
 //! (`host/src/keeper/mod.rs`).
 
+use super::cgroups::PaneCgroups;
 use crate::keeper_wire::answer::{Answer, MAX_ANSWER_LINE};
 use crate::keeper_wire::pane_lines::parse_greeting;
 use crate::keeper_wire::pane_request::PaneRequest;
@@ -22,7 +23,7 @@ use crate::limits::KEEPER_ANSWER_TIMEOUT;
 use crate::open_files;
 use crate::store::private_dir::create_private_subdir;
 use panehost_adapters::LaunchPlan;
-use panehost_ipc::{ExitStatus, Size};
+use panehost_ipc::{ExitStatus, PaneId, Size};
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
 use rustix::process::{waitpid, Pid, WaitOptions};
@@ -104,6 +105,8 @@ pub struct Keepers {
     executable: KeeperExecutable,
     /// Variables every pane gets from the host (`PANEHOST_SOCKET`).
     host_env: Vec<(String, String)>,
+    /// Where each pane's own control group is made, if the host may.
+    cgroups: Option<PaneCgroups>,
     /// The keeper that takes new panes, if one is running.
     open: Mutex<Option<OpenKeeper>>,
 }
@@ -123,18 +126,45 @@ struct OpenKeeper {
 impl Keepers {
     /// Keepers whose panes' sockets go in `sockets`, each given at most
     /// `panes_per_keeper` panes (at least 1); every pane gets `host_env`
-    /// after its plan's own environment.
+    /// after its plan's own environment; each starts in a control group of
+    /// its own made in `cgroups`, if given.
     ///
     /// The keeper executable next to this one is opened here and held: it is
     /// the one every keeper of this host runs, whatever becomes of the file.
-    pub fn new(sockets: PathBuf, panes_per_keeper: usize, host_env: Vec<(String, String)>) -> Self {
+    pub fn new(
+        sockets: PathBuf,
+        panes_per_keeper: usize,
+        host_env: Vec<(String, String)>,
+        cgroups: Option<PaneCgroups>,
+    ) -> Self {
         Self {
             sockets,
             panes_per_keeper: panes_per_keeper.max(1),
             executable: KeeperExecutable::open(),
             host_env,
+            cgroups,
             open: Mutex::new(None),
         }
+    }
+
+    /// Makes the control group a pane's generation starts in, where the
+    /// host may (see `cgroups.rs`).
+    pub(crate) fn make_cgroup(&self, pane: &PaneId, generation: u64) -> Option<PathBuf> {
+        self.cgroups.as_ref()?.make(pane, generation)
+    }
+
+    /// Removes the directory of the panes' control groups, once every pane
+    /// is closed (when the host exits closing them).
+    pub(crate) fn remove_cgroups(&self) {
+        if let Some(cgroups) = &self.cgroups {
+            cgroups.remove_all();
+        }
+    }
+
+    /// The control group made for a pane's generation, if there is one (a
+    /// pane taken back after a restart).
+    pub(crate) fn existing_cgroup(&self, pane: &PaneId, generation: u64) -> Option<PathBuf> {
+        self.cgroups.as_ref()?.existing(pane, generation)
     }
 
     /// Where the panes' sockets live.
@@ -144,7 +174,8 @@ impl Keepers {
 
     /// Starts `plan` in a keeper, with `pane_env` and the host's variables
     /// added to its environment, listening on `socket` (a file in
-    /// [`Keepers::sockets_dir`]), and waits until it is ready. Blocking;
+    /// [`Keepers::sockets_dir`]), in the control group `cgroup` if given,
+    /// and waits until it is ready. Blocking;
     /// must run within a tokio runtime (a keeper it starts is reaped there).
     ///
     /// # Errors
@@ -156,12 +187,14 @@ impl Keepers {
         size: Size,
         pane_env: &[(String, String)],
         socket: &Path,
+        cgroup: Option<&Path>,
     ) -> io::Result<()> {
         let request = PaneRequest {
             socket: socket.to_owned(),
             cols: size.cols,
             rows: size.rows,
             cwd: plan.cwd.clone(),
+            cgroup: cgroup.map(Path::to_owned),
             env: plan
                 .env
                 .iter()

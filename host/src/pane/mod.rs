@@ -8,6 +8,7 @@
 //! output (a connection's subscription) watches [`Pane::progress`] and
 //! reads the ring through a cursor of its own.
 
+mod cgroups;
 mod conversation;
 mod create;
 mod durable;
@@ -44,6 +45,7 @@ mod turn_reports;
 use crate::limits;
 use crate::process_stat::{descends_from, ProcessStat};
 use crate::store::records::RecordStore;
+pub use cgroups::PaneCgroups;
 pub use create::Behaviour;
 use durable::DurableRecord;
 use input_line::InputLine;
@@ -166,6 +168,9 @@ pub struct Pane {
     notify_token: String,
     /// The keeper's pid: the pane's orphans become its children.
     keeper_pid: u32,
+    /// The pane's own control group, if it has one (`cgroups.rs`): every
+    /// process it starts is in it.
+    cgroup: Option<std::path::PathBuf>,
     /// When the pane's process started, if it ran when the pane was made
     /// (`sweep::start_time`): its pid, once given again, is not the pane's.
     process_started: Option<u64>,
@@ -366,6 +371,11 @@ impl Pane {
         let sweep = self.find_processes(Reach::Pane, None).await;
         let status = signals::end_process_group(self).await;
         let swept = end_processes(sweep).await;
+        if let Some(dir) = &self.cgroup {
+            if swept.survivors.is_empty() {
+                cgroups::remove(dir);
+            }
+        }
         self.progress.mark_closed();
         (status, swept)
     }
@@ -378,6 +388,7 @@ impl Pane {
             keeper_pid: self.keeper_pid,
             token_entry: format!("PANEHOST_NOTIFY_TOKEN={}", self.notify_token).into_bytes(),
             pane_started: self.process_started,
+            cgroup: self.cgroup.clone(),
         };
         let empty = Sweep::new(identity.clone(), reach);
         let found = crate::blocking::run(move || {

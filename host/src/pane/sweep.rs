@@ -6,6 +6,10 @@
 //! tree; signals sent to process groups then miss it. The sweep finds the
 //! pane's processes by what they cannot shed:
 //!
+//! - the pane's own control group, where it has one (`cgroups.rs`):
+//!   nothing the pane starts can leave it, and a close ends it whole with
+//!   `cgroup.kill`, which no process can outrun by forking (method
+//!   `cgroup`);
 //! - the pane's session (its process leads one of its own), and descent
 //!   from the pane's process (a process never chooses its parent);
 //! - adoption by the pane's keeper, a child subreaper: an orphan of the
@@ -23,17 +27,22 @@
 //! children are found and stopped too, and all get SIGKILL; until none is
 //! left or [`SWEEP_ROUNDS`] have passed.
 
-use crate::limits::{SWEEP_GRACE, SWEEP_KILL_WAIT, SWEEP_ROUNDS, SWEEP_STOP_PASSES};
+use crate::control_group;
+use crate::limits::{SWEEP_CGROUP_LOOK, SWEEP_GRACE, SWEEP_KILL_WAIT, SWEEP_ROUNDS, SWEEP_STOP_PASSES};
 use crate::process_stat::ProcessStat;
 use panehost_ipc::{PaneSweep, MAX_SWEEP_SURVIVORS};
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::process::{Pid, PidfdFlags, Signal};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::os::fd::{AsFd, OwnedFd};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// The name the sweep reports for how it told the pane's processes apart.
+/// The name the sweep reports for how it told the pane's processes apart,
+/// without a control group of the pane's.
 pub(super) const METHOD: &str = "process_tree";
+/// …and with one.
+const METHOD_CGROUP: &str = "cgroup";
 
 /// What tells a pane's processes from any other.
 #[derive(Debug, Clone)]
@@ -49,6 +58,8 @@ pub(super) struct PaneIdentity {
     /// if the host saw it running: a process of that pid that started at
     /// another time is not the pane's (the pid was given again).
     pub pane_started: Option<u64>,
+    /// The pane's own control group, if it has one.
+    pub cgroup: Option<PathBuf>,
 }
 
 impl PaneIdentity {
@@ -130,6 +141,9 @@ impl Sweep {
             self.wait_gone(SWEEP_GRACE);
         }
         for _ in 0..SWEEP_ROUNDS {
+            if self.kill_cgroup() {
+                self.wait_cgroup_empty(SWEEP_KILL_WAIT);
+            }
             self.signal(&self.live(), Signal::STOP);
             for _ in 0..SWEEP_STOP_PASSES {
                 let found = self.discover();
@@ -148,13 +162,22 @@ impl Sweep {
         // Whatever the last round's SIGKILL left: found once more, so that
         // what it started after the last look is reported, not hidden.
         self.discover();
-        let survivors = self.live();
+        let mut survivors = self.live();
+        // Of a whole pane, whatever its group still holds survived too (its
+        // own process aside, which the close reports by its exit).
+        if let (Some(dir), Reach::Pane) = (&self.identity.cgroup, self.reach) {
+            let members = control_group::members(dir).unwrap_or_default();
+            survivors.extend(members.into_iter().filter(|&pid| pid != self.identity.pane_pid));
+            survivors.sort_unstable();
+            survivors.dedup();
+        }
         if !survivors.is_empty() {
             tracing::error!(pane = self.identity.pane_pid, ?survivors, "processes of the pane survived the sweep");
         }
+        let survived_of_pinned = survivors.iter().filter(|pid| self.pinned.contains_key(pid)).count();
         PaneSweep {
-            method: METHOD.to_owned(),
-            ended: (self.pinned.len() - survivors.len()) as u32,
+            method: if self.identity.cgroup.is_some() { METHOD_CGROUP } else { METHOD }.to_owned(),
+            ended: (self.pinned.len() - survived_of_pinned) as u32,
             survivors: survivors.into_iter().take(MAX_SWEEP_SURVIVORS).collect(),
         }
     }
@@ -171,11 +194,16 @@ impl Sweep {
         let trusted = self.identity.tree_is_the_panes();
         let in_pane_tree = if trusted { descendants(&children, [pane_pid]) } else { HashSet::new() };
         let in_session = |row: &Row| trusted && row.stat.session == pane_pid;
+        let in_cgroup: HashSet<u32> = match &self.identity.cgroup {
+            Some(dir) => control_group::members(dir).unwrap_or_default().into_iter().collect(),
+            None => HashSet::new(),
+        };
         let mut roots: Vec<u32> = self.pinned.keys().copied().collect();
         for row in &table {
-            let left_the_tree = !in_pane_tree.contains(&row.pid) && (in_session(row) || self.adopted(row));
+            let of_the_pane = in_session(row) || self.adopted(row) || in_cgroup.contains(&row.pid);
+            let left_the_tree = !in_pane_tree.contains(&row.pid) && of_the_pane;
             let in_reach = match self.reach {
-                Reach::Pane => in_session(row) || in_pane_tree.contains(&row.pid) || left_the_tree,
+                Reach::Pane => of_the_pane || in_pane_tree.contains(&row.pid),
                 Reach::Program => left_the_tree,
             };
             if in_reach {
@@ -196,6 +224,37 @@ impl Sweep {
             }
         }
         found
+    }
+
+    /// With the pane's control group, and for a whole pane: SIGKILL to
+    /// everything in the group at once (`cgroup.kill`). Not when the group
+    /// holds the keeper or the host (a keeper that could not leave it): it
+    /// is never ended. Says whether it was sent.
+    fn kill_cgroup(&self) -> bool {
+        let Some(dir) = &self.identity.cgroup else { return false };
+        if self.reach != Reach::Pane {
+            return false;
+        }
+        let Ok(members) = control_group::members(dir) else { return false };
+        if members.is_empty() || members.iter().any(|&pid| !self.may_end(pid) && pid != self.identity.pane_pid) {
+            return false;
+        }
+        control_group::kill_all(dir).is_ok()
+    }
+
+    /// Waits until the pane's group holds no process (the pane's own
+    /// aside), at most `limit`. The kernel says so by no event this sweep
+    /// can wait on cheaply, so it looks every few milliseconds.
+    fn wait_cgroup_empty(&self, limit: Duration) {
+        let Some(dir) = &self.identity.cgroup else { return };
+        let deadline = Instant::now() + limit;
+        loop {
+            let members = control_group::members(dir).unwrap_or_default();
+            if members.iter().all(|&pid| pid == self.identity.pane_pid) || Instant::now() >= deadline {
+                return;
+            }
+            std::thread::sleep(SWEEP_CGROUP_LOOK);
+        }
     }
 
     /// An orphan of this pane: adopted by its keeper, with the pane's
@@ -310,6 +369,7 @@ mod tests {
             keeper_pid: std::os::unix::process::parent_id(),
             token_entry: b"PANEHOST_NOTIFY_TOKEN=none-such".to_vec(),
             pane_started: start_time(std::process::id()),
+            cgroup: None,
         }
     }
 

@@ -4,7 +4,7 @@ use crate::config::CountLimits;
 use crate::limits;
 use crate::memory_trim;
 use crate::open_files;
-use crate::pane::{Keepers, PaneLimits};
+use crate::pane::{Keepers, PaneCgroups, PaneLimits};
 use crate::registry::Registry;
 use crate::restore;
 use crate::runtime_gate::RuntimeGate;
@@ -38,6 +38,9 @@ pub struct HostConfig {
     pub count_limits: CountLimits,
     /// How many panes one keeper process is given.
     pub panes_per_keeper: usize,
+    /// Whether each pane gets a control group of its own where the host
+    /// may make one (`pane::cgroups`).
+    pub pane_cgroups: bool,
     /// A `tracing` filter; `info` when absent.
     pub log_filter: Option<String>,
     /// The custom runtimes file; `$XDG_CONFIG_HOME/panehost/config.toml`
@@ -115,6 +118,7 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
             records.keepers_dir(),
             config.panes_per_keeper,
             vec![("PANEHOST_SOCKET".to_owned(), config.socket.display().to_string())],
+            config.pane_cgroups.then(|| PaneCgroups::find(&config.state_dir)).flatten(),
         )),
         records,
         receipts: ReceiptStore::open(&config.state_dir).context("completion receipts")?,
@@ -176,6 +180,7 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
     for task in closing {
         let _ = task.await;
     }
+    host.keepers.remove_cgroups();
     let _ = std::fs::remove_file(&config.socket);
     // Held until every pane is closed and its record removed.
     drop(state_lock);

@@ -86,9 +86,10 @@ export interface InterruptReport {
  */
 export interface PaneSweep {
   /**
-   * How the pane's processes were told from others: `process_tree` (its
-   * session, its descendants, and the orphans its keeper adopted that
-   * carry the pane's token). More may appear.
+   * How the pane's processes were told from others: `cgroup` (the pane's
+   * own control group) or `process_tree` (its session, its descendants,
+   * and the orphans its keeper adopted that carry the pane's token). More
+   * may appear.
    */
   method: string;
   /** How many processes were ended (the pane's own process not counted). */
