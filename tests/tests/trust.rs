@@ -110,6 +110,136 @@ fn a_ctrl_c_inside_submitted_text_runs_nothing() {
     host.stop();
 }
 
+/// Keys inside a paste are text for bash: an Up-arrow, a carriage return,
+/// Ctrl-D and an escape in a submission to bash's prompt are typed as part
+/// of one command line, never acted on (no history recalled, no second
+/// command run, no end of input).
+#[test]
+fn keys_inside_text_pasted_to_bash_stay_text() {
+    let host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    let dir = host.home.join("work");
+    std::fs::create_dir_all(&dir).unwrap();
+    let params = panehost_ipc::StartParams {
+        cwd: Some(dir.display().to_string()),
+        ..start_params("shell", &["bash", "--norc", "--noprofile", "-i"])
+    };
+    let pane = conn.start(params).id;
+    let subscription = conn.subscribe(&pane, Some(0)).subscription;
+    let mut seen = Transcript::from(0);
+    conn.follow_until_text(subscription, &mut seen, "\x1b[?2004h");
+    conn.type_line(&pane, "echo earlier-$((6*7))");
+    conn.follow_until_text(subscription, &mut seen, "earlier-42");
+    let text = "printf 'kept:%s:\\n' \"up \x1b[A cr \r touch INJECTED eof \x04 esc \x1bOB\"";
+    conn.ok(Request::Send(panehost_ipc::SendParams {
+        pane: pane.clone(),
+        text: text.into(),
+        enter: true,
+        ..Default::default()
+    }));
+    conn.follow_until_text(subscription, &mut seen, "kept:up ");
+    conn.type_line(&pane, "echo after-$((40+2)); ls");
+    conn.follow_until_text(subscription, &mut seen, "after-42");
+    assert!(!dir.join("INJECTED").exists(), "a command in the text ran");
+    assert_eq!(seen.text().matches("earlier-42").count(), 1, "the Up-arrow recalled history: {:?}", seen.text());
+    assert!(seen.text().contains("kept:up \x1b[A cr \r\n touch INJECTED eof \x04 esc \x1bOB:"), "{:?}", seen.text());
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+/// A full-screen agent CLI's input box in miniature: it turns bracketed
+/// paste on, reads raw keys, and says what each Enter submitted; outside a
+/// paste an Up-arrow recalls its last prompt, as the CLIs' boxes do.
+const PROMPT_BOX: &str = r#"#!/usr/bin/env python3
+import os, sys, termios, tty
+tty.setraw(0, termios.TCSANOW)
+os.write(1, b"\x1b[?2004hbox> ")
+line, last, pasting, pending = b"", b"", False, b""
+while True:
+    key = os.read(0, 1)
+    if not key:
+        break
+    pending += key
+    if pending == b"\x1b[200~":
+        pasting, pending = True, b""
+    elif pending == b"\x1b[201~":
+        pasting, pending = False, b""
+    elif pending == b"\x1b[A" and not pasting:
+        line, pending = last, b""
+        os.write(1, b"[history]")
+    elif b"\x1b[200~".startswith(pending) or b"\x1b[201~".startswith(pending) or (b"\x1b[A".startswith(pending) and not pasting):
+        continue
+    else:
+        if pending == b"\r" and not pasting:
+            os.write(1, b"\r\nsubmitted [" + line.replace(b"\r", b"<CR>").replace(b"\x1b", b"<ESC>").replace(b"\x04", b"<EOT>") + b"]\r\nbox> ")
+            last, line = line, b""
+        else:
+            line += pending
+        pending = b""
+"#;
+
+const PROMPT_BOX_CONFIG: &str = r#"
+[runtime.promptbox]
+display_name = "Prompt box"
+executable = ["promptbox"]
+login = "not_required"
+limitations = ["COMPLETION_UNOBSERVED", "NATIVE_RESUME_UNSUPPORTED", "HOST_LOSS_RESTARTS_FRESH", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE"]
+"#;
+
+/// What an agent CLI's prompt gets of keys inside a submission: with
+/// bracketed paste on, text (one submission, the carriage return and the
+/// escapes inside it); a program that reads lines without it (the
+/// fixture agent) is refused the text, and takes nothing.
+#[test]
+fn keys_inside_text_for_an_agent_prompt_stay_text_or_are_refused() {
+    let fake = FakeBin::new();
+    fake.program("promptbox", PROMPT_BOX);
+    std::fs::write(fake.dir.path().join("config.toml"), PROMPT_BOX_CONFIG).unwrap();
+    let config = fake.dir.path().join("config.toml");
+    let host = TestHost::start_with_env(&[("PATH", &fake.path_env()), ("PANEHOST_CONFIG", config.to_str().unwrap())]);
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(panehost_ipc::StartParams { runtime: "promptbox".into(), ..Default::default() }).id;
+    let (subscription, mut seen) = conn.follow_from_start_until(&pane, "box> ");
+    let send = |text: &str| {
+        Request::Send(panehost_ipc::SendParams {
+            pane: pane.clone(),
+            text: text.into(),
+            enter: true,
+            ..Default::default()
+        })
+    };
+    conn.ok(send("first"));
+    conn.follow_until_text(subscription, &mut seen, "submitted [first]");
+    conn.ok(send("a\rb \x1b[A c \x04 d"));
+    conn.follow_until_text(subscription, &mut seen, "submitted [a<CR>b ");
+    let text = seen.text();
+    assert!(text.contains("submitted [a<CR>b <ESC>[A c <EOT> d]"), "{text:?}");
+    assert!(!text.contains("[history]"), "the Up-arrow was a key: {text:?}");
+    assert_eq!(text.matches("submitted [").count(), 2, "the carriage return submitted: {text:?}");
+    conn.ok(Request::Close { pane });
+
+    // The fixture agent reads lines as the terminal hands them on.
+    let fixture = conn.start(start_params("fixture", &[])).id;
+    let (subscription, mut seen) = conn.follow_from_start_until(&fixture, "fixture> ");
+    for text in ["one\rtwo", "up \x1b[A", "end \x04", "two\nlines"] {
+        let refused = conn
+            .call(Request::Send(panehost_ipc::SendParams {
+                pane: fixture.clone(),
+                text: text.into(),
+                enter: true,
+                ..Default::default()
+            }))
+            .unwrap_err();
+        assert_eq!(refused.code, "INVALID_ARGUMENT", "{text:?}: {refused:?}");
+        assert!(refused.message.contains("bracketed paste"), "{refused:?}");
+    }
+    conn.type_line(&fixture, "after");
+    conn.follow_until_text(subscription, &mut seen, "after");
+    assert!(!seen.text().contains("one"), "something of the refused text was typed: {:?}", seen.text());
+    conn.ok(Request::Close { pane: fixture });
+    host.stop();
+}
+
 /// A host started as `nobody` in `run_dir` (a world-writable directory
 /// with the sticky bit, as the temp dir is) on the path `socket`: another
 /// local user squatting a path. Ended on drop.

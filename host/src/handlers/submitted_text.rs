@@ -10,6 +10,13 @@
 //! or a model's answer, a Ctrl-C cut the paste short and what followed it
 //! ran as typed keys. A submission whose text holds one is refused; keys
 //! go in `bytes`.
+//!
+//! A program that has not turned bracketed paste on gets the text as
+//! typed keys: there a carriage return or a line feed is an Enter (`ls\r
+//! rm -rf ~` ran two commands), an escape starts a key's sequence (an
+//! Up-arrow recalls history), Ctrl-D ends the input of a program reading
+//! lines, Ctrl-U and Ctrl-W and DEL edit the line. Text for such a program
+//! may hold no control character but a tab, or it is refused.
 
 use panehost_ipc::{ErrorBody, ErrorCode};
 
@@ -34,9 +41,50 @@ pub(crate) fn check_submitted_text(text: &str) -> Result<(), ErrorBody> {
     ))
 }
 
+/// Refuses `text` for a program that reads it as typed keys (no
+/// bracketed paste): it may hold no control character but a tab.
+pub(crate) fn check_unpasted_text(text: &str) -> Result<(), ErrorBody> {
+    let Some((at, control)) = text.char_indices().find(|(_, c)| c.is_ascii_control() && *c != '\t') else {
+        return Ok(());
+    };
+    let name = match control {
+        '\r' => "a carriage return (an Enter)".to_owned(),
+        '\n' => "a line feed (an Enter)".to_owned(),
+        '\x1b' => "an escape (the start of a key's sequence)".to_owned(),
+        '\x7f' => "DEL (an erase)".to_owned(),
+        other => format!("Ctrl-{}", char::from(b'@' + other as u8)),
+    };
+    Err(ErrorBody::new(
+        ErrorCode::InvalidArgument,
+        format!(
+            "the text holds {name} (U+{:04X}, byte {at}), and the program has not turned bracketed paste on, so it \
+             would read it as a key; text for it holds no control character but a tab: send keys as `bytes`, \
+             without `enter`",
+            u32::from(control)
+        ),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unpasted_text_refuses_every_key_but_a_tab() {
+        assert!(check_unpasted_text("ls -la\tand 日本語 é").is_ok());
+        for (text, named) in [
+            ("ls\rrm -rf ~", "a carriage return"),
+            ("one\ntwo", "a line feed"),
+            ("x\x1b[A", "an escape"),
+            ("end\x04", "Ctrl-D"),
+            ("a\x15b", "Ctrl-U"),
+            ("a\x7f", "DEL"),
+        ] {
+            let refused = check_unpasted_text(text).unwrap_err();
+            assert_eq!(refused.code, ErrorCode::InvalidArgument.as_str());
+            assert!(refused.message.contains(named), "{text:?}: {}", refused.message);
+        }
+    }
 
     #[test]
     fn signals_and_stops_are_refused_and_their_place_named() {

@@ -1,7 +1,7 @@
 //! The handlers that drive turns: `send` (input that submits), `ask`,
 //! `interrupt` and `notify`.
 
-use crate::handlers::submitted_text::check_submitted_text;
+use crate::handlers::submitted_text::{check_submitted_text, check_unpasted_text};
 use crate::handlers::turn_output_text::turn_output_text;
 use crate::limits::{
     self, DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, LINE_EDITOR_POLL, RAW_MODE_POLL, READY_QUIET,
@@ -76,6 +76,8 @@ async fn type_submission(pane: &Pane, turn: &InputTurn, params: &SendParams) -> 
             body.extend_from_slice(text.as_bytes());
             body.extend_from_slice(PASTE_END);
         } else {
+            // Unpasted, every control character but a tab is a key.
+            check_unpasted_text(&text)?;
             body.extend_from_slice(text.as_bytes());
         }
     }
