@@ -101,8 +101,22 @@ impl Pane {
         let (handover, beginning) = crate::blocking::run(move || {
             launch_files::write(&plan.files)?;
             let cgroup = keepers.make_cgroup(&id, generation);
-            let launched = keepers.launch(&plan, size, &extra_env, &socket, cgroup.as_deref());
-            let handover = launched.and_then(|()| keeper::connect(&socket));
+            let launch = || {
+                keepers
+                    .launch(&plan, size, &extra_env, &socket, cgroup.as_deref())
+                    .and_then(|()| keeper::connect(&socket))
+            };
+            let mut handover = launch();
+            if handover.as_ref().is_err_and(|error| {
+                matches!(error.kind(), std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::NotFound)
+            }) {
+                // The keeper answered that the process runs, then nothing
+                // listened on the pane's socket: it died in between (its
+                // process with it, the terminal hung up). Once more, with
+                // the keeper that replaces it.
+                tracing::warn!(pane = %id, "the keeper died while it started the pane; starting it again");
+                handover = launch();
+            }
             let handover = match handover {
                 Ok(handover) => handover,
                 Err(error) => {
