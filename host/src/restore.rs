@@ -237,7 +237,9 @@ async fn finish_close(host: &Arc<HostState>, record: PaneRecord) {
 /// (no command started since: the turn is not open again) the paste is
 /// ended and the line cleared (`ESC [201~` then Ctrl-U: an end marker with
 /// no paste open is an unbound key bash drops, and Ctrl-U discards the
-/// line). The pane's place in its input line is taken before the pane is
+/// line). While a command runs with the terminal's line editing on, a text
+/// typed ahead of it waits in the terminal's line: Ctrl-U, the line-kill
+/// character, erases it there. The pane's place in its input line is taken before the pane is
 /// listed, so no client's input comes first. An agent CLI's input box has
 /// no key known to clear it; its text stays (PROTOCOL.md, section 9).
 fn clear_cut_submission(pane: &Arc<Pane>) {
@@ -249,9 +251,21 @@ fn clear_cut_submission(pane: &Arc<Pane>) {
     let pane = Arc::clone(pane);
     tokio::spawn(async move {
         let turn = place.wait().await;
-        if pane.busy() {
-            // Its Enter was taken: the command runs.
-        } else if let Err(err) = pane.write_input(&turn, b"\x1b[201~\x15", limits::INPUT_TIMEOUT).await {
+        let keys: &[u8] = if !pane.busy() {
+            b"\x1b[201~\x15"
+        } else if !pane.terminal_in_raw_mode() {
+            // A command runs, with the terminal's own line editing on: a
+            // text typed ahead of it waits in the terminal's line, which
+            // its line-kill character (Ctrl-U) erases; the command never
+            // reads it.
+            b"\x15"
+        } else {
+            // A command that reads keys itself: nothing is known to clear.
+            b""
+        };
+        if keys.is_empty() {
+            tracing::warn!(pane = %pane.info().id, "a submission cut by the last host's end may be left in the program's input");
+        } else if let Err(err) = pane.write_input(&turn, keys, limits::INPUT_TIMEOUT).await {
             tracing::warn!(pane = %pane.info().id, %err, "the command line a cut submission left could not be cleared");
         } else {
             tracing::info!(pane = %pane.info().id, "the command line a cut submission left is cleared");

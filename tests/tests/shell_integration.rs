@@ -584,3 +584,36 @@ fn asks_back_to_back_are_each_answered_by_their_own_command() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+#[test]
+fn a_submission_typed_ahead_of_a_running_command_and_cut_by_a_killed_host_is_not_run() {
+    let mut host = bash_host();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    ask(&mut conn, &pane, "(for i in $(seq 100); do echo tick; sleep 0.05; done) &");
+    let running = SendParams { pane: pane.clone(), text: "sleep 2".into(), enter: true, ..Default::default() };
+    conn.ok(Request::Send(running));
+    // Typed ahead while `sleep` runs: it waits in the terminal's line.
+    let mut cut = host.connect(Encoding::Json);
+    let ahead = SendParams { pane: pane.clone(), text: "echo cut-$((6*7))".into(), enter: true, ..Default::default() };
+    cut.send(Request::Send(ahead));
+    record_once(&host, &pane, |record| record["typing"] == serde_json::Value::Bool(true));
+    host.kill_hard();
+    host.restart();
+
+    let mut conn = host.connect(Encoding::Json);
+    wait_for("the running command to end", || {
+        let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+        if detail.pane.activity == "idle" {
+            Ok(())
+        } else {
+            Err(detail.pane.activity)
+        }
+    });
+    let report = ask(&mut conn, &pane, "echo whole-$((6*7))");
+    let lines: Vec<&str> = report.added_text.lines().map(str::trim).collect();
+    assert!(lines.contains(&"whole-42"), "{report:?}");
+    assert!(!report.added_text.contains("cut-"), "the cut text ran with it: {report:?}");
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
