@@ -73,15 +73,13 @@ fn submitted_text_cannot_break_out_of_the_bracketed_paste() {
     host.stop();
 }
 
-/// A Ctrl-C inside a submission's text (from a web form, a model's
-/// answer): the terminal would act on it before bash reads the paste,
-/// sending SIGINT and throwing the paste away, and what followed it ran as
-/// typed keys (`touch INJECTED` ran). The submission is refused, nothing
-/// is typed, and the pane goes on.
-#[test]
-fn a_ctrl_c_inside_submitted_text_runs_nothing() {
-    let host = TestHost::start();
-    let mut conn = host.connect(Encoding::Json);
+/// A plain bash (no startup files) in `<home>/work`, followed from its
+/// start until its line editor has turned bracketed paste on: the
+/// directory, the pane, its subscription and what it has printed.
+fn bash_in_work_dir(
+    host: &TestHost,
+    conn: &mut Connection,
+) -> (std::path::PathBuf, panehost_ipc::PaneId, u64, Transcript) {
     let dir = host.home.join("work");
     std::fs::create_dir_all(&dir).unwrap();
     let params = panehost_ipc::StartParams {
@@ -92,6 +90,19 @@ fn a_ctrl_c_inside_submitted_text_runs_nothing() {
     let subscription = conn.subscribe(&pane, Some(0)).subscription;
     let mut seen = Transcript::from(0);
     conn.follow_until_text(subscription, &mut seen, "\x1b[?2004h");
+    (dir, pane, subscription, seen)
+}
+
+/// A Ctrl-C inside a submission's text (from a web form, a model's
+/// answer): the terminal would act on it before bash reads the paste,
+/// sending SIGINT and throwing the paste away, and what followed it ran as
+/// typed keys (`touch INJECTED` ran). The submission is refused, nothing
+/// is typed, and the pane goes on.
+#[test]
+fn a_ctrl_c_inside_submitted_text_runs_nothing() {
+    let host = TestHost::start();
+    let mut conn = host.connect(Encoding::Json);
+    let (dir, pane, subscription, mut seen) = bash_in_work_dir(&host, &mut conn);
     for control in ["\x03", "\x1a", "\x1c"] {
         let text = format!("echo \"summarise: {control}  touch INJECTED\r\"");
         let send =
@@ -118,16 +129,7 @@ fn a_ctrl_c_inside_submitted_text_runs_nothing() {
 fn keys_inside_text_pasted_to_bash_stay_text() {
     let host = TestHost::start();
     let mut conn = host.connect(Encoding::Json);
-    let dir = host.home.join("work");
-    std::fs::create_dir_all(&dir).unwrap();
-    let params = panehost_ipc::StartParams {
-        cwd: Some(dir.display().to_string()),
-        ..start_params("shell", &["bash", "--norc", "--noprofile", "-i"])
-    };
-    let pane = conn.start(params).id;
-    let subscription = conn.subscribe(&pane, Some(0)).subscription;
-    let mut seen = Transcript::from(0);
-    conn.follow_until_text(subscription, &mut seen, "\x1b[?2004h");
+    let (dir, pane, subscription, mut seen) = bash_in_work_dir(&host, &mut conn);
     conn.type_line(&pane, "echo earlier-$((6*7))");
     conn.follow_until_text(subscription, &mut seen, "earlier-42");
     let text = "printf 'kept:%s:\\n' \"up \x1b[A cr \r touch INJECTED eof \x04 esc \x1bOB\"";
