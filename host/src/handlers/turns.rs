@@ -129,14 +129,12 @@ async fn wait_until_ready(pane: &Pane) {
         if pane.awaits_raw_mode() {
             raw_mode(pane).await;
             if pane.awaits_start_settled() {
-                let _ = progress.until(|state| state.end > 0 || state.exit.is_some()).await;
-                pane.wait_output_quiet(READY_QUIET, START_SETTLE_LIMIT).await;
+                shown_and_quiet(pane, START_SETTLE_LIMIT).await;
                 pane.mark_start_settled();
             }
         }
         if drops_early_input {
-            let _ = progress.until(|state| state.end > 0 || state.exit.is_some()).await;
-            while let Ok(Ok(())) = tokio::time::timeout(READY_QUIET, progress.changed()).await {}
+            shown_and_quiet(pane, READY_TIMEOUT).await;
         }
     };
     if tokio::time::timeout(READY_TIMEOUT, ready).await.is_err() {
@@ -145,6 +143,13 @@ async fn wait_until_ready(pane: &Pane) {
         // replaced them) is not waited for again.
         pane.give_up_waiting_for_ready();
     }
+}
+
+/// Returns once the pane has shown output and then been quiet for
+/// [`READY_QUIET`] (the quiet waited for at most `limit`), or is over.
+async fn shown_and_quiet(pane: &Pane, limit: Duration) {
+    let _ = pane.progress().until(|state| state.end > 0 || state.exit.is_some()).await;
+    pane.wait_output_quiet(READY_QUIET, limit).await;
 }
 
 /// Returns once the terminal is in raw mode (the program reads its keys
