@@ -135,6 +135,7 @@ pub fn kill_keeper(world: &World, host: &Mutex<ExploreHost>, pick: u64) {
         return;
     }
     let keeper = keepers[(pick % keepers.len() as u64) as usize];
+    world.keeper_kills.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let mut book = world.book();
     let mut marked = Vec::new();
     for (id, entry) in book.panes.iter_mut() {

@@ -187,7 +187,11 @@ async fn start(world: &Arc<World>, client: &Client, epoch: u64, slot: usize, sta
     if startup_ms > 0 {
         params.env.insert("EXP_STARTUP".into(), format!("{}.{:03}", startup_ms / 1000, startup_ms % 1000));
     }
+    let keeper_kills = world.keeper_kills.load(std::sync::atomic::Ordering::SeqCst);
     let started = client.start(params).await;
+    // A keeper killed while the start ran may be the one it was given
+    // (the pane was not in the book to be marked).
+    let keeper_maybe_lost = world.keeper_kills.load(std::sync::atomic::Ordering::SeqCst) != keeper_kills;
     let verdict = match started {
         Ok(summary) => {
             let record = Arc::new(Mutex::new(FollowRecord::default()));
@@ -208,7 +212,7 @@ async fn start(world: &Arc<World>, client: &Client, epoch: u64, slot: usize, sta
                     pid: summary.pid,
                     generation: summary.generation,
                     life: Life::Alive,
-                    keeper_lost: false,
+                    keeper_lost: keeper_maybe_lost,
                     replaced: false,
                     turn_maybe_open: false,
                     commands: Vec::new(),

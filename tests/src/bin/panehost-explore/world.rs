@@ -61,7 +61,8 @@ pub struct PaneEntry {
     pub generation: u64,
     /// Its life.
     pub life: Life,
-    /// Its keeper was killed.
+    /// Its keeper was killed, or may have been (one killed while its
+    /// start ran).
     pub keeper_lost: bool,
     /// A restarted host brought it back as a new process.
     pub replaced: bool,
@@ -129,6 +130,9 @@ pub struct World {
     pub followers: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     /// Starts sent and not answered yet, and starts sent in all.
     pub starts: Mutex<(u64, u64)>,
+    /// Keepers killed so far: a start answered after a keeper was killed
+    /// while it ran may have been given that keeper.
+    pub keeper_kills: std::sync::atomic::AtomicU64,
     /// When the schedule began.
     pub began: std::time::Instant,
     /// Print each operation and its answer as it happens.
@@ -147,6 +151,7 @@ impl World {
             stop: watch::Sender::new(false),
             followers: Mutex::new(Vec::new()),
             starts: Mutex::new((0, 0)),
+            keeper_kills: std::sync::atomic::AtomicU64::new(0),
             began: std::time::Instant::now(),
             verbose,
         }
