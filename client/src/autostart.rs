@@ -112,10 +112,16 @@ impl AutostartCommand {
         // to it (`attach_terminal`) is never its own controlling terminal,
         // which it could not read from a background process group (the
         // kernel would stop the whole host with SIGTTIN).
-        // Safety: `setsid` is async-signal-safe and touches no memory of
-        // the parent.
+        // It also gets back the open-file limit this process had before it
+        // raised its own (`open_file_limit`).
+        // Safety: `setsid`, `getrlimit` and `setrlimit` are
+        // async-signal-safe, allocate nothing and touch no memory of the
+        // parent.
         unsafe {
-            command.pre_exec(|| rustix::process::setsid().map(drop).map_err(std::io::Error::from));
+            command.pre_exec(|| {
+                rustix::process::setsid().map_err(std::io::Error::from)?;
+                crate::open_file_limit::restore_in_child()
+            });
         }
         let child = command.spawn().map_err(|error| failed(error.to_string()))?;
         tracing::info!(program = %self.program.display(), pid = child.id(), "started the host");

@@ -42,6 +42,7 @@ mod connector;
 mod error;
 mod follow_cursor;
 mod follower;
+mod open_file_limit;
 mod options;
 mod raw;
 pub mod remote;

@@ -3,7 +3,8 @@
 //!
 //! - The token holder is answered while a thousand connections that sent
 //!   half a request are held, and each of those is closed once its head is
-//!   overdue; the gateway runs with its soft open-file limit at the hard one.
+//!   overdue; the gateway runs with its soft open-file limit at the hard one,
+//!   and a host it starts gets back the limit the gateway was given.
 //! - At the per-address cap, and at the cap in all, the oldest connection
 //!   without the token is closed to make room; when every place holds the
 //!   token, a new connection is refused at once.
@@ -334,6 +335,40 @@ fn the_token_holder_is_answered_while_a_thousand_half_requests_are_held() {
     assert_lists_panes(&answer);
     gateway.stop();
     host.stop();
+}
+
+/// The gateway raised its own limit; a host it starts after the first one
+/// ended gets the limit the gateway was given, which it hands on to its
+/// panes' programs (some still use `select()`, which breaks above 1,023).
+#[test]
+fn a_host_the_gateway_starts_later_gets_the_open_file_limit_the_gateway_was_given() {
+    let hard = getrlimit(Resource::Nofile).maximum;
+    if hard.is_some_and(|hard| hard <= 1024) {
+        eprintln!("skipped: the hard open-file limit ({hard:?}) leaves nothing to raise");
+        return;
+    }
+    setrlimit(Resource::Nofile, Rlimit { current: Some(1024), maximum: hard }).unwrap();
+    let mut host = TestHost::start();
+    let cli = Cli::for_host(&host);
+    let mut gateway = Gateway::start(&cli);
+    let (soft, hard) = open_file_limits(gateway.pid());
+    assert_eq!(soft, hard, "the gateway raised its soft open-file limit");
+
+    // The host ends; the token holder's next request starts another.
+    host.kill_hard();
+    let (answer, _) = gateway.list_panes_from(Ipv4Addr::LOCALHOST);
+    assert_lists_panes(&answer);
+    // That host raises its own limit too, and hands the one it was given to
+    // its panes' programs.
+    let started = cli.json(&["start", "shell", "--json", "--", "sleep", "60"]);
+    let pane = started["id"].as_str().expect("a pane id").to_owned();
+    let list = cli.json(&["ls", "--json"]);
+    let pid = find_pane(&list, &pane).expect("the pane is listed")["pid"].as_u64().unwrap() as u32;
+    let (soft, _) = open_file_limits(pid);
+    cli.ok(&["close", &pane]);
+    cli.ok(&["stop"]);
+    gateway.stop();
+    assert_eq!(soft, "1024", "a pane of the host the gateway started got the gateway's raised limit");
 }
 
 // ---------------------------------------------------------------------------

@@ -19,7 +19,6 @@
 //! - [`bounds`]: the timeouts and caps that bound the gateway's clients;
 //! - [`connection_table`]: the connections held, who comes in, who makes room;
 //! - [`tracked_stream`]: a client's stream, noting its activity;
-//! - [`open_files`]: raising the open-file limit.
 
 mod accept;
 mod assets;
@@ -27,7 +26,6 @@ mod auth;
 mod bounds;
 mod bridge;
 mod connection_table;
-mod open_files;
 mod server;
 mod tracked_stream;
 mod wire;
@@ -86,8 +84,9 @@ pub(crate) async fn run(context: &Context, args: WebArgs) -> anyhow::Result<()> 
     // Fail early, and start the host now when none answers.
     host.client().await.context("cannot reach the host")?;
     let token = auth::Token::generate().context("cannot make an access token")?;
-    // After the host is reached: a host this starts keeps the limit it was given.
-    let caps = bounds::Caps::for_descriptor_limit(open_files::raise_to_hard_limit());
+    // After the host is reached; a host started later, after that one ended,
+    // is given back the limit this process had (`open_file_limit`).
+    let caps = bounds::Caps::for_descriptor_limit(crate::open_file_limit::raise_to_hard_limit());
     let table = connection_table::ConnectionTable::new(caps);
 
     let listener = accept::listen(args.listen).with_context(|| format!("cannot listen on {}", args.listen))?;
