@@ -3,9 +3,11 @@
 //! The allocator keeps freed memory for reuse. When many panes' terminal
 //! models go to sleep, their grids are freed in small pieces scattered
 //! through the heap, and none of it leaves the process unless the
-//! allocator is asked to return free pages (`malloc_trim`). Sleeping
-//! models ask for a trim; one task runs it, at most every
-//! [`MEMORY_TRIM_INTERVAL`], off the async threads.
+//! allocator is asked to return free pages (`malloc_trim`). The same holds
+//! for what a burst of connections or large answers held. Sleeping models,
+//! answers that gave back their budget and ended connections ask for a
+//! trim; one task runs it, at most every [`MEMORY_TRIM_INTERVAL`], off the
+//! async threads.
 
 use crate::limits::MEMORY_TRIM_INTERVAL;
 use std::sync::OnceLock;

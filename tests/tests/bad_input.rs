@@ -6,6 +6,7 @@ mod support;
 use panehost_ipc::{Encoding, HandshakeReply, Request, ServerMessage, PROTOCOL_VERSION};
 use std::io::Write;
 use std::os::unix::net::UnixStream;
+use support::command::wait_for;
 use support::*;
 
 /// A host with one running pane, and a check that both are still fine.
@@ -35,6 +36,11 @@ impl Witness {
         stream.set_read_timeout(Some(WAIT)).unwrap();
         stream
     }
+}
+
+/// How many descriptors the process holds open.
+fn open_descriptors(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map(Iterator::count).unwrap_or(0)
 }
 
 fn handshake_reply(stream: &mut UnixStream) -> HandshakeReply {
@@ -161,6 +167,7 @@ fn ten_thousand_connections_opened_and_dropped_leave_memory_bounded() {
     let witness = Witness::new();
     witness.assert_serving();
     let before = witness.host.rss_kib();
+    let descriptors_before = open_descriptors(witness.host.pid());
     for round in 0..10_000 {
         let mut stream = UnixStream::connect(&witness.host.socket).unwrap();
         // Some say hello, some start one and vanish, some say nothing.
@@ -171,7 +178,25 @@ fn ten_thousand_connections_opened_and_dropped_leave_memory_bounded() {
         }
     }
     witness.assert_serving();
-    let after = witness.host.rss_kib();
-    assert!(after < before + 64 * 1024, "host grew from {before} KiB to {after} KiB");
+    // On a loaded machine the host may still be working through the
+    // connections dropped last; what they leave behind is measured once
+    // it has let go of them all.
+    wait_for("the host to let go of the dropped connections", || {
+        let now = open_descriptors(witness.host.pid());
+        if now <= descriptors_before + 8 {
+            Ok(())
+        } else {
+            Err(format!("{now} descriptors open, {descriptors_before} before"))
+        }
+    });
+    // And the memory they held goes back to the system.
+    wait_for("the host's memory to fall back within 64 MiB of where it was", || {
+        let after = witness.host.rss_kib();
+        if after < before + 64 * 1024 {
+            Ok(())
+        } else {
+            Err(format!("host grew from {before} KiB to {after} KiB"))
+        }
+    });
     witness.host.stop();
 }

@@ -194,7 +194,14 @@ async fn accept_connections(listener: LocalSocketListener, host: Arc<HostState>)
         match listener.accept().await {
             Ok(stream) => {
                 connection_ids += 1;
-                tokio::spawn(connection::serve(stream, Arc::clone(&host), connection_ids));
+                let serving = connection::serve(stream, Arc::clone(&host), connection_ids);
+                tokio::spawn(async move {
+                    serving.await;
+                    // What a burst of connections held (buffers, frames,
+                    // tasks) goes back to the system once they have
+                    // ended; many ends make one trim.
+                    memory_trim::request();
+                });
             }
             Err(err) => {
                 // Out of fds and the like: keep serving the others.
