@@ -34,6 +34,16 @@ pub struct Installed {
     pub bin_dir: PathBuf,
 }
 
+/// A candidate staged elsewhere (`--candidate-bin-dir`): used where it is,
+/// nothing installed; the `install` step says so.
+pub fn candidate(bin_dir: &Path) -> (Option<Installed>, Outcome) {
+    if !bin_dir.is_dir() {
+        return (None, Outcome::fail(format!("the candidate's directory {} is missing", bin_dir.display())));
+    }
+    let installed = Installed { bin_dir: bin_dir.to_path_buf() };
+    (Some(installed), Outcome::pass(format!("the candidate in {}, as staged: nothing installed", bin_dir.display())))
+}
+
 /// Reads the pin of `runtime` from the evidence record.
 pub fn pin(repo: &Path, runtime: &str) -> Result<Pin, String> {
     let path = repo.join("adapters/evidence").join(format!("{runtime}.json"));

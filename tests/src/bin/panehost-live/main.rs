@@ -35,6 +35,12 @@
 //! * `--expect DIR`: judge the run against the records in `DIR`
 //!   (`regressions.rs`): exit 1 when a step that passed there does not pass
 //!   now. `.ci/run` runs codex, claude and qwen this way.
+//! * `--candidate-bin-dir DIR`: run the one `--runtime` from `DIR` (a
+//!   candidate version the canary staged) instead of installing its pin.
+//! * `--comparison FILE`: with `--expect`, write each step of the run beside
+//!   the expected record's, with a verdict (`comparison.rs`): the canary's
+//!   behaviour stage (docs/CANARY.md) reads it.
+//! * `--print-records-dir`: print the default records directory and exit.
 //!
 //! It needs node and npm (most CLIs are npm packages), the system's
 //! Python 3 with its venv module (hermes is a PyPI package) and a Python
@@ -101,6 +107,7 @@
 
 mod boundary;
 mod close;
+mod comparison;
 mod compatibility;
 mod detect;
 mod early;
@@ -157,6 +164,10 @@ fn main() -> ExitCode {
 }
 
 fn run(options: &Options) -> Result<(), String> {
+    if options.print_records_dir {
+        println!("{}", options.records.display());
+        return Ok(());
+    }
     if !options.doc_only {
         live(options)?;
     }
@@ -204,7 +215,10 @@ fn live(options: &Options) -> Result<(), String> {
     let mut bin_dirs = Vec::new();
     for id in &options.runtimes {
         let started = std::time::Instant::now();
-        let (installed, outcome) = install::ensure(&options.repo, &options.cache, id);
+        let (installed, outcome) = match &options.candidate_bin_dir {
+            Some(dir) => install::candidate(dir),
+            None => install::ensure(&options.repo, &options.cache, id),
+        };
         if let Some(installed) = installed {
             bin_dirs.push(installed.bin_dir);
         }
@@ -310,6 +324,9 @@ fn live(options: &Options) -> Result<(), String> {
             .block_on(procs::end(&left));
     }
     print_summary(&summary);
+    if let (Some(expected), Some(file)) = (&options.expect, &options.comparison) {
+        comparison::write(expected, &summary, file)?;
+    }
     if let Some(expected) = &options.expect {
         let regressions = regressions::find(expected, &summary)?;
         if !regressions.is_empty() {

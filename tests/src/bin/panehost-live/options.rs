@@ -10,6 +10,7 @@ pub const LIVE_RUNTIMES: &[&str] = &[
 
 pub const USAGE: &str = "usage: panehost-live [--runtime ID]... [--cache DIR] [--records DIR] [--doc FILE]
                      [--bin-dir DIR] [--keep] [--doc-only] [--boundaries] [--expect DIR]
+                     [--candidate-bin-dir DIR [--comparison FILE]] [--print-records-dir]
 
   --runtime ID   run only this runtime (repeatable): codex, claude, gemini, qwen,
                  copilot, opencode, grok, hermes, kimi, omp, pi, deepseek, droid,
@@ -25,7 +26,15 @@ pub const USAGE: &str = "usage: panehost-live [--runtime ID]... [--cache DIR] [-
   --boundaries   the permission-profile proof instead of the other steps: a write
                  each profile must refuse or allow; records in RECORDS/boundaries
   --expect DIR   fail (exit 1) when a step that passed in DIR's record of its
-                 runtime does not pass in this run";
+                 runtime does not pass in this run
+  --candidate-bin-dir DIR
+                 run the one --runtime from DIR (a candidate version staged
+                 elsewhere, as the canary does) instead of the pinned install
+  --comparison FILE
+                 with --expect: write each step beside the expected record's
+                 as JSON, with a verdict (the canary's behaviour stage)
+  --print-records-dir
+                 print the default records directory and exit";
 
 /// What to do.
 #[derive(Debug, Clone)]
@@ -42,6 +51,14 @@ pub struct Options {
     pub boundaries: bool,
     /// Records to judge this run against (`regressions.rs`).
     pub expect: Option<PathBuf>,
+    /// The one runtime's CLI is in this directory, not installed from its
+    /// pin (`--candidate-bin-dir`).
+    pub candidate_bin_dir: Option<PathBuf>,
+    /// Where the step-by-step comparison with the expected record goes
+    /// (`comparison.rs`).
+    pub comparison: Option<PathBuf>,
+    /// Print the default records directory and do nothing else.
+    pub print_records_dir: bool,
 }
 
 impl Options {
@@ -68,6 +85,9 @@ impl Options {
             doc_only: false,
             boundaries: false,
             expect: None,
+            candidate_bin_dir: None,
+            comparison: None,
+            print_records_dir: false,
         };
         let mut args = args.peekable();
         while let Some(arg) = args.next() {
@@ -94,9 +114,18 @@ impl Options {
                 "--doc-only" => options.doc_only = true,
                 "--boundaries" => options.boundaries = true,
                 "--expect" => options.expect = Some(absolute(value()?)),
+                "--candidate-bin-dir" => options.candidate_bin_dir = Some(absolute(value()?)),
+                "--comparison" => options.comparison = Some(absolute(value()?)),
+                "--print-records-dir" => options.print_records_dir = true,
                 "--help" | "-h" => return Err(String::new()),
                 other => return Err(format!("unknown argument {other:?}")),
             }
+        }
+        if options.candidate_bin_dir.is_some() && options.runtimes.len() != 1 {
+            return Err("--candidate-bin-dir needs exactly one --runtime".into());
+        }
+        if options.comparison.is_some() && options.expect.is_none() {
+            return Err("--comparison needs --expect (the records to compare with)".into());
         }
         if options.runtimes.is_empty() {
             options.runtimes = LIVE_RUNTIMES.iter().map(|id| (*id).to_owned()).collect();
