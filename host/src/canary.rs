@@ -8,12 +8,13 @@
 use crate::config::runtimes_config_from_env;
 use crate::server::daemon::catalog;
 use anyhow::{bail, Context};
+use panehost_adapters::canary::behaviour::{BehaviourSetting, BEHAVIOUR_TIMEOUT};
 use panehost_adapters::canary::installed::{installed_runtimes, Decision};
 use panehost_adapters::canary::npm::NpmRun;
 use panehost_adapters::canary::{run_canary, CanaryReport, CanaryRequest, Candidate, Verdict, STAGING_TIMEOUT};
 use panehost_adapters::probe::PROBE_TIMEOUT;
 use panehost_adapters::{Catalog, HostEnvironment};
-use panehost_client::cli::{CanaryLaunch, CanaryOutput, CanaryTarget};
+use panehost_client::cli::{CanaryLaunch, CanaryOutput, CanaryTarget, LiveStage};
 use std::path::PathBuf;
 
 /// Runs the canary as `launch` asks.
@@ -26,6 +27,7 @@ pub fn run(launch: CanaryLaunch) -> anyhow::Result<CanaryOutput> {
     let catalog = catalog(environment.clone(), runtimes_config_from_env().as_deref());
     let reports_dir = launch.state_dir.join("canary");
     let scratch_root = scratch_root(&environment);
+    let behaviour = launch.live.as_ref().map(behaviour_setting).transpose()?;
     let judge = |runtime: &str, candidate: Candidate| -> anyhow::Result<(CanaryReport, PathBuf)> {
         let Some(descriptor) = catalog.descriptor(runtime) else { bail!("unknown runtime {runtime:?}") };
         let request = CanaryRequest {
@@ -37,6 +39,7 @@ pub fn run(launch: CanaryLaunch) -> anyhow::Result<CanaryOutput> {
             probe_timeout: PROBE_TIMEOUT,
             staging_timeout: STAGING_TIMEOUT,
             keep_scratch: launch.keep_scratch,
+            behaviour: behaviour.clone(),
         };
         let report = run_canary(&request)?;
         let path = report
@@ -135,6 +138,44 @@ fn more_severe(one: Verdict, other: Verdict) -> Verdict {
         one
     }
 }
+
+/// The live proof for `--live`: `--live-proof`, else `panehost-live` beside
+/// this executable; the records it compares with: `--pinned-records`, else
+/// the ones it names itself (`--print-records-dir`: `tests/live-records` of
+/// the source tree it was built from).
+fn behaviour_setting(live: &LiveStage) -> anyhow::Result<BehaviourSetting> {
+    let live_program = match &live.live_proof {
+        Some(path) => std::path::absolute(path)?,
+        None => std::env::current_exe().context("cannot find this executable")?.with_file_name(LIVE_PROOF_PROGRAM),
+    };
+    if !live_program.is_file() {
+        bail!(
+            "--live needs the live proof, {}, which is not there: build it with `cargo build -p panehost-tests` \
+             (it comes with panehost-model-endpoint), or name it with --live-proof",
+            live_program.display()
+        );
+    }
+    let pinned_records = match &live.pinned_records {
+        Some(dir) => std::path::absolute(dir)?,
+        None => {
+            let output = std::process::Command::new(&live_program)
+                .arg("--print-records-dir")
+                .output()
+                .with_context(|| format!("cannot run {}", live_program.display()))?;
+            if !output.status.success() {
+                bail!("{} --print-records-dir failed ({})", live_program.display(), output.status);
+            }
+            PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+        }
+    };
+    if !pinned_records.is_dir() {
+        bail!("the pinned records {} are not a directory: name them with --pinned-records", pinned_records.display());
+    }
+    Ok(BehaviourSetting { live_program, pinned_records, timeout: BEHAVIOUR_TIMEOUT })
+}
+
+/// The live proof's executable name.
+const LIVE_PROOF_PROGRAM: &str = "panehost-live";
 
 /// Where candidates are staged: `$XDG_CACHE_HOME/panehost/canary`, else
 /// `~/.cache/panehost/canary`.

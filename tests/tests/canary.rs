@@ -331,7 +331,7 @@ const FAKE_NPM: &str = r#"case "$1" in
     prefix="$3"
     mkdir -p "$prefix/node_modules/.bin" "$prefix/node_modules/@vibe-kit/grok-cli"
     echo '{"version": "9.9.9"}' > "$prefix/node_modules/@vibe-kit/grok-cli/package.json"
-    printf '#!/bin/sh\ncase "$1" in --version) echo 9.9.9 ;; --help) echo "  -m, --model <model>" ;; esac\n' > "$prefix/node_modules/.bin/grok"
+    printf '#!/bin/sh\ncase "$1" in --version) echo 9.9.9 ;; --help) echo "Usage: grok [options]"; echo "  -m, --model <model>" ;; esac\n' > "$prefix/node_modules/.bin/grok"
     chmod +x "$prefix/node_modules/.bin/grok" ;;
   rebuild) REBUILD ;;
   *) exit 2 ;;
@@ -435,7 +435,7 @@ case "$1" in
 prefix="$(dirname "$0")/../.."
 case "$1" in
   --version) attempt probe; echo 9.9.9 ;;
-  --help) cat "$prefix/seen-by-install" "$prefix/seen-by-script"; attempt help; echo "  -m, --model <model>" ;;
+  --help) cat "$prefix/seen-by-install" "$prefix/seen-by-script"; attempt help; echo "Usage: grok [options]"; echo "  -m, --model <model>" ;;
 esac
 GROK
     chmod +x "$prefix/node_modules/.bin/grok" ;;
@@ -520,4 +520,177 @@ fn a_candidate_that_crashes_on_help_fails() {
     assert_eq!(failures[0], "`--help` crashed: signal: 11", "{failures:?}");
     // With no help, every requirement is missing too.
     assert_eq!(failures.len(), 3, "{failures:?}");
+}
+
+#[test]
+fn a_retirement_notice_in_place_of_the_help_fails_and_is_quoted() {
+    // As kimi-cli 1.52.0 answers: its version still reads, its help is a
+    // notice (and starting it runs another program's installer).
+    let notice = "kimi-cli is no longer maintained. Running the install script...";
+    let Some(report) = judge_stand_in(&version_and_help("panehost-fixture-agent 1.5.0", notice), 4) else { return };
+    let failures = findings(&report, "failures");
+    assert!(
+        failures.iter().any(|failure| failure.starts_with("`--help` shows no usage") && failure.contains(notice)),
+        "{failures:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The behaviour stage (`--live`): its plumbing, with a stand-in for the live
+// proof. The live proof itself, and its comparison, are run for real by CI
+// (`.ci/run`) and unit-tested in tests/src/bin/panehost-live/comparison.rs.
+// ---------------------------------------------------------------------------
+
+/// A stand-in for `panehost-live` that writes this comparison (with
+/// `RUNTIME` and `BIN_DIR` replaced by what it was given) to the file its
+/// `--comparison` names, and records its arguments and what it could see
+/// beside it.
+fn live_proof_stand_in(bin: &FakeBin, comparison: &str) -> PathBuf {
+    let script = format!(
+        r#"runtime= bin_dir= out= records=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runtime) runtime=$2; shift ;;
+    --candidate-bin-dir) bin_dir=$2; shift ;;
+    --comparison) out=$2; shift ;;
+    --records) records=$2; shift ;;
+  esac
+  shift
+done
+echo "[live] stand-in for $runtime from $bin_dir" >&2
+if [ -r "$HOME_SECRET" ]; then echo "[live] saw the secret" >&2; fi
+mkdir -p "$records"
+printf '%s
+' '{comparison}' | sed -e "s|RUNTIME|$runtime|" -e "s|BIN_DIR|$bin_dir|" > "$out""#
+    );
+    bin.script("panehost-live", &script);
+    bin.dir.path().join("panehost-live")
+}
+
+/// Pinned records with one (any) record of the fixture runtime.
+fn pinned_records(dirs: &CanaryDirs) -> PathBuf {
+    let records = dirs.dir.path().join("pinned-records");
+    std::fs::create_dir_all(&records).unwrap();
+    std::fs::write(records.join("fixture.json"), "{}").unwrap();
+    records
+}
+
+fn judge_live(dirs: &CanaryDirs, candidate: &Path, live_proof: &Path, records: &Path) -> Outcome {
+    let mut args = binary_args(candidate);
+    args.extend(["--live".to_owned(), "--live-proof".to_owned(), live_proof.display().to_string()]);
+    args.extend(["--pinned-records".to_owned(), records.display().to_string()]);
+    dirs.run(&args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+#[test]
+fn a_step_that_passed_for_the_pinned_version_and_fails_now_fails_the_candidate_naming_it() {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    let live = live_proof_stand_in(
+        &bin,
+        r#"{"runtime":"RUNTIME","pinned_version":"1.0.0","candidate_version":"1.4.0","verdict":"FAIL","steps":[
+            {"name":"start","result":"pass","pinned_result":"pass","changed":false,"detail":"started from BIN_DIR"},
+            {"name":"send","result":"fail","pinned_result":"pass","changed":true,"detail":"PONG never showed; the screen ends: > PING"},
+            {"name":"resume_latest","result":"pass","pinned_result":"not_applicable","changed":false,"detail":"new"}]}"#,
+    );
+    let candidate = bin_dir().join("panehost-fixture-agent");
+    let outcome = judge_live(&dirs, &candidate, &live, &pinned_records(&dirs));
+    if !sandbox_available() {
+        return expect_blocked_here(&outcome);
+    }
+    assert_eq!(outcome.code(), Some(4), "{outcome:?}");
+    let report = report_of(&outcome);
+    assert_eq!(report["verdict"], "FAIL", "{report:#}");
+    assert_eq!(
+        findings(&report, "failures"),
+        ["behaviour: `send` passed for the pinned 1.0.0 and is `fail` for the candidate: PONG never showed; the screen ends: > PING"]
+    );
+    let steps = report["steps"].as_array().unwrap();
+    let names: Vec<&str> = steps.iter().map(|step| step["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["start", "send", "resume_latest"]);
+    assert_eq!(steps[1]["pinned_result"], "pass");
+    // The live proof was given the candidate's own directory.
+    let start_detail = steps[0]["detail"].as_str().unwrap();
+    assert_eq!(start_detail, format!("started from {}", bin_dir().display()));
+    let behaviour = &report["behaviour"];
+    assert_eq!(behaviour["comparison"], "FAIL");
+    assert_eq!(behaviour["exit"], "exit status: 0");
+    assert!(
+        behaviour["output_tail"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|line| line.as_str().unwrap().contains("stand-in for fixture")),
+        "{behaviour:#}"
+    );
+}
+
+#[test]
+fn every_pinned_pass_passing_again_keeps_the_help_verdict() {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    let live = live_proof_stand_in(
+        &bin,
+        r#"{"runtime":"RUNTIME","pinned_version":"1.0.0","candidate_version":"1.4.0","verdict":"PASS","steps":[
+            {"name":"start","result":"pass","pinned_result":"pass","changed":false,"detail":"settled"}]}"#,
+    );
+    let outcome = judge_live(&dirs, &bin_dir().join("panehost-fixture-agent"), &live, &pinned_records(&dirs));
+    if !sandbox_available() {
+        return expect_blocked_here(&outcome);
+    }
+    assert_eq!(outcome.code(), Some(0), "{outcome:?}");
+    let report = report_of(&outcome);
+    assert_eq!(report["verdict"], "PASS", "{report:#}");
+    assert_eq!(report["behaviour"]["comparison"], "PASS");
+    assert_eq!(report["steps"][0]["name"], "start");
+}
+
+#[test]
+fn a_live_proof_that_writes_no_comparison_blocks_the_verdict() {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    bin.script("panehost-live", "echo '[live] cannot start the fixture' >&2; exit 1");
+    let live = bin.dir.path().join("panehost-live");
+    let outcome = judge_live(&dirs, &bin_dir().join("panehost-fixture-agent"), &live, &pinned_records(&dirs));
+    if !sandbox_available() {
+        return expect_blocked_here(&outcome);
+    }
+    assert_eq!(outcome.code(), Some(5), "{outcome:?}");
+    let report = report_of(&outcome);
+    assert_eq!(
+        findings(&report, "blocked"),
+        ["the live proof ended (exit status: 1) without comparing the steps: [live] cannot start the fixture"]
+    );
+}
+
+#[test]
+fn without_a_pinned_record_the_behaviour_is_left_unverified() {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    let live = live_proof_stand_in(&bin, "{}");
+    let empty = dirs.dir.path().join("no-records");
+    std::fs::create_dir_all(&empty).unwrap();
+    let outcome = judge_live(&dirs, &bin_dir().join("panehost-fixture-agent"), &live, &empty);
+    if !sandbox_available() {
+        return expect_blocked_here(&outcome);
+    }
+    assert_eq!(outcome.code(), Some(3), "{outcome:?}");
+    let report = report_of(&outcome);
+    let unverified = findings(&report, "unverified");
+    assert!(
+        unverified[0].starts_with("behaviour not judged: no live record of the pinned version of fixture"),
+        "{unverified:?}"
+    );
+}
+
+#[test]
+fn live_without_its_live_proof_is_refused_with_where_it_looked() {
+    let dirs = CanaryDirs::new();
+    let missing = dirs.dir.path().join("nowhere/panehost-live");
+    let mut args = binary_args(&bin_dir().join("panehost-fixture-agent"));
+    args.extend(["--live".to_owned(), "--live-proof".to_owned(), missing.display().to_string()]);
+    let outcome = dirs.run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(outcome.code(), Some(1), "{outcome:?}");
+    assert!(outcome.stderr.contains(&missing.display().to_string()), "{outcome:?}");
+    assert!(outcome.stderr.contains("cargo build -p panehost-tests"), "{outcome:?}");
 }

@@ -15,8 +15,11 @@
 //! is BLOCKED. Promotion is never performed: nothing installed is touched,
 //! and the scratch prefix is removed afterwards. [`installed`] picks the
 //! runtimes whose published version differs from the installed one, for
-//! the weekly timer.
+//! the weekly timer. With `--live`, [`behaviour`] then runs the candidate
+//! through the live proof's steps, in the same sandbox, and compares each
+//! with the pinned version's record.
 
+pub mod behaviour;
 pub mod clock;
 pub mod installed;
 pub mod npm;
@@ -29,6 +32,7 @@ use crate::descriptor::Descriptor;
 use crate::environment::HostEnvironment;
 use crate::identity::Identity;
 use crate::sandbox::{Sandbox, SandboxNetwork, SANDBOX_DESCRIPTION};
+use behaviour::{run_behaviour, BehaviourSetting, StagedCandidate};
 use npm::NpmRun;
 use offline_probes::{probe_offline, ProbeSetting};
 pub use report::CanaryReport;
@@ -65,6 +69,8 @@ pub struct CanaryRequest<'a> {
     pub staging_timeout: Duration,
     /// Keep the scratch prefix after the run (for a closer look).
     pub keep_scratch: bool,
+    /// Run the behaviour stage (`--live`) after the help checks pass.
+    pub behaviour: Option<BehaviourSetting>,
 }
 
 /// A request the canary cannot act on.
@@ -139,11 +145,41 @@ pub fn run_canary(request: &CanaryRequest<'_>) -> Result<CanaryReport, CanaryErr
         requirements: Default::default(),
         self_update_switches: Default::default(),
         promotion: PROMOTION.to_owned(),
+        steps: Vec::new(),
+        behaviour: None,
         started_at,
         started_stamp,
     };
     match staging {
-        Ok(staged) => probe_staged(request, &staged, &hidden, &mut report, &mut findings),
+        Ok(staged) => {
+            let probed = probe_staged(request, &staged, &hidden, &mut report, &mut findings);
+            let passed_help = findings.blocked.is_empty() && findings.failures.is_empty();
+            if let (Some(setting), Some(probed), true) = (&request.behaviour, probed, passed_help) {
+                let scratch = request.scratch_root.join(format!(
+                    "{}-live-{}-{}",
+                    descriptor.id,
+                    report.started_stamp,
+                    std::process::id()
+                ));
+                let candidate = StagedCandidate {
+                    bin_dir: &probed.bin_dir,
+                    shown: &probed.shown,
+                    search_path: &probed.search_path,
+                };
+                let outcome = run_behaviour(&descriptor.id, setting, candidate, &hidden, &scratch, &mut findings);
+                report.isolation.writable.push(scratch.display().to_string());
+                report.steps = outcome.steps;
+                report.behaviour = Some(outcome.record);
+                if !request.keep_scratch {
+                    remove_scratch(&scratch);
+                }
+            } else if request.behaviour.is_some() {
+                report.behaviour = Some(behaviour::BehaviourRecord {
+                    comparison: "not_run: the help checks did not pass".to_owned(),
+                    ..Default::default()
+                });
+            }
+        }
         Err(StagingError::Blocked(reason)) => findings.blocked.push(format!("staging failed: {reason}")),
         Err(StagingError::SandboxRefused(reason)) => {
             report.isolation.sandbox = format!("none: {reason}; nothing of the candidate ran");
@@ -173,13 +209,23 @@ fn hidden_dirs(request: &CanaryRequest<'_>) -> Vec<PathBuf> {
     hidden
 }
 
+/// What the behaviour stage needs of a probed candidate.
+struct Probed {
+    /// The directory the candidate's executable is found in.
+    bin_dir: PathBuf,
+    /// What the sandbox showed of it, read-only.
+    shown: Vec<PathBuf>,
+    /// The probes' `PATH`.
+    search_path: String,
+}
+
 fn probe_staged(
     request: &CanaryRequest<'_>,
     staged: &Staged,
     hidden: &[PathBuf],
     report: &mut CanaryReport,
     findings: &mut Findings,
-) {
+) -> Option<Probed> {
     report.candidate.package_version = staged.package_version.clone();
     match Identity::of(&staged.executable) {
         Ok(identity) => {
@@ -188,7 +234,7 @@ fn probe_staged(
         }
         Err(err) => {
             findings.failures.push(format!("cannot read {}: {err}", staged.executable.display()));
-            return;
+            return None;
         }
     }
     let host_path = request.environment.get("PATH").unwrap_or("/usr/bin:/bin");
@@ -202,8 +248,10 @@ fn probe_staged(
         read_only: staged.scratch.iter().cloned().collect(),
         writable: Vec::new(),
     };
+    let mut shown = Vec::new();
     if let Ok(view) = sandbox.view(&staged.executable, Some(&search_path)) {
         report.isolation.read_only = view.read_only.iter().map(|dir| dir.display().to_string()).collect();
+        shown = view.read_only;
     }
     let setting = ProbeSetting {
         executable: &staged.executable,
@@ -220,6 +268,13 @@ fn probe_staged(
         report.network = "none: the sandbox was refused, so no probe ran".to_owned();
         report.isolation.sandbox = "none: the sandbox was refused (see the findings), so no probe ran".to_owned();
     }
+    // The live proof's host finds the CLI where the probes did: in the
+    // staged prefix's `.bin`, or beside a `--binary` candidate.
+    let bin_dir = staged.path_prefix.clone().or_else(|| staged.executable.parent().map(PathBuf::from))?;
+    if !shown.iter().any(|dir| bin_dir.starts_with(dir)) {
+        shown.push(bin_dir.clone());
+    }
+    Some(Probed { bin_dir, shown, search_path })
 }
 
 /// Removes a scratch prefix; true when it is gone.

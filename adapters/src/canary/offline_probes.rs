@@ -158,6 +158,9 @@ fn read_version(descriptor: &Descriptor, run: &ProbeRun, record: &mut VersionRec
 
 /// The requirements against the help, and the self-update switches.
 fn check_help(descriptor: &Descriptor, help: &HelpTexts, seen: &mut ProbeFindings, findings: &mut Findings) {
+    if let Some(notice) = help.of(&["--help".to_owned()]).and_then(notice_instead_of_help) {
+        findings.failures.push(notice);
+    }
     let unmet = unmet_requirements(descriptor, help);
     seen.requirements.checked = requirements(descriptor).iter().map(describe_requirement).collect();
     seen.requirements.missing = unmet.iter().map(describe_requirement).collect();
@@ -178,6 +181,24 @@ fn check_help(descriptor: &Descriptor, help: &HelpTexts, seen: &mut ProbeFinding
     }
 }
 
+/// A finding when `--help` printed no usage at all: every CLI's own help
+/// names its usage (`Usage:`, `usage:`, `USAGE`), and a text without one
+/// is a notice in its place, as a retired CLI prints (kimi-cli 1.52.0:
+/// "kimi-cli is no longer maintained", then it runs another program's
+/// installer). Quoted so the report shows what the candidate said.
+fn notice_instead_of_help(text: &str) -> Option<String> {
+    // A help that printed nothing (or crashed) misses every requirement,
+    // which says enough.
+    if text.trim().is_empty() || text.to_lowercase().contains("usage") {
+        return None;
+    }
+    Some(format!(
+        "`--help` shows no usage: the candidate printed a notice, not a CLI's help (a retired or replaced \
+         release?): {:?}",
+        first_words(text.trim())
+    ))
+}
+
 /// `--continue` (flag), `read-only` (value), `-s` (flag of `resume --help`).
 pub(crate) fn describe_requirement(requirement: &Requirement) -> String {
     let kind = match requirement.kind {
@@ -192,4 +213,24 @@ pub(crate) fn describe_requirement(requirement: &Requirement) -> String {
 
 fn first_words(text: &str) -> String {
     text.chars().take(160).collect::<String>().replace('\n', " / ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_help_without_usage_is_a_notice_and_quoted() {
+        let retired = "kimi-cli is no longer maintained.\nRunning the Kimi Code install script...\n";
+        let finding = notice_instead_of_help(retired).expect("a notice");
+        assert!(finding.contains("no longer maintained"), "{finding}");
+        assert_eq!(notice_instead_of_help(" \n"), None, "an empty help misses every requirement instead");
+    }
+
+    #[test]
+    fn every_usage_spelling_is_a_help() {
+        for help in ["Usage: claude [options]", "usage: hermes [-h]", "omp v18\n\nUSAGE\n  $ omp", "Usage of run:"] {
+            assert_eq!(notice_instead_of_help(help), None, "{help}");
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! The canary's report: a JSON document (see docs/CANARY.md for every
 //! field), a summary for people, and the file it is kept in.
 
+use crate::canary::behaviour::{BehaviourRecord, StepComparison};
 use crate::canary::verdict::{Findings, Verdict};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,11 @@ pub struct CanaryReport {
     pub self_update_switches: SwitchesRecord,
     /// Always [`PROMOTION`].
     pub promotion: String,
+    /// With `--live`: each step of the live proof, the candidate's result
+    /// beside the pinned version's (empty without it).
+    pub steps: Vec<StepComparison>,
+    /// With `--live`: how the behaviour stage ran.
+    pub behaviour: Option<BehaviourRecord>,
     /// When the run started (UTC, `2026-11-30T09:41:07Z`).
     pub started_at: String,
     /// The same moment for file names (`20261130T094107Z`).
@@ -191,6 +197,15 @@ impl CanaryReport {
             self.requirements.checked.len(),
             self.requirements.missing.len()
         ));
+        if let Some(behaviour) = &self.behaviour {
+            let changed = self.steps.iter().filter(|step| step.changed).count();
+            lines.push(format!(
+                "  behaviour: {} ({} steps against the pinned {}, {changed} changed)",
+                behaviour.comparison,
+                self.steps.len(),
+                behaviour.pinned_version.as_deref().unwrap_or("-")
+            ));
+        }
         let sections = [
             ("blocked", &self.findings.blocked),
             ("failure", &self.findings.failures),

@@ -1,5 +1,5 @@
-//! `panehost canary --runtime ID (--version V | --binary PATH) [--json]`
-//! and `panehost canary --all-installed [--json]`.
+//! `panehost canary --runtime ID (--version V | --binary PATH) [--live] [--json]`
+//! and `panehost canary --all-installed [--live] [--json]`.
 //!
 //! The canary needs the runtime descriptors, which this crate does not
 //! know: the binary hands it a function ([`Entrypoints::run_canary`](super::Entrypoints))
@@ -33,6 +33,19 @@ pub(crate) struct CanaryArgs {
     /// Keep the scratch prefix a version was staged in.
     #[arg(long)]
     keep_scratch: bool,
+    /// After the help checks, run the candidate through the live proof's
+    /// steps in the sandbox and compare each with the pinned version's
+    /// record (docs/CANARY.md, "The behaviour stage").
+    #[arg(long)]
+    live: bool,
+    /// The live proof to run with --live [default: panehost-live beside
+    /// this executable].
+    #[arg(long, value_name = "PATH", requires = "live")]
+    live_proof: Option<PathBuf>,
+    /// The pinned versions' records to compare with [default: the live
+    /// proof's own, `tests/live-records` of its source tree].
+    #[arg(long, value_name = "DIR", requires = "live")]
+    pinned_records: Option<PathBuf>,
 }
 
 impl CanaryArgs {
@@ -72,6 +85,17 @@ pub struct CanaryLaunch {
     pub state_dir: PathBuf,
     /// Keep scratch prefixes.
     pub keep_scratch: bool,
+    /// Run the behaviour stage, and with what.
+    pub live: Option<LiveStage>,
+}
+
+/// The behaviour stage's tools, as given on the command line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LiveStage {
+    /// `--live-proof`: the live proof to run.
+    pub live_proof: Option<PathBuf>,
+    /// `--pinned-records`: the records to compare with.
+    pub pinned_records: Option<PathBuf>,
 }
 
 /// What the canary returns for printing.
@@ -98,7 +122,10 @@ pub(super) fn run(
         (false, Some(runtime), None, Some(path)) => CanaryTarget::Binary { runtime, path },
         _ => return Err(UsageError("give --runtime with --version or --binary, or --all-installed".into()).into()),
     };
-    let launch = CanaryLaunch { target, state_dir: context.state_dir.clone(), keep_scratch: args.keep_scratch };
+    let live = args
+        .live
+        .then(|| LiveStage { live_proof: args.live_proof.clone(), pinned_records: args.pinned_records.clone() });
+    let launch = CanaryLaunch { target, state_dir: context.state_dir.clone(), keep_scratch: args.keep_scratch, live };
     let output = run_canary(launch)?;
     if args.json {
         print_json_text(&output.json)?;

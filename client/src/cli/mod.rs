@@ -51,7 +51,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub use canary::{CanaryLaunch, CanaryOutput, CanaryTarget};
+pub use canary::{CanaryLaunch, CanaryOutput, CanaryTarget, LiveStage};
 
 /// What `panehost host` hands to the daemon.
 #[derive(Debug, Clone, PartialEq, Eq)]
