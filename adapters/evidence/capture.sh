@@ -67,7 +67,7 @@ export CAPTURED_ON
 RUNTIMES=(codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi omp pi deepseek)
 declare -A PKG VER BIN ENVS SUBS OPTS EXTRA ALLOW REGISTRY PYTHON
 PKG[codex]=@openai/codex;              VER[codex]=0.171.0;   BIN[codex]=codex
-PKG[claude]=@anthropic-ai/claude-code; VER[claude]=2.1.197;  BIN[claude]=claude
+PKG[claude]=@anthropic-ai/claude-code; VER[claude]=2.1.332;  BIN[claude]=claude
 PKG[gemini]=@google/gemini-cli;        VER[gemini]=0.61.0;   BIN[gemini]=gemini
 PKG[opencode]=opencode-ai;             VER[opencode]=1.18.33; BIN[opencode]=opencode
 PKG[qwen]=@qwen-code/qwen-code;        VER[qwen]=0.15.10;    BIN[qwen]=qwen

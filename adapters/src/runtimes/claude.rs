@@ -1,5 +1,5 @@
 //! `claude`: Claude Code. Flags checked against `claude --help` and
-//! `claude auth --help` of 2.1.197 (`adapters/evidence/claude.json`).
+//! `claude auth --help` of 2.1.332 (`adapters/evidence/claude.json`).
 
 use super::{agent_cli, profile, receipt, resume, sign_in, strings, variables};
 use crate::completion::{HookInjection, HookTarget, Injection, RuntimeHooks};
@@ -14,7 +14,7 @@ pub(super) fn descriptor() -> Descriptor {
         // Esc stops a running turn; Ctrl-C at an idle prompt starts to exit. (seen with the real CLI
         // against the local model endpoint; docs/LIVE.md)
         interrupt_keys: b"\x1b".to_vec(),
-        version: VersionProbe { args: strings(&["--version"]), floor: Some("2.1.197".into()) },
+        version: VersionProbe { args: strings(&["--version"]), floor: Some("2.1.332".into()) },
         model: ModelForm::Optional { flag: "--model".into() },
         resume_forms: vec![
             // `-r, --resume [value]`: a session id, or the picker without one.
