@@ -27,7 +27,6 @@ def test_the_handshake_is_at_the_hosts_revision(host) -> None:  # type: ignore[n
             assert welcome.host.startswith("panehost ")
 
     run(main())
-    assert "panehost-python/" in host.log()
 
 
 def test_a_refused_handshake_raises_with_the_code(host, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -208,3 +207,51 @@ def test_large_input_is_split_into_frames(host) -> None:  # type: ignore[no-unty
             assert match.matched == "1500000"
 
     run(main())
+
+
+def test_autostart_starts_a_host_when_none_answers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import os
+    import signal
+    import tempfile
+
+    from conftest import panehost_bin
+
+    directory = tempfile.mkdtemp(prefix="phpy-auto-", dir="/tmp")
+    socket_path = os.path.join(directory, "run", "host.sock")
+    state_dir = os.path.join(directory, "state")
+    autostart = panehost.Autostart(
+        program=panehost_bin(),
+        args=("--state-dir", state_dir),
+        env={"SHELL": "/bin/bash", "HOME": str(tmp_path)},
+        log_file=os.path.join(directory, "host.log"),
+    )
+
+    async def main() -> int:
+        async with await panehost.connect(socket_path, autostart=autostart) as client:
+            assert client.welcome.revision == panehost.PROTOCOL_REVISION
+            pane = await client.start("shell", command=["true"])
+            assert pane.runtime == "shell"
+        # A second connect finds the host that runs; it starts no other.
+        async with await panehost.connect(socket_path, autostart=autostart) as client:
+            assert [p.id for p in await client.list()] == [pane.id]
+        with open(os.path.join(state_dir, "host.lock")) as lock:
+            return int(json.loads(lock.read())["pid"])
+
+    pid = asyncio.run(main())
+    os.kill(pid, signal.SIGTERM)
+    import time
+
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            # The started host is this process's child: reap it.
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                break
+        except ChildProcessError:
+            break
+        time.sleep(0.02)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        raise AssertionError("the started host did not end")
+    assert open(os.path.join(directory, "host.log")).read().count("host listening") == 1
