@@ -7,7 +7,7 @@ differs from what the schema makes."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Dict, List, Optional, Union
+from typing import Any, ClassVar, Dict, List, Optional, Tuple, Union
 
 from ._wire import (
     DecodeError,

@@ -200,20 +200,24 @@ class Client:
     async def call(
         self,
         request: t.Request,
-        expect: str,
+        expect: Optional[str] = None,
         *,
         call_timeout: Optional[float] = DEFAULT,
         host_wait_ms: int = 0,
         resend: bool = False,
         hook: Optional[AnswerHook] = None,
     ) -> Any:
-        """Sends ``request`` and returns its answer of kind ``expect``.
+        """Sends ``request`` and returns its answer of kind ``expect`` (by
+        default the one the schema names for the request, ``x-answer``).
 
         ``call_timeout`` is the client's deadline in seconds (``None``
         waits forever; by default the client's ``request_timeout`` plus
         ``host_wait_ms``). ``resend`` sends the request again on a new
         connection when the connection was lost before its answer.
         ``hook`` runs when the answer arrives, before any later frame."""
+        expect = expect or getattr(request, "ANSWER", None)
+        if not expect:
+            raise ValueError(f"name the answer `{request.TAG}` expects (the schema gives none)")
         if call_timeout is DEFAULT:
             call_timeout = None if self._request_timeout is None else self._request_timeout + host_wait_ms / 1000
         what = f"`{request.TAG}`"

@@ -125,6 +125,27 @@ VOCABULARY_SCHEMA = {
                 {"type": "string"},
             ],
         },
+        "Request": {
+            "oneOf": [
+                {
+                    "type": "object",
+                    "properties": {"ping": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+                    "required": ["ping"],
+                    "x-answer": "pong",
+                }
+            ]
+        },
+        "Event": {
+            "oneOf": [
+                {
+                    "type": "object",
+                    "description": "A pane's event.",
+                    "properties": {"output": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+                    "required": ["output"],
+                    "x-streams": ["pane"],
+                }
+            ]
+        },
         "ErrorBody": {
             "type": "object",
             "properties": {
@@ -183,6 +204,11 @@ def test_an_open_vocabulary_becomes_an_enum_with_an_open_fallback(tmp_path: Path
     )
     with pytest.raises(panehost.DecodeError):
         module.ErrorBody.from_json({"code": 7})
+    # Which answer a request gets, and which subscriptions an event travels on.
+    assert module.RequestPing.ANSWER == "pong" and module.Request.ANSWER is None
+    assert module.EventOutput.STREAMS == ("pane",) and module.Event.STREAMS == ()
+    assert module.EventOutput.__doc__.startswith("A pane's event.")
+    assert module.RequestPing(n=3).to_json() == {"ping": {"n": 3}}
 
 
 def test_todays_schema_and_a_named_vocabulary_read_the_same_wire(tmp_path: Path) -> None:

@@ -276,7 +276,7 @@ class Generator:
         self.emit("from __future__ import annotations")
         self.emit("")
         self.emit("from dataclasses import dataclass, field")
-        self.emit("from typing import Any, ClassVar, Dict, List, Optional, Union")
+        self.emit("from typing import Any, ClassVar, Dict, List, Optional, Tuple, Union")
         self.emit("")
         self.emit("from ._wire import (")
         for helper in (
@@ -451,6 +451,15 @@ class Generator:
         self.emit("")
         self.emit("    TAG: ClassVar[str] = ''")
         self.emit('    """The variant\'s name on the wire."""')
+        branches = definition["oneOf"]
+        self.with_answer = any("x-answer" in branch for branch in branches)
+        self.with_streams = any("x-streams" in branch for branch in branches)
+        if self.with_answer:
+            self.emit("    ANSWER: ClassVar[Optional[str]] = None")
+            self.emit('    """The answer this request gets (the schema\'s ``x-answer``), such as ``started``."""')
+        if self.with_streams:
+            self.emit("    STREAMS: ClassVar[Tuple[str, ...]] = ()")
+            self.emit('    """The subscriptions this event travels on (the schema\'s ``x-streams``): ``pane``, ``watch``."""')
         self.emit("")
         self.emit("    @staticmethod")
         self.emit(f"    def from_json(value: Any, path: str = {base!r}) -> {base!r}:")
@@ -465,12 +474,14 @@ class Generator:
         self.emit('        """Its JSON value: ``{"tag": body}``, or ``"tag"`` for a variant without fields."""')
         self.emit("        raise NotImplementedError")
         for branch in definition["oneOf"]:
+            self.branch = branch
             if self.is_const_string(branch):
                 tag = branch["const"]
                 cls = base + camel(tag)
                 variants.append((tag, cls))
                 self.emit_unit_variant(base, cls, tag, branch)
                 continue
+            self.branch = branch
             props = branch.get("properties", {})
             if branch.get("type") != "object" or len(props) != 1:
                 raise SchemaError(f"{name}: a variant must be a string const or an object with one key")
@@ -498,9 +509,16 @@ class Generator:
         self.emit("")
         self.emit("@dataclass(frozen=True)")
         self.emit(f"class {cls}({bases}):")
+        self.head_doc_at = len(self.lines)
         self.lines += docstring(description, "    ")
         self.emit("")
         self.emit(f"    TAG: ClassVar[str] = {tag!r}")
+        branch = getattr(self, "branch", {})
+        if isinstance(branch.get("x-answer"), str):
+            self.emit(f"    ANSWER: ClassVar[Optional[str]] = {branch['x-answer']!r}")
+        if isinstance(branch.get("x-streams"), list):
+            streams = tuple(str(stream) for stream in branch["x-streams"])
+            self.emit(f"    STREAMS: ClassVar[Tuple[str, ...]] = {streams!r}")
 
     def variant_tail(self, cls: str, base: str, unit: bool = False) -> None:
         self.emit("")
@@ -532,7 +550,7 @@ class Generator:
 
     def emit_object_variant(self, base: str, cls: str, tag: str, inner: Dict[str, Any], description: Optional[str]) -> None:
         self.variant_head(cls, base, tag, None)
-        start = len(self.lines) - 2  # before the blank line and TAG
+        start = self.head_doc_at
         fields_doc = self.emit_body(base + "." + tag, inner)
         self.lines[start:start] = docstring(self.fields_text(description, fields_doc), "    ")
         self.variant_tail(cls, base)
