@@ -28,8 +28,8 @@ class Sink:
     """Receives the events of one subscription. Both methods run in the
     connection's reader and must not block."""
 
-    def event(self, event: t.Event) -> None:
-        """An event of the subscription, in the order the host sent it."""
+    def event(self, subscription: int, event: t.Event) -> None:
+        """An event of ``subscription``, in the order the host sent it."""
 
     def lost(self, error: PanehostError) -> None:
         """The connection closed before the subscription's ``ended`` event."""
@@ -254,7 +254,7 @@ class Connection:
                 return
             if isinstance(message.event, t.EventEnded):
                 del self._sinks[message.subscription]
-            sink.event(message.event)
+            sink.event(message.subscription, message.event)
         # A server message of a newer host this package does not know: ignored.
 
     def _finish(self, error: PanehostError) -> None:

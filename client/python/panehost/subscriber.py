@@ -138,7 +138,9 @@ class Subscriber(Sink):
 
     # The machinery.
 
-    def event(self, event: t.Event) -> None:
+    def event(self, subscription: int, event: t.Event) -> None:
+        if subscription != self._subscription:
+            return  # A subscription this one let go of and replaced.
         if self._state == SUBSCRIBED:
             self._on_event(event)
         elif self._state == BEHIND:
