@@ -86,6 +86,8 @@ class PaneStream(Subscriber):
         max_buffered: int,
         subscribe_timeout: Any,
     ) -> None:
+        if generation is not None and from_offset is None:
+            raise ValueError("a stream that resumes a generation needs the offset to resume from (from_offset)")
         super().__init__(client, max_buffered=max_buffered, subscribe_timeout=subscribe_timeout)
         #: The pane.
         self.pane = pane

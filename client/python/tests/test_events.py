@@ -146,3 +146,34 @@ def test_unknown_pane_is_raised_by_the_first_step(host) -> None:  # type: ignore
                 raise AssertionError("no error")
 
     asyncio.run(main())
+
+
+def test_a_stream_resumed_by_a_new_client_from_a_generation_and_offset(host) -> None:  # type: ignore[no-untyped-def]
+    async def main() -> None:
+        async with await panehost.connect(host.socket) as client:
+            pane = await client.start("shell", command=["sh", "-c", "echo first; read line; echo second-$line"])
+            transcript = Transcript()
+            async with client.events(pane.id, from_offset=0) as stream:
+                await follow_until(stream, transcript, lambda t: "first" in t.text)
+                generation, offset = stream.generation, stream.offset
+        # Another process (an API server after its restart) picks up there.
+        async with await panehost.connect(host.socket) as client:
+            resumed = Transcript()
+            async with client.events(pane.id, from_offset=offset, generation=generation) as stream:
+                await stream.subscribe()
+                await client.send(pane.id, "x", enter=True)
+                await follow_until(stream, resumed, lambda t: "second-x" in t.text)
+            start = resumed.items[0]
+            assert isinstance(start, panehost.StreamStarted)
+            assert isinstance(start.start, panehost.StreamStartReplay) and start.offset == offset
+            assert "first" not in resumed.text
+            whole = await whole_output(client, pane.id)
+            assert whole.startswith(bytes(transcript.data) + bytes(resumed.data))
+            try:
+                client.events(pane.id, generation=1)
+            except ValueError:
+                pass
+            else:
+                raise AssertionError("a generation without an offset was taken")
+
+    asyncio.run(main())
