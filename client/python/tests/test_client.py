@@ -161,7 +161,7 @@ def test_concurrent_requests_on_one_connection_are_matched_by_id(host) -> None: 
         async with await panehost.connect(host.socket) as client:
             panes = await asyncio.gather(*(client.start("shell", labels={"n": str(n)}) for n in range(4)))
             assert len({pane.id for pane in panes}) == 4
-            slow = asyncio.ensure_future(client.ask(panes[0].id, "sleep 1.5; echo slow"))
+            slow = asyncio.ensure_future(client.ask(panes[0].id, "sleep 3; echo slow"))
             answers = await within(
                 asyncio.gather(*(client.inspect(pane.id) for pane in panes for _ in range(10)))
             )
