@@ -212,6 +212,7 @@ def test_large_input_is_split_into_frames(host) -> None:  # type: ignore[no-unty
 def test_autostart_starts_a_host_when_none_answers(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import json
     import os
+    import shutil
     import signal
     import tempfile
 
@@ -238,7 +239,11 @@ def test_autostart_starts_a_host_when_none_answers(tmp_path) -> None:  # type: i
         with open(os.path.join(state_dir, "host.lock")) as lock:
             return int(json.loads(lock.read())["pid"])
 
-    pid = asyncio.run(main())
+    try:
+        pid = asyncio.run(main())
+    except BaseException:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise
     os.kill(pid, signal.SIGTERM)
     import time
 
@@ -254,4 +259,7 @@ def test_autostart_starts_a_host_when_none_answers(tmp_path) -> None:  # type: i
     else:
         os.kill(pid, signal.SIGKILL)
         raise AssertionError("the started host did not end")
-    assert open(os.path.join(directory, "host.log")).read().count("host listening") == 1
+    with open(os.path.join(directory, "host.log")) as log:
+        started = log.read().count("host listening")
+    shutil.rmtree(directory, ignore_errors=True)
+    assert started == 1
