@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import struct
 import tempfile
 from typing import Awaitable, Callable
@@ -49,6 +50,7 @@ async def serve(behaviour: Behaviour, test: Callable[[str], Awaitable[None]]) ->
     finally:
         server.close()
         await server.wait_closed()
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def test_a_frame_over_the_limit_closes_the_connection() -> None:

@@ -86,14 +86,15 @@ def test_a_listener_of_another_user_is_refused_before_anything_is_sent() -> None
     # An interpreter the other user can run (a virtualenv may sit in a
     # directory only this user can read).
     python = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if os.access(p, os.X_OK)), sys.executable)
-    listener = subprocess.Popen(
-        [python, "-c", LISTENER, str(theirs / "host.sock"), str(seen)],
-        user=NOBODY,
-        group=NOBODY,
-        extra_groups=[],
-        stdout=subprocess.PIPE,
-    )
+    listener = None
     try:
+        listener = subprocess.Popen(
+            [python, "-c", LISTENER, str(theirs / "host.sock"), str(seen)],
+            user=NOBODY,
+            group=NOBODY,
+            extra_groups=[],
+            stdout=subprocess.PIPE,
+        )
         assert listener.stdout is not None and listener.stdout.readline() == b"listening\n"
         os.rename(theirs / "host.sock", ours / "host.sock")
         os.chown(ours / "host.sock", 0, 0)
@@ -106,7 +107,8 @@ def test_a_listener_of_another_user_is_refused_before_anything_is_sent() -> None
             time.sleep(0.02)
         assert seen.exists() and seen.read_bytes() == b"", "the client sent something to a stranger"
     finally:
-        listener.kill()
-        listener.wait()
+        if listener is not None:
+            listener.kill()
+            listener.wait()
         shutil.rmtree(theirs, ignore_errors=True)
         shutil.rmtree(ours, ignore_errors=True)
