@@ -1,7 +1,9 @@
 //! `restore_reference`: a reboot, for one pane. A fresh pane answers
 //! `PING`; once the host has recorded the pane's session reference (from
 //! the CLI's output, hook payloads or session store, as its adapter
-//! declares), the host, every keeper and the pane's processes are killed
+//! declares) and the CLI has saved the answer in its own store (where the
+//! runner knows it: `sessions::wait_saved`), the host, every keeper and
+//! the pane's processes are killed
 //! with SIGKILL and a new host starts on the same state directory. The pane
 //! must come back as generation 2, restored by `native_reference`, with the
 //! earlier conversation (`PONG`) redrawn. A runtime that resumes no exact
@@ -48,6 +50,9 @@ pub async fn run(ctx: &Ctx<'_>) -> Outcome {
         Ok(found) => found.reference,
         Err(error) => return Outcome::fail(error),
     };
+    // The reboot comes once the CLI has saved the answer: a crash between
+    // drawing and saving loses the turn in the CLI itself.
+    let saved = sessions::wait_saved(&ctx.descriptor, &ctx.home, &reference, "PONG").await;
 
     let rebooted = Instant::now();
     if let Err(error) = ctx.host.reboot(&[summary.pid]) {
@@ -65,9 +70,12 @@ pub async fn run(ctx: &Ctx<'_>) -> Outcome {
     let took = rebooted.elapsed().as_millis();
     match checked {
         Ok(seen) => Outcome::pass(format!(
-            "session {reference} recorded before the reboot; after it, {seen} ({took} ms after the kill); {closed}"
+            "session {reference} recorded before the reboot ({saved}); after it, {seen} ({took} ms after the kill); \
+             {closed}"
         )),
-        Err(error) => Outcome::fail(format!("session {reference} recorded before the reboot; {error}; {closed}")),
+        Err(error) => {
+            Outcome::fail(format!("session {reference} recorded before the reboot ({saved}); {error}; {closed}"))
+        }
     }
 }
 

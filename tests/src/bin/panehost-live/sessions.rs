@@ -69,6 +69,59 @@ fn checked(
     Ok(Found { reference, how: format!("{how}, {}", relative(&path)) })
 }
 
+/// How long [`wait_saved`] waits for the CLI to save an answer.
+const SAVE_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// How deep [`wait_saved`] looks under the store for the session's file
+/// (codex: `sessions/YYYY/MM/DD/rollout-…-<reference>.jsonl`).
+const STORE_DEPTH: usize = 6;
+
+/// Waits until the CLI's own store holds `text` in the file of session
+/// `reference` (the answer saved, not only drawn): a CLI killed between
+/// drawing an answer and saving it loses that turn, which is the CLI's
+/// behaviour, not the host's (Qwen Code 0.24.4 writes its `assistant`
+/// record 0.4 to 2 s after the answer is on the screen). Says how long it
+/// took, or that it was not seen (a store the runner does not know, or
+/// nothing saved within [`SAVE_WAIT`]).
+pub async fn wait_saved(descriptor: &Descriptor, home: &Path, reference: &str, text: &str) -> String {
+    let declared = match &descriptor.reference_capture {
+        ReferenceCapture::SessionStore(declared) => declared.clone(),
+        _ if descriptor.id == "claude" => claude_store(),
+        _ => return "the runner knows no session store to see the answer saved in".to_owned(),
+    };
+    let env = vec![("HOME".to_owned(), home.display().to_string())];
+    let Some(store) = declared.location(&env) else { return "the store has no location".to_owned() };
+    let started = std::time::Instant::now();
+    loop {
+        let mut files = Vec::new();
+        session_files(&store, reference, STORE_DEPTH, &mut files);
+        if files.iter().any(|file| std::fs::read_to_string(file).is_ok_and(|saved| saved.contains(text))) {
+            return format!("the CLI's store held the answer {} ms after it was drawn", started.elapsed().as_millis());
+        }
+        if started.elapsed() > SAVE_WAIT {
+            return format!("the CLI's store did not hold the answer within {} s", SAVE_WAIT.as_secs());
+        }
+        crate::outcome::pause(100).await;
+    }
+}
+
+/// The files under `dir` (at most `depth` levels down) whose names hold
+/// `reference` (qwen keeps `<reference>.jsonl` beside
+/// `<reference>.runtime.json`).
+fn session_files(dir: &Path, reference: &str, depth: usize, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+            if depth > 0 {
+                session_files(&path, reference, depth - 1, found);
+            }
+        } else if entry.file_name().to_string_lossy().contains(reference) {
+            found.push(path);
+        }
+    }
+}
+
 /// The session reference the host recorded for `pane` (from the CLI's
 /// output or hook payloads), once it has one (within 30 s).
 pub async fn recorded(state_dir: &Path, pane: &PaneId) -> Result<Found, String> {
