@@ -537,6 +537,31 @@ fn an_interrupt_just_after_a_command_leaves_the_next_command_whole() {
     host.stop();
 }
 
+/// The Ctrl-C ends the command, but the prompt that says so is slow to
+/// come (here a prompt command that sleeps 3 s, longer than the host's
+/// wait for it; under load, a busy machine): the interrupt is the keys'
+/// doing, and no SIGINT is sent to whatever runs in the foreground next.
+#[test]
+fn an_interrupt_whose_prompt_is_slow_to_come_is_the_keys_doing() {
+    let host = bash_host();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    ask(&mut conn, &pane, r#"PROMPT_COMMAND="sleep 3;$PROMPT_COMMAND""#);
+    let send = SendParams { pane: pane.clone(), text: "sleep 100".into(), enter: true, ..Default::default() };
+    conn.ok(Request::Send(send));
+    wait_for("the command to begin", || {
+        let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+        (detail.pane.activity == "busy").then_some(()).ok_or(detail.pane.activity)
+    });
+    let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: false }) else {
+        panic!()
+    };
+    let actions: Vec<&str> = report.steps.iter().map(|step| step.action.as_str()).collect();
+    assert_eq!((report.outcome.as_str(), actions), ("turn_cancelled", vec!["keys", "observed"]), "{report:?}");
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
 #[test]
 fn a_submission_cut_by_a_killed_host_leaves_the_next_command_whole() {
     let mut host = bash_host();

@@ -71,3 +71,14 @@ async def until_idle(client: panehost.Client, pane: str) -> None:
             await asyncio.sleep(0.02)
 
     await within(run())
+
+
+async def until_busy(client: panehost.Client, pane: str) -> None:
+    """Returns once a turn has started in the pane (its activity ``busy``):
+    for a shell, once the command has begun, not only been echoed."""
+
+    async def run() -> None:
+        while (await client.inspect(pane)).pane.activity != "busy":
+            await asyncio.sleep(0.02)
+
+    await within(run())

@@ -10,7 +10,7 @@ import pytest
 
 import panehost
 from panehost import connection as connection_module
-from support import until_idle, within
+from support import until_busy, until_idle, within
 
 
 def run(coroutine):  # type: ignore[no-untyped-def]
@@ -183,6 +183,8 @@ def test_interrupt_stops_a_running_command(host) -> None:  # type: ignore[no-unt
             await client.ask(pane.id, "true")
             await client.send(pane.id, "sleep 100", enter=True)
             await client.wait_for(pane.id, "sleep 100", wait_timeout_ms=10_000)
+            # The command has begun (not only been echoed) before the Ctrl-C.
+            await until_busy(client, pane.id)
             report = await client.interrupt(pane.id)
             assert isinstance(report, panehost.InterruptReport)
             assert report.outcome == "turn_cancelled", report

@@ -459,6 +459,18 @@ pub(crate) async fn handle_interrupt(
         step("observed", "nothing confirms the stop".into(), &mut steps);
         return report("unconfirmed", steps, None);
     }
+    // The keys ended the job they were meant for (its process group is
+    // gone) but the turn's end is not seen yet: a loaded machine, or a
+    // prompt slow to draw. A signal now would reach whatever runs in the
+    // foreground next (a prompt command); the end is waited for instead.
+    if keys_ended_the_job(&pane, target) {
+        let confirmation = confirm(&pane, first_seq, was_busy).await;
+        if let Some(outcome) =
+            conclude(&pane, confirmation, "turn_cancelled", &mut |action, detail| step(action, detail, &mut steps))
+        {
+            return report(outcome, steps, None);
+        }
+    }
     let group = pane.signal_foreground(Signal::INT);
     step("sigint", group, &mut steps);
     let confirmation = confirm(&pane, first_seq, was_busy).await;
@@ -577,6 +589,12 @@ enum Confirmation {
 /// prompt marks), quiet output confirms nothing: a Ctrl-C that reached
 /// the shell while it was still starting the command leaves the command
 /// running, quietly; the stop then escalates to SIGINT for it.
+/// True when the process group in the foreground when the keys were sent
+/// was a job of the pane's program (not the program itself) and is gone.
+fn keys_ended_the_job(pane: &Pane, target: Option<rustix::process::Pid>) -> bool {
+    target.is_some_and(|group| group.as_raw_nonzero().get() as u32 != pane.info().pid && !Pane::group_exists(group))
+}
+
 async fn confirm(pane: &Pane, first_seq: u64, turn_running: bool) -> Confirmation {
     let quiet_confirms = turn_running && !pane.completion().ends_interrupted_turns();
     let began = Instant::now();
