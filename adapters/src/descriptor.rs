@@ -2,6 +2,8 @@
 //! a launch is the [launcher](crate::launcher)'s business.
 
 use crate::reference_pattern::ReferencePattern;
+use panehost_ipc::runtime::{evidence, permission_profile, resume_mode};
+use panehost_ipc::turn::completion;
 
 /// How a runtime's executable is found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,9 +82,9 @@ impl ResumeMode {
     /// The mode's name on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
-            ResumeMode::Reference => "REFERENCE",
-            ResumeMode::ProviderSelection => "PROVIDER_SELECTION",
-            ResumeMode::InteractivePicker => "INTERACTIVE_PICKER",
+            ResumeMode::Reference => resume_mode::REFERENCE,
+            ResumeMode::ProviderSelection => resume_mode::PROVIDER_SELECTION,
+            ResumeMode::InteractivePicker => resume_mode::INTERACTIVE_PICKER,
         }
     }
 }
@@ -128,9 +130,9 @@ impl PermissionProfile {
     /// The profile's name on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
-            PermissionProfile::ReadOnly => "read_only",
-            PermissionProfile::WorkspaceWrite => "workspace_write",
-            PermissionProfile::FullAccess => "full_access",
+            PermissionProfile::ReadOnly => permission_profile::READ_ONLY,
+            PermissionProfile::WorkspaceWrite => permission_profile::WORKSPACE_WRITE,
+            PermissionProfile::FullAccess => permission_profile::FULL_ACCESS,
         }
     }
 
@@ -173,12 +175,12 @@ impl CompletionSignal {
     /// The signal's name in reports.
     pub fn as_str(self) -> &'static str {
         match self {
-            CompletionSignal::Hook => "hook",
-            CompletionSignal::NotifyProgram => "notify_program",
-            CompletionSignal::TerminalNotification => "terminal_notification",
-            CompletionSignal::ScreenHeuristic => "screen_heuristic",
-            CompletionSignal::Unobserved => "unobserved",
-            CompletionSignal::ShellIntegration => "shell_integration",
+            CompletionSignal::Hook => completion::HOOK,
+            CompletionSignal::NotifyProgram => completion::NOTIFY_PROGRAM,
+            CompletionSignal::TerminalNotification => completion::TERMINAL_NOTIFICATION,
+            CompletionSignal::ScreenHeuristic => completion::SCREEN_HEURISTIC,
+            CompletionSignal::Unobserved => completion::UNOBSERVED,
+            CompletionSignal::ShellIntegration => completion::SHELL_INTEGRATION,
         }
     }
 
@@ -298,10 +300,10 @@ impl Evidence {
     /// The evidence kind's name in reports.
     pub fn kind(&self) -> &'static str {
         match self {
-            Evidence::CapturedHelp { .. } => "captured_help",
-            Evidence::Documentation => "documentation",
-            Evidence::ThisRepository => "this_repository",
-            Evidence::Operator => "operator",
+            Evidence::CapturedHelp { .. } => evidence::CAPTURED_HELP,
+            Evidence::Documentation => evidence::DOCUMENTATION,
+            Evidence::ThisRepository => evidence::THIS_REPOSITORY,
+            Evidence::Operator => evidence::OPERATOR,
         }
     }
 }

@@ -52,7 +52,7 @@ pub fn usage(payload: &str) -> Usage {
     if input_tokens.is_none() && output_tokens.is_none() && cost.is_none() {
         return Usage::unavailable();
     }
-    Usage { kind: "measured".into(), input_tokens, output_tokens, cost_micro_usd: cost }
+    Usage { kind: panehost_ipc::turn::usage_kind::MEASURED.into(), input_tokens, output_tokens, cost_micro_usd: cost }
 }
 
 /// What a payload says about the turn it reports. Empty fields mean the

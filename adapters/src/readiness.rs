@@ -13,6 +13,7 @@ use crate::descriptor::{Descriptor, ReceiptSupport};
 use crate::detection::Detection;
 use crate::sign_in::{SignInReading, SignInState};
 use crate::version::FloorStatus;
+use panehost_ipc::runtime::readiness_gate;
 use std::time::Duration;
 
 /// What a `reduced` runtime cannot do: resume (its flags may differ in a
@@ -36,9 +37,9 @@ impl ReadinessState {
     /// The state as it travels on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
-            ReadinessState::Ready => "ready",
-            ReadinessState::NotReady => "not_ready",
-            ReadinessState::Reduced => "reduced",
+            ReadinessState::Ready => panehost_ipc::runtime::readiness::READY,
+            ReadinessState::NotReady => panehost_ipc::runtime::readiness::NOT_READY,
+            ReadinessState::Reduced => panehost_ipc::runtime::readiness::REDUCED,
         }
     }
 }
@@ -62,11 +63,11 @@ impl Gate {
     /// The gate as it travels on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
-            Gate::Supported => "supported",
-            Gate::Installed => "installed",
-            Gate::Version => "version",
-            Gate::SignIn => "sign_in",
-            Gate::Receipt => "receipt",
+            Gate::Supported => readiness_gate::SUPPORTED,
+            Gate::Installed => readiness_gate::INSTALLED,
+            Gate::Version => readiness_gate::VERSION,
+            Gate::SignIn => readiness_gate::SIGN_IN,
+            Gate::Receipt => readiness_gate::RECEIPT,
         }
     }
 }

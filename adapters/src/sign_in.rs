@@ -5,6 +5,7 @@
 
 use crate::descriptor::{Descriptor, LoginForm};
 use crate::environment::HostEnvironment;
+use panehost_ipc::runtime::sign_in as wire;
 
 /// What a sign-in reading found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,10 +24,10 @@ impl SignInState {
     /// The state as it travels on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
-            SignInState::SignedIn => "signed_in",
-            SignInState::SignedOut => "signed_out",
-            SignInState::Unobservable => "unobservable",
-            SignInState::NotRequired => "not_required",
+            SignInState::SignedIn => wire::SIGNED_IN,
+            SignInState::SignedOut => wire::SIGNED_OUT,
+            SignInState::Unobservable => wire::UNOBSERVABLE,
+            SignInState::NotRequired => wire::NOT_REQUIRED,
         }
     }
 }

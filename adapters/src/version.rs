@@ -1,5 +1,6 @@
 //! Reading a CLI's version, and the tri-state floor check.
 
+use panehost_ipc::runtime::floor_status;
 use std::cmp::Ordering;
 
 /// How a version compares with its floor.
@@ -17,9 +18,9 @@ impl FloorStatus {
     /// The status's name in reports.
     pub fn as_str(self) -> &'static str {
         match self {
-            FloorStatus::AtOrAbove => "at_or_above",
-            FloorStatus::Below => "below",
-            FloorStatus::Indeterminate => "indeterminate",
+            FloorStatus::AtOrAbove => floor_status::AT_OR_ABOVE,
+            FloorStatus::Below => floor_status::BELOW,
+            FloorStatus::Indeterminate => floor_status::INDETERMINATE,
         }
     }
 }

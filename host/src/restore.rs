@@ -25,6 +25,7 @@ use crate::server::host_state::HostState;
 use crate::store::records::{BadRecord, PaneRecord};
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::{CompletionSignal, ResumeMode};
+use panehost_ipc::pane::restored_by;
 use panehost_ipc::{limitation, ResumeRequest, Size};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -165,7 +166,7 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
                 turns::enforce_wall_time(Arc::clone(&pane), left);
             }
             host.registry.insert(pane);
-            return Ok("keeper");
+            return Ok(restored_by::KEEPER);
         }
         Err(err) => tracing::info!(pane = %record.id, %err, "keeper gone; restoring through native resume"),
     }
@@ -182,15 +183,15 @@ async fn restore(host: &Arc<HostState>, record: PaneRecord) -> Result<&'static s
     let how = match (&record.native_reference, descriptor.resume_form(ResumeMode::Reference)) {
         (Some(reference), Some(_)) => {
             start.resume = Some(ResumeRequest::Reference(reference.clone()));
-            "native_reference"
+            restored_by::NATIVE_REFERENCE
         }
         _ if descriptor.resume_form(ResumeMode::ProviderSelection).is_some() => {
             start.resume = Some(ResumeRequest::Latest);
-            "provider_selection"
+            restored_by::PROVIDER_SELECTION
         }
         _ if descriptor.limitations.iter().any(|code| code == limitation::HOST_LOSS_RESTARTS_FRESH) => {
             start.resume = None;
-            "fresh"
+            restored_by::FRESH
         }
         _ => return Err("the runtime can neither resume nor declares a fresh restart".into()),
     };

@@ -11,11 +11,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorBody {
     /// A stable code from [`ErrorCode`].
+    #[schemars(with = "crate::vocabulary::ErrorCodeSchema")]
     pub code: String,
     /// A sentence for people; not for matching.
     pub message: String,
     /// The limitation code that explains an `OPERATION_UNSUPPORTED`, if any.
     #[serde(default)]
+    #[schemars(with = "Option<crate::vocabulary::LimitationCodeSchema>")]
     pub limitation: Option<String>,
 }
 
@@ -58,6 +60,11 @@ macro_rules! error_codes {
         impl ErrorCode {
             /// Every code, in declaration order.
             pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// Every code as it travels on the wire, in declaration order:
+            /// the known values of the `ErrorCode` vocabulary
+            /// ([`crate::vocabulary`]).
+            pub const NAMES: &'static [&'static str] = &[$($text,)*];
 
             /// The code as it travels on the wire.
             pub fn as_str(self) -> &'static str {

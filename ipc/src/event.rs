@@ -6,6 +6,49 @@ use crate::screen::ScreenSnapshot;
 use crate::turn::Usage;
 use serde::{Deserialize, Serialize};
 
+/// Why a subscription ended (`ended`'s `reason`). Travels as a string.
+pub mod end_reason {
+    /// The pane's process exited (after `exited`).
+    pub const EXITED: &str = "exited";
+    /// The pane was closed, or the host is going away.
+    pub const CLOSED: &str = "closed";
+    /// The client's `unsubscribe` ended it.
+    pub const UNSUBSCRIBED: &str = "unsubscribed";
+
+    /// Every reason: the known values of the `EndReason` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[EXITED, CLOSED, UNSUBSCRIBED];
+}
+
+/// The subscriptions an event travels on: a pane's stream (`events`,
+/// `reconnect`) or a `watch` of every pane.
+pub mod stream {
+    /// A pane's stream, which `events` and `reconnect` open.
+    pub const PANE: &str = "pane";
+    /// A `watch` of every pane.
+    pub const WATCH: &str = "watch";
+}
+
+/// Each event, in the order of [`Event`]'s variants, with the
+/// subscriptions it travels on ([`stream`]). The schema states it as each
+/// event variant's `x-streams`.
+pub const STREAMS: &[(&str, &[&str])] = &[
+    ("output", &[stream::PANE]),
+    ("resync", &[stream::PANE]),
+    ("resized", &[stream::PANE]),
+    ("exited", &[stream::PANE]),
+    ("ended", &[stream::PANE, stream::WATCH]),
+    ("turn_started", &[stream::PANE]),
+    ("turn_completed", &[stream::PANE]),
+    ("awaiting_input", &[stream::PANE]),
+    ("approval_requested", &[stream::PANE]),
+    ("pane_started", &[stream::WATCH]),
+    ("pane_activity", &[stream::WATCH]),
+    ("pane_exited", &[stream::WATCH]),
+    ("pane_ended", &[stream::WATCH]),
+    ("pane_list", &[stream::WATCH]),
+];
+
 /// How a subscription's stream begins.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -73,7 +116,8 @@ pub enum Event {
     },
     /// The subscription is over; no more events carry its id.
     Ended {
-        /// `exited`, `closed` or `unsubscribed`.
+        /// `exited`, `closed` or `unsubscribed` ([`end_reason`]).
+        #[schemars(with = "crate::vocabulary::EndReasonSchema")]
         reason: String,
     },
     /// A turn began: input was submitted, or the CLI said so.
@@ -81,6 +125,7 @@ pub enum Event {
         /// The output offset when it was observed.
         offset: u64,
         /// Where the signal came from (see [`crate::turn::source`]).
+        #[schemars(with = "crate::vocabulary::TurnSourceSchema")]
         source: String,
     },
     /// A turn ended.
@@ -88,6 +133,7 @@ pub enum Event {
         /// The output offset when it was observed.
         offset: u64,
         /// Where the signal came from (see [`crate::turn::source`]).
+        #[schemars(with = "crate::vocabulary::TurnSourceSchema")]
         source: String,
         /// Usage of the turn, or `unavailable`.
         usage: Usage,
@@ -100,7 +146,8 @@ pub enum Event {
     AwaitingInput {
         /// The output offset when it was observed.
         offset: u64,
-        /// Where the signal came from.
+        /// Where the signal came from (see [`crate::turn::source`]).
+        #[schemars(with = "crate::vocabulary::TurnSourceSchema")]
         source: String,
         /// What the CLI said, when it said something.
         detail: String,
@@ -109,7 +156,8 @@ pub enum Event {
     ApprovalRequested {
         /// The output offset when it was observed.
         offset: u64,
-        /// Where the signal came from.
+        /// Where the signal came from (see [`crate::turn::source`]).
+        #[schemars(with = "crate::vocabulary::TurnSourceSchema")]
         source: String,
         /// What the CLI said, when it said something.
         detail: String,
@@ -127,6 +175,7 @@ pub enum Event {
         /// The pane.
         pane: PaneId,
         /// Its activity now.
+        #[schemars(with = "crate::vocabulary::ActivitySchema")]
         activity: String,
     },
     /// On a `watch` subscription: a pane's process exited; the pane stays,
@@ -154,4 +203,33 @@ pub enum Event {
         /// How many events were dropped.
         missed: u64,
     },
+}
+
+impl Event {
+    /// The event's name on the wire (`output`, `pane_started`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::Output { .. } => "output",
+            Event::Resync { .. } => "resync",
+            Event::Resized { .. } => "resized",
+            Event::Exited { .. } => "exited",
+            Event::Ended { .. } => "ended",
+            Event::TurnStarted { .. } => "turn_started",
+            Event::TurnCompleted { .. } => "turn_completed",
+            Event::AwaitingInput { .. } => "awaiting_input",
+            Event::ApprovalRequested { .. } => "approval_requested",
+            Event::PaneStarted { .. } => "pane_started",
+            Event::PaneActivity { .. } => "pane_activity",
+            Event::PaneExited { .. } => "pane_exited",
+            Event::PaneEnded { .. } => "pane_ended",
+            Event::PaneList { .. } => "pane_list",
+        }
+    }
+
+    /// Whether this event travels on subscriptions of kind `stream`
+    /// ([`STREAMS`]).
+    pub fn travels_on(&self, stream: &str) -> bool {
+        let name = self.name();
+        STREAMS.iter().any(|(event, streams)| *event == name && streams.contains(&stream))
+    }
 }

@@ -63,6 +63,7 @@ pub enum HandshakeReply {
     /// The connection is refused and will be closed.
     Refused {
         /// A stable error code, such as `PROTOCOL_MISMATCH`.
+        #[schemars(with = "crate::vocabulary::ErrorCodeSchema")]
         code: String,
         /// A sentence for people.
         message: String,

@@ -42,6 +42,7 @@ pub mod screen;
 pub mod socket_path;
 pub mod terminal;
 pub mod turn;
+pub mod vocabulary;
 pub mod wait;
 
 pub use byte_buf::ByteBuf;

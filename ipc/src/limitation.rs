@@ -37,7 +37,8 @@ pub const INTERRUPT_KEEPS_REQUEST: &str = "INTERRUPT_KEEPS_REQUEST";
 /// is never ready for work that requires one.
 pub const RECEIPT_UNAVAILABLE: &str = "RECEIPT_UNAVAILABLE";
 
-/// Every limitation code this crate knows.
+/// Every limitation code this crate knows: the known values of the
+/// `LimitationCode` vocabulary ([`crate::vocabulary`]).
 pub const ALL: &[&str] = &[
     START_REQUIRES_RESOLVED_MODEL,
     NATIVE_RESUME_UNSUPPORTED,

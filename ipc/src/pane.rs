@@ -137,6 +137,28 @@ pub enum PaneState {
     Exited(ExitStatus),
 }
 
+/// How a pane came to this host ([`PaneSummary::restored_by`]). Travels as
+/// a string.
+pub mod restored_by {
+    /// By a `start` or a `login`.
+    pub const STARTED: &str = "started";
+    /// After a host restart: the same process, taken back from its keeper.
+    pub const KEEPER: &str = "keeper";
+    /// After a host restart: a new process that resumed the session by its
+    /// exact reference (the generation grew).
+    pub const NATIVE_REFERENCE: &str = "native_reference";
+    /// After a host restart: a new process that resumed the CLI's latest
+    /// session (the generation grew).
+    pub const PROVIDER_SELECTION: &str = "provider_selection";
+    /// After a host restart: a new process, starting over, where the
+    /// runtime declares `HOST_LOSS_RESTARTS_FRESH`.
+    pub const FRESH: &str = "fresh";
+
+    /// Every way: the known values of the `RestoredBy` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[STARTED, KEEPER, NATIVE_REFERENCE, PROVIDER_SELECTION, FRESH];
+}
+
 /// One pane, as `list` and `start` describe it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PaneSummary {
@@ -163,6 +185,7 @@ pub struct PaneSummary {
     /// What its agent is doing: `idle`, `busy`, `awaiting_input` or
     /// `unknown` (see [`crate::turn::activity`]).
     #[serde(default)]
+    #[schemars(with = "crate::vocabulary::ActivitySchema")]
     pub activity: String,
     /// How the pane came to this host: `started` (by a `start` or `login`),
     /// or, after a host restart, `keeper` (the same process, taken back
@@ -171,11 +194,13 @@ pub struct PaneSummary {
     /// (a new process, starting over, where the runtime declares
     /// `HOST_LOSS_RESTARTS_FRESH`).
     #[serde(default)]
+    #[schemars(with = "crate::vocabulary::RestoredBySchema")]
     pub restored_by: String,
     /// How the end of a turn is observed for this pane: `hook`,
-    /// `notify_program`, `terminal_notification`, `screen_heuristic` or
-    /// `unobserved`.
+    /// `notify_program`, `terminal_notification`, `screen_heuristic`,
+    /// `unobserved` or `shell_integration` ([`crate::turn::completion`]).
     #[serde(default)]
+    #[schemars(with = "crate::vocabulary::CompletionSourceSchema")]
     pub completion: String,
     /// The labels the client started it with (revision 3).
     #[serde(default)]

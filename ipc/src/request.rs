@@ -128,6 +128,7 @@ pub enum Request {
         token: String,
         /// `turn_started`, `turn_completed`, `notification` (the host reads
         /// the payload to tell awaiting input from an approval request).
+        #[schemars(with = "crate::vocabulary::NotifyEventSchema")]
         event: String,
         /// What the hook received (usually JSON), passed on as text.
         #[serde(default)]
@@ -192,6 +193,81 @@ pub enum Request {
     },
 }
 
+/// Each operation, in the order of [`Request`]'s variants, with the
+/// [`crate::Response`] variant that answers it when it succeeds (a failure
+/// is an `error` message). The schema states it as each request variant's
+/// `x-answer`.
+pub const ANSWERS: &[(&str, &str)] = &[
+    ("start", "started"),
+    ("send", "sent"),
+    ("interrupt", "interrupted"),
+    ("inspect", "inspected"),
+    ("events", "subscribed"),
+    ("reconnect", "subscribed"),
+    ("unsubscribe", "unsubscribed"),
+    ("resize", "resized"),
+    ("list", "panes"),
+    ("close", "closed"),
+    ("runtimes", "runtimes"),
+    ("login", "started"),
+    ("ask", "answered"),
+    ("notify", "notified"),
+    ("probe_runtime", "receipt"),
+    ("history", "history"),
+    ("watch", "watching"),
+    ("wait_for", "waited"),
+    ("attach_terminal", "terminal_released"),
+];
+
+impl Request {
+    /// The operation's name on the wire (`start`, `wait_for`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Request::Start(_) => "start",
+            Request::Send(_) => "send",
+            Request::Interrupt { .. } => "interrupt",
+            Request::Inspect { .. } => "inspect",
+            Request::Events { .. } => "events",
+            Request::Reconnect { .. } => "reconnect",
+            Request::Unsubscribe { .. } => "unsubscribe",
+            Request::Resize { .. } => "resize",
+            Request::List { .. } => "list",
+            Request::Close { .. } => "close",
+            Request::Runtimes {} => "runtimes",
+            Request::Login { .. } => "login",
+            Request::Ask { .. } => "ask",
+            Request::Notify { .. } => "notify",
+            Request::ProbeRuntime { .. } => "probe_runtime",
+            Request::History { .. } => "history",
+            Request::Watch {} => "watch",
+            Request::WaitFor(_) => "wait_for",
+            Request::AttachTerminal { .. } => "attach_terminal",
+        }
+    }
+
+    /// The name of the [`crate::Response`] variant that answers this
+    /// request when it succeeds ([`ANSWERS`]).
+    pub fn answer(&self) -> &'static str {
+        let name = self.name();
+        ANSWERS.iter().find(|(request, _)| *request == name).map_or("", |(_, answer)| answer)
+    }
+}
+
+/// The turn signals a pane's hook reports through `notify` (its `event`).
+pub mod notify_event {
+    /// A turn began.
+    pub const TURN_STARTED: &str = "turn_started";
+    /// A turn ended.
+    pub const TURN_COMPLETED: &str = "turn_completed";
+    /// The CLI notified its user: the host reads the payload to tell
+    /// awaiting input from an approval request.
+    pub const NOTIFICATION: &str = "notification";
+
+    /// The known values of the `NotifyEvent` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[TURN_STARTED, TURN_COMPLETED, NOTIFICATION];
+}
+
 /// Parameters of `start`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StartParams {
@@ -222,6 +298,7 @@ pub struct StartParams {
     /// `workspace_write` or `full_access`. When absent, the CLI runs with
     /// its own defaults and the user's own configuration.
     #[serde(default)]
+    #[schemars(with = "Option<crate::vocabulary::PermissionProfileSchema>")]
     pub permission_profile: Option<String>,
     /// Start even when the runtime cannot enforce `permission_profile`
     /// (the host logs it); otherwise such a start is refused with

@@ -113,6 +113,87 @@ pub enum Response {
     TerminalReleased(crate::terminal::TerminalRelease),
 }
 
+/// What an interrupt achieved (`InterruptReport.outcome`).
+pub mod interrupt_outcome {
+    /// The runtime's keys ended the turn.
+    pub const TURN_CANCELLED: &str = "turn_cancelled";
+    /// SIGINT ended it.
+    pub const PROCESS_INTERRUPTED: &str = "process_interrupted";
+    /// The process exited.
+    pub const PROCESS_ENDED: &str = "process_ended";
+    /// With `terminate`: the program in the foreground (a job of the
+    /// pane's shell) ended; the pane's process runs on.
+    pub const FOREGROUND_ENDED: &str = "foreground_ended";
+    /// Nothing observed confirms the stop.
+    pub const UNCONFIRMED: &str = "unconfirmed";
+    /// The process had already exited.
+    pub const NOT_RUNNING: &str = "not_running";
+
+    /// The known values of the `InterruptOutcome` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] =
+        &[TURN_CANCELLED, PROCESS_INTERRUPTED, PROCESS_ENDED, FOREGROUND_ENDED, UNCONFIRMED, NOT_RUNNING];
+}
+
+/// The steps of an interrupt (`InterruptStep.action`).
+pub mod interrupt_action {
+    /// The runtime's interrupt keys were written.
+    pub const KEYS: &str = "keys";
+    /// SIGINT to the terminal's foreground process group.
+    pub const SIGINT: &str = "sigint";
+    /// SIGTERM.
+    pub const SIGTERM: &str = "sigterm";
+    /// SIGKILL.
+    pub const SIGKILL: &str = "sigkill";
+    /// With `terminate`: the program's other processes were ended (the
+    /// answer's `sweep` says how many).
+    pub const SWEEP: &str = "sweep";
+    /// What confirmed the stop, or what was seen instead.
+    pub const OBSERVED: &str = "observed";
+
+    /// The known values of the `InterruptAction` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[KEYS, SIGINT, SIGTERM, SIGKILL, SWEEP, OBSERVED];
+}
+
+/// How a sweep told a pane's processes from others (`PaneSweep.method`).
+pub mod sweep_method {
+    /// The pane's own control group; nothing can leave it.
+    pub const CGROUP: &str = "cgroup";
+    /// Its session, its descendants, and the orphans its keeper adopted
+    /// that carry the pane's token.
+    pub const PROCESS_TREE: &str = "process_tree";
+
+    /// The known values of the `SweepMethod` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[CGROUP, PROCESS_TREE];
+}
+
+impl Response {
+    /// The answer's name on the wire (`started`, `waited`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Response::Started(_) => "started",
+            Response::Sent { .. } => "sent",
+            Response::Interrupted(_) => "interrupted",
+            Response::Inspected(_) => "inspected",
+            Response::Subscribed(_) => "subscribed",
+            Response::Unsubscribed { .. } => "unsubscribed",
+            Response::Resized { .. } => "resized",
+            Response::Panes { .. } => "panes",
+            Response::Closed { .. } => "closed",
+            Response::Runtimes { .. } => "runtimes",
+            Response::Answered(_) => "answered",
+            Response::Notified {} => "notified",
+            Response::Receipt(_) => "receipt",
+            Response::History(_) => "history",
+            Response::Watching { .. } => "watching",
+            Response::Waited(_) => "waited",
+            Response::TerminalReleased(_) => "terminal_released",
+        }
+    }
+}
+
 /// A pane's last lines of output, re-parsed from the bytes its ring holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PaneHistory {
@@ -163,9 +244,12 @@ pub struct InterruptReport {
     pub pane: PaneId,
     /// `turn_cancelled` (the keys ended the turn), `process_interrupted`
     /// (SIGINT ended it), `process_ended` (the process exited),
+    /// `foreground_ended` (with `terminate`: a job of the pane's shell
+    /// ended, the shell runs on),
     /// `unconfirmed` (nothing observed confirms the stop; for runtimes whose
     /// completion is unobserved this is the best there is), or
     /// `not_running` (it had already exited).
+    #[schemars(with = "crate::vocabulary::InterruptOutcomeSchema")]
     pub outcome: String,
     /// Each step taken, in order.
     pub steps: Vec<InterruptStep>,
@@ -187,6 +271,7 @@ pub struct PaneSweep {
     /// pane's own control group; nothing can leave it) or `process_tree`
     /// (its session, its descendants, and the orphans its keeper adopted
     /// that carry the pane's token).
+    #[schemars(with = "crate::vocabulary::SweepMethodSchema")]
     pub method: String,
     /// How many processes were ended (the pane's program itself, and a
     /// program's process group the interrupt signalled, not counted).
@@ -202,8 +287,9 @@ pub const MAX_SWEEP_SURVIVORS: usize = 64;
 /// One step of an interrupt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InterruptStep {
-    /// What was done: `keys`, `sigint`, `sigterm`, `sigkill`, or `observed`
-    /// (what confirmed the stop).
+    /// What was done: `keys`, `sigint`, `sigterm`, `sigkill`, `sweep`, or
+    /// `observed` (what confirmed the stop) ([`interrupt_action`]).
+    #[schemars(with = "crate::vocabulary::InterruptActionSchema")]
     pub action: String,
     /// Details, such as the keys written, escaped.
     pub detail: String,

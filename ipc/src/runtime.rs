@@ -2,6 +2,126 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Whether a runtime is ready for work (`RuntimeInfo.readiness`).
+pub mod readiness {
+    /// Every gate passed.
+    pub const READY: &str = "ready";
+    /// A gate stops it (`readiness_gate` names it).
+    pub const NOT_READY: &str = "not_ready";
+    /// Its version could not be read: it can be started, with the
+    /// capabilities that need a known version withheld.
+    pub const REDUCED: &str = "reduced";
+
+    /// The known values of the `Readiness` vocabulary ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[READY, NOT_READY, REDUCED];
+}
+
+/// The readiness gates (`RuntimeInfo.readiness_gate`), in the order they
+/// are checked.
+pub mod readiness_gate {
+    /// Policy allows starting it.
+    pub const SUPPORTED: &str = "supported";
+    /// It is installed and its executable identified.
+    pub const INSTALLED: &str = "installed";
+    /// Its version is not below the adapter's floor.
+    pub const VERSION: &str = "version";
+    /// It is signed in, where that can be seen.
+    pub const SIGN_IN: &str = "sign_in";
+    /// A valid completion receipt exists for the executable installed.
+    pub const RECEIPT: &str = "receipt";
+
+    /// The known values of the `ReadinessGate` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[SUPPORTED, INSTALLED, VERSION, SIGN_IN, RECEIPT];
+}
+
+/// What the host can read of a runtime's sign-in (`RuntimeInfo.sign_in`).
+pub mod sign_in {
+    /// A trace of a sign-in is there.
+    pub const SIGNED_IN: &str = "signed_in";
+    /// No trace of a sign-in.
+    pub const SIGNED_OUT: &str = "signed_out";
+    /// The CLI leaves no trace that can be read without asking its provider.
+    pub const UNOBSERVABLE: &str = "unobservable";
+    /// The runtime needs no sign-in.
+    pub const NOT_REQUIRED: &str = "not_required";
+
+    /// The known values of the `SignIn` vocabulary ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[SIGNED_IN, SIGNED_OUT, UNOBSERVABLE, NOT_REQUIRED];
+}
+
+/// How a user signs in (`RuntimeInfo.login`).
+pub mod login_form {
+    /// An interactive sign-in in the terminal (`login` opens it).
+    pub const IN_TERMINAL: &str = "in_terminal";
+    /// Signing in happens outside the terminal.
+    pub const OUTSIDE_TERMINAL: &str = "outside_terminal";
+    /// The runtime needs no sign-in.
+    pub const NOT_REQUIRED: &str = "not_required";
+
+    /// The known values of the `LoginForm` vocabulary ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[IN_TERMINAL, OUTSIDE_TERMINAL, NOT_REQUIRED];
+}
+
+/// Where an adapter's flags come from (`RuntimeInfo.evidence`).
+pub mod evidence {
+    /// The CLI's help, captured and kept with the adapter.
+    pub const CAPTURED_HELP: &str = "captured_help";
+    /// The CLI's documentation.
+    pub const DOCUMENTATION: &str = "documentation";
+    /// This repository (the host's own shell runtime).
+    pub const THIS_REPOSITORY: &str = "this_repository";
+    /// The operator's configuration file.
+    pub const OPERATOR: &str = "operator";
+
+    /// The known values of the `Evidence` vocabulary ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[CAPTURED_HELP, DOCUMENTATION, THIS_REPOSITORY, OPERATOR];
+}
+
+/// How a runtime's version stands against its adapter's floor
+/// (`RuntimeInfo.floor_status`).
+pub mod floor_status {
+    /// At or above the floor.
+    pub const AT_OR_ABOVE: &str = "at_or_above";
+    /// Below the floor.
+    pub const BELOW: &str = "below";
+    /// The version could not be read or compared.
+    pub const INDETERMINATE: &str = "indeterminate";
+
+    /// The known values of the `FloorStatus` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[AT_OR_ABOVE, BELOW, INDETERMINATE];
+}
+
+/// The ways a runtime resumes an earlier session natively
+/// (`RuntimeInfo.resume_modes`).
+pub mod resume_mode {
+    /// An exact recorded session reference.
+    pub const REFERENCE: &str = "REFERENCE";
+    /// The CLI picks ("continue the latest").
+    pub const PROVIDER_SELECTION: &str = "PROVIDER_SELECTION";
+    /// The CLI opens an interactive picker.
+    pub const INTERACTIVE_PICKER: &str = "INTERACTIVE_PICKER";
+
+    /// The known values of the `ResumeMode` vocabulary ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[REFERENCE, PROVIDER_SELECTION, INTERACTIVE_PICKER];
+}
+
+/// The permission profiles (`StartParams.permission_profile`,
+/// `RuntimeInfo.permission_profiles`).
+pub mod permission_profile {
+    /// Read files only.
+    pub const READ_ONLY: &str = "read_only";
+    /// Write inside the working directory.
+    pub const WORKSPACE_WRITE: &str = "workspace_write";
+    /// No boundary.
+    pub const FULL_ACCESS: &str = "full_access";
+
+    /// The known values of the `PermissionProfile` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[READ_ONLY, WORKSPACE_WRITE, FULL_ACCESS];
+}
+
 /// What the host knows about one runtime it can start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RuntimeInfo {
@@ -23,8 +143,10 @@ pub struct RuntimeInfo {
     #[serde(default)]
     pub unavailable_reason: Option<String>,
     /// Native-resume modes, such as `REFERENCE` or `PROVIDER_SELECTION`.
+    #[schemars(with = "Vec<crate::vocabulary::ResumeModeSchema>")]
     pub resume_modes: Vec<String>,
     /// Declared limitation codes (see [`crate::limitation`]).
+    #[schemars(with = "Vec<crate::vocabulary::LimitationCodeSchema>")]
     pub limitations: Vec<String>,
     /// SHA-256 of the executable, when identified.
     #[serde(default)]
@@ -34,15 +156,18 @@ pub struct RuntimeInfo {
     pub version_floor: Option<String>,
     /// `at_or_above`, `below` or `indeterminate`; absent until detected.
     #[serde(default)]
+    #[schemars(with = "Option<crate::vocabulary::FloorStatusSchema>")]
     pub floor_status: Option<String>,
     /// `ready`, `not_ready` or `reduced` (its version could not be read:
     /// it can be started, with the capabilities that need a known version
     /// withheld).
     #[serde(default)]
+    #[schemars(with = "crate::vocabulary::ReadinessSchema")]
     pub readiness: String,
     /// The first gate that stops it (`supported`, `installed`, `version`,
     /// `sign_in`, `receipt`), or for `reduced` the gate that reduces it.
     #[serde(default)]
+    #[schemars(with = "Option<crate::vocabulary::ReadinessGateSchema>")]
     pub readiness_gate: Option<String>,
     /// Why that gate stops or reduces it.
     #[serde(default)]
@@ -50,6 +175,7 @@ pub struct RuntimeInfo {
     /// `signed_in`, `signed_out`, `unobservable` (the CLI leaves no trace
     /// that can be read without asking its provider) or `not_required`.
     #[serde(default)]
+    #[schemars(with = "crate::vocabulary::SignInSchema")]
     pub sign_in: String,
     /// What the sign-in reading rests on (a credentials file, a variable
     /// being set; never a secret).
@@ -63,22 +189,28 @@ pub struct RuntimeInfo {
     /// executable now installed, and is under 24 hours old.
     #[serde(default)]
     pub receipt_valid: bool,
-    /// How the end of a turn is observed: `hook`, `notify_program`,
-    /// `terminal_notification`, `screen_heuristic` or `unobserved`.
+    /// How the end of a turn is observed for a pane started now: `hook`,
+    /// `notify_program`, `terminal_notification`, `screen_heuristic`,
+    /// `unobserved` or `shell_integration` ([`crate::turn::completion`]);
+    /// what its panes report.
     #[serde(default)]
+    #[schemars(with = "crate::vocabulary::CompletionSourceSchema")]
     pub completion: String,
     /// How a user signs in: `in_terminal`, `outside_terminal` or
     /// `not_required`.
     #[serde(default)]
+    #[schemars(with = "crate::vocabulary::LoginFormSchema")]
     pub login: String,
     /// Where the adapter's flags come from: `captured_help`,
     /// `documentation`, `this_repository` or `operator`.
     #[serde(default)]
+    #[schemars(with = "crate::vocabulary::EvidenceSchema")]
     pub evidence: String,
     /// The permission profiles the runtime enforces (`read_only`,
     /// `workspace_write`, `full_access`); a start asking for another is
     /// refused unless it accepts a weaker boundary.
     #[serde(default)]
+    #[schemars(with = "Vec<crate::vocabulary::PermissionProfileSchema>")]
     pub permission_profiles: Vec<String>,
 }
 

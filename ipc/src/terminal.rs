@@ -17,6 +17,10 @@ pub mod release_reason {
     pub const CLIENT_ENDED: &str = "client_ended";
     /// Reading or writing the terminal failed (it hung up).
     pub const TERMINAL_LOST: &str = "terminal_lost";
+
+    /// Every reason: the known values of the `ReleaseReason` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[DETACHED, EXITED, CLOSED, CLIENT_ENDED, TERMINAL_LOST];
 }
 
 /// Answers `attach_terminal`: the host no longer reads or writes the
@@ -27,6 +31,7 @@ pub struct TerminalRelease {
     pub pane: PaneId,
     /// Why: one of `detached`, `exited`, `closed`, `client_ended`,
     /// `terminal_lost` ([`release_reason`]).
+    #[schemars(with = "crate::vocabulary::ReleaseReasonSchema")]
     pub reason: String,
     /// The process's exit status, when it exited.
     #[serde(default)]

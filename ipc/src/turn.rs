@@ -27,6 +27,49 @@ pub mod source {
     pub const RESTORED: &str = "restored";
     /// The shell's prompt marks (OSC 133) the host set up for it.
     pub const SHELL_INTEGRATION: &str = "shell_integration";
+
+    /// Every source: the known values of the `TurnSource` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] =
+        &[HOOK, NOTIFY_PROGRAM, TERMINAL_NOTIFICATION, HEURISTIC, INPUT, RESTORED, SHELL_INTEGRATION];
+}
+
+/// How the end of a turn is observed for a pane (`PaneSummary.completion`)
+/// or a runtime (`RuntimeInfo.completion`): the strongest signal the host
+/// uses. Travels as a string.
+pub mod completion {
+    /// The CLI's own hooks, pointed at the host.
+    pub const HOOK: &str = "hook";
+    /// The CLI's notify program, pointed at the host.
+    pub const NOTIFY_PROGRAM: &str = "notify_program";
+    /// Terminal notifications in the output (OSC 9, OSC 777, BEL).
+    pub const TERMINAL_NOTIFICATION: &str = "terminal_notification";
+    /// A screen-stability heuristic: a guess.
+    pub const SCREEN_HEURISTIC: &str = "screen_heuristic";
+    /// Nothing: the host cannot tell when a turn ends.
+    pub const UNOBSERVED: &str = "unobserved";
+    /// The prompt marks (OSC 133) of a shell the host set up: the end of
+    /// each command, with its exit status.
+    pub const SHELL_INTEGRATION: &str = "shell_integration";
+
+    /// Every signal: the known values of the `CompletionSource` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] =
+        &[HOOK, NOTIFY_PROGRAM, TERMINAL_NOTIFICATION, SCREEN_HEURISTIC, UNOBSERVED, SHELL_INTEGRATION];
+}
+
+/// How a turn's [`Usage`] is known. Travels as a string.
+pub mod usage_kind {
+    /// The CLI reported it.
+    pub const MEASURED: &str = "measured";
+    /// Estimated.
+    pub const ESTIMATED: &str = "estimated";
+    /// The CLI did not say; that is not the same as zero.
+    pub const UNAVAILABLE: &str = "unavailable";
+
+    /// Every kind: the known values of the `UsageKind` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[MEASURED, ESTIMATED, UNAVAILABLE];
 }
 
 /// What a pane's agent is doing, as far as the host can tell. Travels as a
@@ -41,6 +84,10 @@ pub mod activity {
     pub const AWAITING_INPUT: &str = "awaiting_input";
     /// Not known.
     pub const UNKNOWN: &str = "unknown";
+
+    /// Every activity: the known values of the `Activity` vocabulary
+    /// ([`crate::vocabulary`]).
+    pub const ALL: &[&str] = &[IDLE, BUSY, AWAITING_INPUT, UNKNOWN];
 }
 
 /// Token and cost usage of one turn.
@@ -48,6 +95,7 @@ pub mod activity {
 pub struct Usage {
     /// `measured` (the CLI reported it), `estimated`, or `unavailable` (the
     /// CLI did not say; that is not the same as zero).
+    #[schemars(with = "crate::vocabulary::UsageKindSchema")]
     pub kind: String,
     /// Input tokens, when known.
     #[serde(default)]
@@ -63,7 +111,7 @@ pub struct Usage {
 impl Usage {
     /// Usage the CLI did not report.
     pub fn unavailable() -> Usage {
-        Usage { kind: "unavailable".into(), ..Usage::default() }
+        Usage { kind: usage_kind::UNAVAILABLE.into(), ..Usage::default() }
     }
 }
 
@@ -71,6 +119,7 @@ impl Usage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TurnReport {
     /// How the end of the turn was observed (see [`source`]).
+    #[schemars(with = "crate::vocabulary::TurnSourceSchema")]
     pub source: String,
     /// The output offset when the input was submitted.
     pub started_offset: u64,

@@ -610,3 +610,16 @@ fn a_message_changed_anywhere_validates_exactly_when_serde_decodes_it() {
         disagreements.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
     );
 }
+
+#[test]
+fn the_names_the_types_give_are_their_serde_tags() {
+    for request in requests() {
+        assert_eq!(tag(&to_value(&request)), request.name());
+    }
+    for response in responses() {
+        assert_eq!(tag(&to_value(&response)), response.name());
+    }
+    for event in events() {
+        assert_eq!(tag(&to_value(&event)), event.name());
+    }
+}

@@ -12,6 +12,7 @@ use crate::pane::{end_processes, InputPlace, InputTurn, Pane, Reach};
 use crate::server::host_state::HostState;
 use crate::server::peer_process::PeerProcess;
 use panehost_adapters::CompletionSignal;
+use panehost_ipc::response::{interrupt_action as action, interrupt_outcome as outcome};
 use panehost_ipc::{
     limitation, ErrorBody, ErrorCode, Event, InterruptReport, InterruptStep, PaneId, PaneSweep, Response, SendParams,
     TurnReport,
@@ -373,7 +374,7 @@ pub(crate) async fn handle_interrupt(
         Ok(Response::Interrupted(InterruptReport { pane: id.clone(), outcome: outcome.into(), steps, sweep }))
     };
     if pane.current_progress().exit.is_some() {
-        return report("not_running", steps, None);
+        return report(outcome::NOT_RUNNING, steps, None);
     }
     if !pane.busy() && pane.completion() == CompletionSignal::ShellIntegration {
         // Between commands: bash has drawn its prompt mark, but its line
@@ -426,19 +427,19 @@ pub(crate) async fn handle_interrupt(
     // TURN_IN_PROGRESS, or its Ctrl-C landed between two commands).
     let _held = turn;
     let presses = if pane.interrupt_presses() > 1 { format!(" x{}", pane.interrupt_presses()) } else { String::new() };
-    step("keys", format!("{}{presses}", keys.escape_ascii()), &mut steps);
+    step(action::KEYS, format!("{}{presses}", keys.escape_ascii()), &mut steps);
 
     if let (Some(target), Some(program)) = (target, program) {
         let mut outcome =
             terminate_program(&pane, target, &mut |action, detail| step(action, detail, &mut steps)).await;
         let swept = end_processes(program).await;
-        step("sweep", describe_sweep(&swept), &mut steps);
+        step(action::SWEEP, describe_sweep(&swept), &mut steps);
         // The steps end with what was observed, as always.
         if swept.survivors.is_empty() {
-            step("observed", "nothing the program started is left".into(), &mut steps);
+            step(action::OBSERVED, "nothing the program started is left".into(), &mut steps);
         } else {
-            step("observed", format!("{} processes survived SIGKILL", swept.survivors.len()), &mut steps);
-            outcome = "unconfirmed";
+            step(action::OBSERVED, format!("{} processes survived SIGKILL", swept.survivors.len()), &mut steps);
+            outcome = outcome::UNCONFIRMED;
         }
         return report(outcome, steps, Some(swept));
     }
@@ -446,18 +447,18 @@ pub(crate) async fn handle_interrupt(
     // escalating is not safe: many CLIs exit on a second Ctrl-C at an idle
     // prompt. The keys were sent; that is the answer, at once.
     if !was_busy {
-        step("observed", "no turn was known to be running".into(), &mut steps);
-        return report("unconfirmed", steps, None);
+        step(action::OBSERVED, "no turn was known to be running".into(), &mut steps);
+        return report(outcome::UNCONFIRMED, steps, None);
     }
     let confirmation = confirm(&pane, first_seq, was_busy).await;
     if let Some(outcome) =
-        conclude(&pane, confirmation, "turn_cancelled", &mut |action, detail| step(action, detail, &mut steps))
+        conclude(&pane, confirmation, outcome::TURN_CANCELLED, &mut |action, detail| step(action, detail, &mut steps))
     {
         return report(outcome, steps, None);
     }
     if pane.completion() == CompletionSignal::Unobserved {
-        step("observed", "nothing confirms the stop".into(), &mut steps);
-        return report("unconfirmed", steps, None);
+        step(action::OBSERVED, "nothing confirms the stop".into(), &mut steps);
+        return report(outcome::UNCONFIRMED, steps, None);
     }
     // The keys ended the job they were meant for (its process group is
     // gone) but the turn's end is not seen yet: a loaded machine, or a
@@ -472,15 +473,15 @@ pub(crate) async fn handle_interrupt(
         }
     }
     let group = pane.signal_foreground(Signal::INT);
-    step("sigint", group, &mut steps);
+    step(action::SIGINT, group, &mut steps);
     let confirmation = confirm(&pane, first_seq, was_busy).await;
-    if let Some(outcome) =
-        conclude(&pane, confirmation, "process_interrupted", &mut |action, detail| step(action, detail, &mut steps))
-    {
+    if let Some(outcome) = conclude(&pane, confirmation, outcome::PROCESS_INTERRUPTED, &mut |action, detail| {
+        step(action, detail, &mut steps)
+    }) {
         return report(outcome, steps, None);
     }
-    step("observed", "nothing confirms the stop".into(), &mut steps);
-    report("unconfirmed", steps, None)
+    step(action::OBSERVED, "nothing confirms the stop".into(), &mut steps);
+    report(outcome::UNCONFIRMED, steps, None)
 }
 
 /// Ends the program in the foreground when the interrupt began (`target`,
@@ -492,9 +493,9 @@ async fn terminate_program(pane: &Pane, target: Pid, step: &mut (dyn FnMut(&str,
     let mut last = "the keys";
     let escalation = [
         (None, "", "the keys"),
-        (Some(Signal::INT), "sigint", "SIGINT"),
-        (Some(Signal::TERM), "sigterm", "SIGTERM"),
-        (Some(Signal::KILL), "sigkill", "SIGKILL"),
+        (Some(Signal::INT), action::SIGINT, "SIGINT"),
+        (Some(Signal::TERM), action::SIGTERM, "SIGTERM"),
+        (Some(Signal::KILL), action::SIGKILL, "SIGKILL"),
     ];
     for (signal, action, name) in escalation {
         if let Some(signal) = signal {
@@ -502,12 +503,12 @@ async fn terminate_program(pane: &Pane, target: Pid, step: &mut (dyn FnMut(&str,
             last = name;
         }
         if let Some(outcome) = wait_program_end(pane, target, INTERRUPT_CONFIRM_WAIT).await {
-            step("observed", format!("{} after {last}", outcome.1));
+            step(action::OBSERVED, format!("{} after {last}", outcome.1));
             return outcome.0;
         }
     }
-    step("observed", format!("process group {} survived SIGKILL", target.as_raw_nonzero()));
-    "unconfirmed"
+    step(action::OBSERVED, format!("process group {} survived SIGKILL", target.as_raw_nonzero()));
+    outcome::UNCONFIRMED
 }
 
 /// What a sweep did, for an interrupt's step: `ended 2 processes
@@ -528,15 +529,15 @@ async fn wait_program_end(pane: &Pane, target: Pid, limit: Duration) -> Option<(
     let mut progress = pane.progress();
     loop {
         if pane.current_progress().exit.is_some() {
-            return Some(("process_ended", "the process exited".into()));
+            return Some((outcome::PROCESS_ENDED, "the process exited".into()));
         }
         if !Pane::group_exists(target) {
             // The pane's own group gone is its process gone (its exit is
             // recorded once the output has drained).
             if target.as_raw_nonzero().get() as u32 == pane.info().pid {
-                return Some(("process_ended", "the process exited".into()));
+                return Some((outcome::PROCESS_ENDED, "the process exited".into()));
             }
-            return Some(("foreground_ended", format!("process group {} ended", target.as_raw_nonzero())));
+            return Some((outcome::FOREGROUND_ENDED, format!("process group {} ended", target.as_raw_nonzero())));
         }
         let now = Instant::now();
         if now >= deadline {
@@ -560,11 +561,11 @@ fn conclude(
 ) -> Option<&'static str> {
     match confirmation {
         Confirmation::Exited => {
-            step("observed", "the process exited".into());
-            Some("process_ended")
+            step(action::OBSERVED, "the process exited".into());
+            Some(outcome::PROCESS_ENDED)
         }
         Confirmation::TurnEnded(how) => {
-            step("observed", how);
+            step(action::OBSERVED, how);
             pane.turn_interrupted();
             Some(stopped)
         }

@@ -27,6 +27,7 @@ use panehost_adapters::completion::HookInjection;
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::{CompletionSignal, LaunchPlan};
+use panehost_ipc::pane::restored_by;
 use panehost_ipc::{PaneId, ResumeRequest, ScreenSnapshot};
 use std::io;
 use std::os::fd::OwnedFd;
@@ -87,7 +88,7 @@ impl Pane {
                     Some(ResumeRequest::Reference(reference)) => Some(reference.clone()),
                     _ => None,
                 };
-                (1, now_ms(), 0, resumed, "started")
+                (1, now_ms(), 0, resumed, restored_by::STARTED)
             }
         };
         // Before the process exists: what it writes to its session store
@@ -219,8 +220,16 @@ impl Pane {
         .await?;
         // The record is written once the pane is assembled: with the turn
         // that was open in it, open again.
-        Pane::assemble(beginning, behaviour, handover, pane_limits, records.clone(), "keeper", FirstRecord::ToWrite)
-            .await
+        Pane::assemble(
+            beginning,
+            behaviour,
+            handover,
+            pane_limits,
+            records.clone(),
+            restored_by::KEEPER,
+            FirstRecord::ToWrite,
+        )
+        .await
     }
 
     async fn assemble(
@@ -234,18 +243,18 @@ impl Pane {
     ) -> io::Result<Arc<Pane>> {
         let Beginning { mut record, ring, screen, first_screen, caught_up, end_marker, cgroup } = beginning;
         let base = ring.end();
-        let start_snapshot = (restored_by == "keeper").then_some(first_screen);
+        let start_snapshot = (restored_by == restored_by::KEEPER).then_some(first_screen);
         let mut turns = TurnTracker::new(behaviour.completion, behaviour.hook_injection);
-        if restored_by == "keeper" {
+        if restored_by == restored_by::KEEPER {
             turns.taken_back(record.activity.as_deref());
         }
         let reopened = match (restored_by, record.open_turn.take()) {
-            ("keeper", Some(turn)) => turns.reopen(base, turn.submitted.as_deref().unwrap_or("")),
+            (restored_by::KEEPER, Some(turn)) => turns.reopen(base, turn.submitted.as_deref().unwrap_or("")),
             _ => None,
         };
         // What the output after the saved screen says of the turn now.
         let caught_up = match restored_by {
-            "keeper" => turns.caught_up(&caught_up, base),
+            restored_by::KEEPER => turns.caught_up(&caught_up, base),
             _ => None,
         };
         let ready_for_input = turns.ready_for_input();

@@ -30,6 +30,7 @@
 use crate::control_group;
 use crate::limits::{SWEEP_CGROUP_LOOK, SWEEP_GRACE, SWEEP_KILL_WAIT, SWEEP_ROUNDS, SWEEP_STOP_PASSES};
 use crate::process_stat::ProcessStat;
+use panehost_ipc::response::sweep_method;
 use panehost_ipc::{PaneSweep, MAX_SWEEP_SURVIVORS};
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::process::{Pid, PidfdFlags, Signal};
@@ -40,9 +41,9 @@ use std::time::{Duration, Instant};
 
 /// The name the sweep reports for how it told the pane's processes apart,
 /// without a control group of the pane's.
-pub(super) const METHOD: &str = "process_tree";
+pub(super) const METHOD: &str = sweep_method::PROCESS_TREE;
 /// …and with one.
-const METHOD_CGROUP: &str = "cgroup";
+const METHOD_CGROUP: &str = sweep_method::CGROUP;
 
 /// What tells a pane's processes from any other.
 #[derive(Debug, Clone)]

@@ -14,6 +14,7 @@ use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::traits::StreamCommon as _;
+use panehost_ipc::event::end_reason;
 use panehost_ipc::{
     decode_request, Encoding, ErrorBody, ErrorCode, Event, FrameCodecs, HandshakeReply, Hello, Request, Response,
     Welcome, MAX_CLIENT_FRAME_LEN, MAX_HANDSHAKE_FRAME_LEN, MAX_SERVER_FRAME_LEN, PROTOCOL_REVISION, PROTOCOL_VERSION,
@@ -172,7 +173,7 @@ pub(crate) async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u
                     task.abort();
                     // Once it has stopped, `ended` is its last event.
                     let _ = task.await;
-                    outbox.event(subscription, Event::Ended { reason: "unsubscribed".into() }).await;
+                    outbox.event(subscription, Event::Ended { reason: end_reason::UNSUBSCRIBED.into() }).await;
                     outbox.response(request.id, Response::Unsubscribed { subscription }).await
                 }
                 None => {
@@ -204,11 +205,12 @@ pub(crate) async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u
         }
         // A handler's panic is a defect of the host, never the client's:
         // it answers INTERNAL, and the host and this connection go on.
+        let expected_answer = request.request.answer();
         let handling = contained(HANDLER, || dispatch::handle(&host, &mut context, request.request))
             .unwrap_or_else(|| Handling::Now(Reply::from(Err(handler_failed()))));
         match handling {
             Handling::Now(reply) => {
-                if !answer(&outbox, request.id, reply.result).await {
+                if !answer(&outbox, request.id, expected_answer, reply.result).await {
                     break;
                 }
                 if let Some(task) = reply.then {
@@ -221,7 +223,7 @@ pub(crate) async fn serve(stream: Stream, host: Arc<HostState>, connection_id: u
                     let answered = contained_future(HANDLER, work)
                         .await
                         .unwrap_or_else(|| dispatch::Answered { result: Err(handler_failed()), held: None });
-                    answer(&outbox, request.id, answered.result).await;
+                    answer(&outbox, request.id, expected_answer, answered.result).await;
                     // What the answer held of the host's budget goes back
                     // once it is written.
                     drop(answered.held);
@@ -259,10 +261,16 @@ fn into_unix_stream(stream: Stream) -> io::Result<tokio::net::UnixStream> {
     tokio::net::UnixStream::from_std(std::os::unix::net::UnixStream::from(descriptor))
 }
 
-/// Writes a request's answer; false when the connection is gone.
-async fn answer(outbox: &Outbox, id: u64, result: Result<Response, ErrorBody>) -> bool {
+/// Writes a request's answer; false when the connection is gone. A
+/// success is the answer the protocol names for the request
+/// (`Request::answer`, the schema's `x-answer`); debug builds check it, so
+/// every test against the host keeps that table true.
+async fn answer(outbox: &Outbox, id: u64, expected: &'static str, result: Result<Response, ErrorBody>) -> bool {
     match result {
-        Ok(body) => outbox.response(id, body).await,
+        Ok(body) => {
+            debug_assert_eq!(body.name(), expected, "the answer of request {id} is not the one the protocol names");
+            outbox.response(id, body).await
+        }
         Err(error) => outbox.error(Some(id), error).await,
     }
 }

@@ -165,7 +165,7 @@ impl ConnectionContext {
 /// Handles one request, at the moment it is read: answers it, or returns
 /// the work that will. The host has restored its panes by then.
 pub(crate) fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, request: Request) -> Handling {
-    let span = tracing::info_span!("request", op = request_name(&request));
+    let span = tracing::info_span!("request", op = request.name());
     let _entered = span.enter();
     tracing::debug!("request read");
     let host = Arc::clone(host);
@@ -259,31 +259,6 @@ fn input_place(host: &HostState, id: &PaneId) -> Result<(Arc<Pane>, InputPlace),
     let pane = find(host, id)?;
     let place = pane.join_input_line();
     Ok((pane, place))
-}
-
-/// The request's operation name, for logs.
-pub(crate) fn request_name(request: &Request) -> &'static str {
-    match request {
-        Request::Start(_) => "start",
-        Request::Send(_) => "send",
-        Request::Interrupt { .. } => "interrupt",
-        Request::Inspect { .. } => "inspect",
-        Request::Events { .. } => "events",
-        Request::Reconnect { .. } => "reconnect",
-        Request::Unsubscribe { .. } => "unsubscribe",
-        Request::Resize { .. } => "resize",
-        Request::List { .. } => "list",
-        Request::Close { .. } => "close",
-        Request::Runtimes {} => "runtimes",
-        Request::Login { .. } => "login",
-        Request::Ask { .. } => "ask",
-        Request::Notify { .. } => "notify",
-        Request::AttachTerminal { .. } => "attach_terminal",
-        Request::ProbeRuntime { .. } => "probe_runtime",
-        Request::History { .. } => "history",
-        Request::Watch {} => "watch",
-        Request::WaitFor(_) => "wait_for",
-    }
 }
 
 fn find(host: &HostState, id: &PaneId) -> Result<Arc<Pane>, ErrorBody> {

@@ -11,6 +11,7 @@ use crate::limits::OUTPUT_EVENT_BYTES;
 use crate::pane::Pane;
 use crate::pane::RingRead;
 use crate::server::outbox::Outbox;
+use panehost_ipc::event::end_reason;
 use panehost_ipc::{ByteBuf, Event, Size};
 use std::sync::Arc;
 
@@ -103,17 +104,18 @@ impl SubscriptionTask {
                         size = current.size;
                         Event::Resized { size }
                     } else if let Some(status) = current.exit {
-                        let reason = if current.closed || current.closing { "closed" } else { "exited" };
+                        let reason =
+                            if current.closed || current.closing { end_reason::CLOSED } else { end_reason::EXITED };
                         if self.emit(Event::Exited { status, offset: self.cursor }).await {
                             self.emit(Event::Ended { reason: reason.to_owned() }).await;
                         }
                         return;
                     } else if current.closed {
-                        self.emit(Event::Ended { reason: "closed".to_owned() }).await;
+                        self.emit(Event::Ended { reason: end_reason::CLOSED.to_owned() }).await;
                         return;
                     } else {
                         if progress.changed().await.is_err() {
-                            self.emit(Event::Ended { reason: "closed".to_owned() }).await;
+                            self.emit(Event::Ended { reason: end_reason::CLOSED.to_owned() }).await;
                             return;
                         }
                         continue;

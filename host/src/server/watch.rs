@@ -7,6 +7,7 @@
 //! it missed, and goes on from there.
 
 use crate::server::outbox::Outbox;
+use panehost_ipc::event::end_reason;
 use panehost_ipc::{Event, PaneSummary};
 use tokio::sync::broadcast::{self, error::RecvError};
 
@@ -43,7 +44,7 @@ impl WatchTask {
                     self.news = self.news.resubscribe();
                     Event::PaneList { panes: (self.list_panes)(), missed }
                 }
-                Err(RecvError::Closed) => Event::Ended { reason: "closed".to_owned() },
+                Err(RecvError::Closed) => Event::Ended { reason: end_reason::CLOSED.to_owned() },
             };
             let last = matches!(event, Event::Ended { .. });
             if !self.outbox.event(self.id, event).await || last {
