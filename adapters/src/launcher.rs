@@ -2,7 +2,7 @@
 //! place argv and environments are built.
 
 use crate::admission::AdmissionError;
-use crate::completion::{injection, HookInjection};
+use crate::completion::{injection, HookInjection, Injection};
 use crate::descriptor::{
     CompletionSignal, Descriptor, LoginForm, ModelForm, PermissionProfile, ProfileForm, ReceiptSupport, ResumeMode,
     PROMPT_PLACEHOLDER, READ_ONLY_PLACEHOLDER, REFERENCE_PLACEHOLDER,
@@ -12,7 +12,7 @@ use crate::launch_plan::{LaunchPlan, LaunchPurpose};
 use crate::reference_pattern::MAX_REFERENCE_LEN;
 use crate::shell_integration;
 use panehost_ipc::{limitation, ResumeRequest};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What a start asks of a runtime, after the catalog has checked the
 /// runtime itself.
@@ -62,28 +62,8 @@ pub fn plan_start(
     if let Some((_, form)) = profile {
         args.extend(form.args.iter().cloned());
     }
-    let hooks = match (descriptor.completion, descriptor.hook_injection) {
-        (CompletionSignal::Hook, Some(how @ HookInjection::Declared)) => descriptor
-            .declared_hooks
-            .as_ref()
-            .zip(environment.notify_command.as_deref())
-            .map(|(hooks, notify_command)| (how, hooks.expand(notify_command))),
-        (CompletionSignal::Hook | CompletionSignal::NotifyProgram, Some(how)) => {
-            injection(how, environment).map(|injected| (how, injected))
-        }
-        (CompletionSignal::ScreenHeuristic, Some(how @ HookInjection::BashPromptMarks)) => {
-            shell_integration::bash_prompt_marks(&program, environment).map(|injected| (how, injected))
-        }
-        _ => None,
-    };
-    let completion = match (descriptor.completion, &hooks) {
-        // Hooks cannot reach a host that offers no notify command (or no
-        // directory for the files that carry them).
-        (CompletionSignal::Hook | CompletionSignal::NotifyProgram, None) => CompletionSignal::Unobserved,
-        // A shell with marks: its commands' ends are seen, not guessed.
-        (CompletionSignal::ScreenHeuristic, Some(_)) => CompletionSignal::ShellIntegration,
-        (other, _) => other,
-    };
+    let hooks = launch_hooks(descriptor, &program, environment);
+    let completion = observed_completion(descriptor.completion, hooks.is_some());
     let (hook_injection, injected) = match hooks {
         Some((how, injected)) => (Some(how), injected),
         None => (None, Default::default()),
@@ -102,6 +82,50 @@ pub fn plan_start(
     plan.permission_profile = profile.map(|(profile, _)| profile);
     plan.unenforced_profile = request.permission_profile.filter(|_| profile.is_none());
     Ok(plan)
+}
+
+/// How the end of a turn is observed for a pane of `descriptor` started
+/// with `program` and no command of the client's: what its launch plan
+/// says, and so what the pane reports. `runtimes` reports this, so that a
+/// runtime and its panes say the same.
+pub fn launch_completion(descriptor: &Descriptor, program: &Path, environment: &HostEnvironment) -> CompletionSignal {
+    observed_completion(descriptor.completion, launch_hooks(descriptor, program, environment).is_some())
+}
+
+/// The hooks a launch of `descriptor` carries, if the host can point them
+/// at itself.
+fn launch_hooks(
+    descriptor: &Descriptor,
+    program: &Path,
+    environment: &HostEnvironment,
+) -> Option<(HookInjection, Injection)> {
+    match (descriptor.completion, descriptor.hook_injection) {
+        (CompletionSignal::Hook, Some(how @ HookInjection::Declared)) => descriptor
+            .declared_hooks
+            .as_ref()
+            .zip(environment.notify_command.as_deref())
+            .map(|(hooks, notify_command)| (how, hooks.expand(notify_command))),
+        (CompletionSignal::Hook | CompletionSignal::NotifyProgram, Some(how)) => {
+            injection(how, environment).map(|injected| (how, injected))
+        }
+        (CompletionSignal::ScreenHeuristic, Some(how @ HookInjection::BashPromptMarks)) => {
+            shell_integration::bash_prompt_marks(program, environment).map(|injected| (how, injected))
+        }
+        _ => None,
+    }
+}
+
+/// The signal a launch observes: the descriptor's, as far as its hooks
+/// reach the host.
+fn observed_completion(declared: CompletionSignal, hooked: bool) -> CompletionSignal {
+    match (declared, hooked) {
+        // Hooks cannot reach a host that offers no notify command (or no
+        // directory for the files that carry them).
+        (CompletionSignal::Hook | CompletionSignal::NotifyProgram, false) => CompletionSignal::Unobserved,
+        // A shell with marks: its commands' ends are seen, not guessed.
+        (CompletionSignal::ScreenHeuristic, true) => CompletionSignal::ShellIntegration,
+        (other, _) => other,
+    }
 }
 
 /// The profile a start asks for with the runtime's form of it; `None` when

@@ -11,10 +11,12 @@ use crate::store::receipts::ReceiptStore;
 use dashmap::DashMap;
 use panehost_adapters::descriptor::LoginForm;
 use panehost_adapters::detection::{detect, Detection};
+use panehost_adapters::launcher::launch_completion;
 use panehost_adapters::readiness::{self, Evidence, Gate, Readiness, ReadinessState, ReceiptStanding};
 use panehost_adapters::receipt::RECEIPT_VALIDITY;
 use panehost_adapters::sign_in::{self, SignInReading};
 use panehost_adapters::{Catalog, Descriptor, LaunchPlan};
+use panehost_ipc::runtime::login_form;
 use panehost_ipc::{ErrorBody, ErrorCode, Receipt, RuntimeInfo};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -242,11 +244,18 @@ fn runtime_info(
         sign_in_detail: sign_in.detail,
         receipt,
         receipt_valid,
-        completion: descriptor.completion.as_str().to_owned(),
+        // What a pane started now reports (a bash gets prompt marks; hooks
+        // need the host's notify command), not the descriptor's declaration.
+        completion: match &detection {
+            Some(detection) => launch_completion(descriptor, &detection.identity.path, catalog.environment()),
+            None => descriptor.completion,
+        }
+        .as_str()
+        .to_owned(),
         login: match descriptor.login {
-            LoginForm::InTerminal { .. } => "in_terminal",
-            LoginForm::OutsideTerminal => "outside_terminal",
-            LoginForm::NotRequired => "not_required",
+            LoginForm::InTerminal { .. } => login_form::IN_TERMINAL,
+            LoginForm::OutsideTerminal => login_form::OUTSIDE_TERMINAL,
+            LoginForm::NotRequired => login_form::NOT_REQUIRED,
         }
         .to_owned(),
         evidence: descriptor.evidence.kind().to_owned(),

@@ -59,6 +59,13 @@ fn completion_of(conn: &mut Connection, pane: &panehost_ipc::PaneId) -> String {
     detail.pane.completion
 }
 
+/// The completion `runtimes` reports for the shell runtime: what a pane
+/// started now without a command reports.
+fn runtimes_completion_of_shell(conn: &mut Connection) -> String {
+    let Response::Runtimes { runtimes } = conn.ok(Request::Runtimes {}) else { panic!() };
+    runtimes.into_iter().find(|runtime| runtime.id == "shell").expect("the shell runtime is listed").completion
+}
+
 #[test]
 fn ask_on_bash_waits_for_the_command_and_gives_its_exit_status() {
     let host = bash_host();
@@ -73,6 +80,7 @@ fn ask_on_bash_waits_for_the_command_and_gives_its_exit_status() {
         let pane = conn.start(start_params("shell", &[])).id;
         let (subscription, mut seen) = conn.follow_from_start_until(&pane, "mine> ");
         assert_eq!(completion_of(&mut conn, &pane), "shell_integration");
+        assert_eq!(runtimes_completion_of_shell(&mut conn), "shell_integration", "runtimes and the pane agree");
 
         // Quiet for longer than the heuristic's 1.5 s, then more output:
         // the turn ends with the command, not with the quiet.
@@ -168,6 +176,7 @@ fn other_shells_and_a_clients_command_keep_the_heuristic() {
     let mut conn = host.connect(Encoding::Bincode);
     let pane = conn.start(start_params("shell", &[])).id;
     assert_eq!(completion_of(&mut conn, &pane), "screen_heuristic");
+    assert_eq!(runtimes_completion_of_shell(&mut conn), "screen_heuristic", "runtimes and the pane agree");
     let report = ask(&mut conn, &pane, "echo plain-sh");
     assert_eq!((report.source.as_str(), report.exit_code), ("heuristic", None));
     conn.ok(Request::Close { pane });
