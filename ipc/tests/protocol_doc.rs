@@ -7,10 +7,10 @@
 
 use panehost_ipc::{
     decode, limitation, Encoding, ErrorCode, Event, HandshakeReply, Hello, PaneState, Request, RequestFrame, Response,
-    ResumeRequest, ServerMessage, StreamStart,
+    ResumeRequest, ServerMessage, StreamStart, WaitTarget, PROTOCOL_REVISION,
 };
 use serde::de::{DeserializeOwned, Error as _, Visitor};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 const DOC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/PROTOCOL.md");
@@ -294,4 +294,392 @@ fn the_fence_parser_sees_tags_and_line_numbers() {
     assert_eq!(blocks[0].text, "{\"id\":1,\"request\":{\"list\":{}}}");
     assert_eq!(examples(doc).len(), 1);
     assert!(variant_names::<Request>().contains("list"));
+}
+
+// --- hex payloads ------------------------------------------------------------
+
+/// The bytes of a `hex ...` block: on each line, whatever follows `#` is a
+/// comment, and in a dump line (`00000000  00 00 ...  |....|`) the leading
+/// offset and the `|...|` column are left out; what remains is hex byte
+/// pairs.
+fn hex_bytes(block: &Block) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for line in block.text.lines() {
+        let line = line.split('#').next().unwrap_or("");
+        let line = line.split('|').next().unwrap_or("");
+        let mut tokens = line.split_whitespace().peekable();
+        if tokens.peek().is_some_and(|first| first.len() == 8) {
+            tokens.next();
+        }
+        for token in tokens {
+            let byte = u8::from_str_radix(token, 16).ok().filter(|_| token.len() == 2);
+            bytes.push(byte.unwrap_or_else(|| panic!("PROTOCOL.md line {}: `{token}` is not a hex byte", block.line)));
+        }
+    }
+    bytes
+}
+
+/// What a `hex` block's info string says of its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct HexKind {
+    /// A whole frame (a 4-byte length, then the payload) or a payload.
+    frame: bool,
+    encoding: Encoding,
+    /// A request frame, or a server message.
+    request: bool,
+}
+
+fn hex_kind(block: &Block) -> Option<HexKind> {
+    let words: Vec<&str> = block.info.split(' ').collect();
+    if words.first() != Some(&"hex") {
+        return None;
+    }
+    let kind = match &words[1..] {
+        ["frame", encoding, direction] => (true, *encoding, *direction),
+        [encoding, direction] => (false, *encoding, *direction),
+        _ => panic!("PROTOCOL.md line {}: a hex block is tagged `hex [frame] ENCODING request|server`", block.line),
+    };
+    let encoding = match kind.1 {
+        "json" => Encoding::Json,
+        "bincode" => Encoding::Bincode,
+        other => panic!("PROTOCOL.md line {}: unknown encoding {other}", block.line),
+    };
+    let request = match kind.2 {
+        "request" => true,
+        "server" => false,
+        other => panic!("PROTOCOL.md line {}: `{other}` is neither request nor server", block.line),
+    };
+    Some(HexKind { frame: kind.0, encoding, request })
+}
+
+/// Every `hex` block with its kind, its payload, and the `json` block right
+/// after it (the next fenced block), which shows the same message.
+fn hex_examples(doc: &str) -> Vec<(Block, HexKind, Vec<u8>, Block)> {
+    let blocks = fenced_blocks(doc);
+    let mut found = Vec::new();
+    for (index, block) in blocks.iter().enumerate() {
+        let Some(kind) = hex_kind(block) else { continue };
+        let mut bytes = hex_bytes(block);
+        if kind.frame {
+            assert!(bytes.len() >= 4, "PROTOCOL.md line {}: a frame has a 4-byte length", block.line);
+            let length = u32::from_be_bytes(bytes[..4].try_into().unwrap()) as usize;
+            bytes.drain(..4);
+            assert_eq!(length, bytes.len(), "PROTOCOL.md line {}: the length prefix and the payload", block.line);
+        }
+        let next = blocks.get(index + 1).unwrap_or_else(|| panic!("PROTOCOL.md line {}: no JSON after", block.line));
+        let expected = if kind.request { "json request" } else { "json server" };
+        assert_eq!(next.info, expected, "PROTOCOL.md line {}: the block after a hex block shows its JSON", block.line);
+        found.push((
+            Block { line: block.line, info: block.info.clone(), text: block.text.clone() },
+            kind,
+            bytes,
+            Block { line: next.line, info: next.info.clone(), text: next.text.clone() },
+        ));
+    }
+    found
+}
+
+/// The hex payloads of PROTOCOL.md, as the test of the running host sends
+/// them; shared through this function's checks.
+#[test]
+fn every_hex_payload_decodes_to_the_json_beside_it_and_encodes_back() {
+    let doc = read_doc();
+    let examples = hex_examples(&doc);
+    assert!(examples.len() >= 6, "PROTOCOL.md shows only {} hex payloads", examples.len());
+    let mut failures = Vec::new();
+    for (block, kind, bytes, json) in &examples {
+        let line = block.line;
+        if kind.request {
+            let shown: RequestFrame = serde_json::from_str(&json.text).unwrap();
+            match decode::<RequestFrame>(kind.encoding, bytes) {
+                Ok(decoded) if decoded == shown => {}
+                Ok(decoded) => failures.push(format!("line {line}: decodes to {decoded:?}, the JSON shows {shown:?}")),
+                Err(error) => failures.push(format!("line {line}: does not decode: {error}")),
+            }
+            if panehost_ipc::encode(kind.encoding, &shown).unwrap() != *bytes && kind.encoding == Encoding::Bincode {
+                failures.push(format!("line {line}: the JSON beside it encodes to other bytes"));
+            }
+        } else {
+            let shown: ServerMessage = serde_json::from_str(&json.text).unwrap();
+            match decode::<ServerMessage>(kind.encoding, bytes) {
+                Ok(decoded) if decoded == shown => {}
+                Ok(decoded) => failures.push(format!("line {line}: decodes to {decoded:?}, the JSON shows {shown:?}")),
+                Err(error) => failures.push(format!("line {line}: does not decode: {error}")),
+            }
+            if panehost_ipc::encode(kind.encoding, &shown).unwrap() != *bytes && kind.encoding == Encoding::Bincode {
+                failures.push(format!("line {line}: the JSON beside it encodes to other bytes"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "PROTOCOL.md hex payloads:\n{}", failures.join("\n"));
+}
+
+// --- the host's examples show every field ------------------------------------
+
+/// What the host writes shows every field: an example of a message the host
+/// sends, decoded and written again by serde, is the example (keys in any
+/// order). A field left out of an example (say `labels` of a pane) makes it
+/// differ.
+#[test]
+fn every_example_of_what_the_host_sends_shows_every_field() {
+    let mut failures = Vec::new();
+    for (kind, block) in examples(&read_doc()) {
+        let shown: Value = serde_json::from_str(&block.text).unwrap();
+        // In the order of the fields, as the host writes it.
+        let written = match kind {
+            Kind::Server => serde_json::to_string(&serde_json::from_value::<ServerMessage>(shown.clone()).unwrap()),
+            Kind::Handshake => serde_json::to_string(&serde_json::from_value::<HandshakeReply>(shown.clone()).unwrap()),
+            Kind::Hello | Kind::Request => continue,
+        }
+        .unwrap();
+        if serde_json::from_str::<Value>(&written).unwrap() != shown {
+            failures.push(format!("line {}: the host writes\n  {written}", block.line));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "PROTOCOL.md examples that differ from what the host writes:\n{}",
+        failures.join("\n")
+    );
+}
+
+// --- tables ------------------------------------------------------------------
+
+/// One Markdown table: the line of its header, its header cells, its rows.
+#[derive(Debug)]
+struct Table {
+    line: usize,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+fn cells(line: &str) -> Vec<String> {
+    let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
+    inner.split('|').map(|cell| cell.trim().to_owned()).collect()
+}
+
+/// Every table outside code blocks.
+fn tables(doc: &str) -> Vec<Table> {
+    let mut tables: Vec<Table> = Vec::new();
+    let mut in_code = false;
+    let mut current: Option<Table> = None;
+    let lines: Vec<&str> = doc.lines().collect();
+    for (index, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") {
+            in_code = !in_code;
+        }
+        if in_code || !trimmed.starts_with('|') {
+            tables.extend(current.take());
+            continue;
+        }
+        match &mut current {
+            None => {
+                let separator = lines.get(index + 1).is_some_and(|next| next.trim_start().starts_with("|-"));
+                if separator {
+                    current = Some(Table { line: index + 1, header: cells(line), rows: Vec::new() });
+                }
+            }
+            Some(table) => {
+                if !trimmed.starts_with("|-") {
+                    table.rows.push(cells(line));
+                }
+            }
+        }
+    }
+    tables.extend(current);
+    tables
+}
+
+/// The table whose header is exactly `header`.
+fn table<'t>(tables: &'t [Table], header: &[&str]) -> &'t Table {
+    let found: Vec<&Table> = tables.iter().filter(|table| table.header == header).collect();
+    assert_eq!(found.len(), 1, "PROTOCOL.md has {} tables headed {header:?}", found.len());
+    found[0]
+}
+
+/// The names in backticks in a cell, in order.
+fn ticked(cell: &str) -> Vec<String> {
+    cell.split('`').skip(1).step_by(2).map(str::to_owned).collect()
+}
+
+/// The serde names of an enum's variants, in declaration order.
+fn ordered_variants<T: DeserializeOwned>() -> Vec<&'static str> {
+    struct Probe<'a>(&'a mut Vec<&'static str>);
+
+    impl<'de> serde::Deserializer<'de> for Probe<'_> {
+        type Error = serde::de::value::Error;
+
+        fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
+            Err(Self::Error::custom("only enums are probed"))
+        }
+
+        fn deserialize_enum<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            variants: &'static [&'static str],
+            _visitor: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0.extend_from_slice(variants);
+            Err(Self::Error::custom("probed"))
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+            option unit unit_struct newtype_struct seq tuple tuple_struct map struct identifier ignored_any
+        }
+    }
+
+    let mut names = Vec::new();
+    let _ = T::deserialize(Probe(&mut names));
+    names
+}
+
+#[test]
+fn the_variant_index_table_lists_every_variant_of_every_enum_in_order() {
+    let doc = read_doc();
+    let tables = tables(&doc);
+    let indices = table(&tables, &["Enum", "Index: variant"]);
+    let enums: Vec<(&str, Vec<&'static str>)> = vec![
+        ("Request", ordered_variants::<Request>()),
+        ("ServerMessage", ordered_variants::<ServerMessage>()),
+        ("Response", ordered_variants::<Response>()),
+        ("Event", ordered_variants::<Event>()),
+        ("StreamStart", ordered_variants::<StreamStart>()),
+        ("PaneState", ordered_variants::<PaneState>()),
+        ("ResumeRequest", ordered_variants::<ResumeRequest>()),
+        ("WaitTarget", ordered_variants::<WaitTarget>()),
+        ("Encoding", ordered_variants::<Encoding>()),
+    ];
+    let listed: Vec<String> = indices.rows.iter().map(|row| ticked(&row[0]).join("")).collect();
+    assert_eq!(listed, enums.iter().map(|(name, _)| name.to_string()).collect::<Vec<_>>(), "the enums the table lists");
+    for (row, (name, variants)) in indices.rows.iter().zip(&enums) {
+        let expected: Vec<String> =
+            variants.iter().enumerate().map(|(index, variant)| format!("{index} `{variant}`")).collect();
+        let shown = row[1].split(" (").next().unwrap_or("");
+        assert_eq!(shown, expected.join(", "), "PROTOCOL.md line {}: the variants of {name}", indices.line);
+    }
+}
+
+#[test]
+fn the_operations_table_names_every_request_and_its_answer_in_order() {
+    let doc = read_doc();
+    let tables = tables(&doc);
+    let operations = table(&tables, &["Request", "Answer", "Purpose"]);
+    let shown: Vec<(String, String)> =
+        operations.rows.iter().map(|row| (ticked(&row[0]).join(""), ticked(&row[1]).join(""))).collect();
+    let expected: Vec<(String, String)> = panehost_ipc::request::ANSWERS
+        .iter()
+        .map(|(request, answer)| (request.to_string(), answer.to_string()))
+        .collect();
+    assert_eq!(shown, expected, "PROTOCOL.md line {}: request::ANSWERS", operations.line);
+}
+
+#[test]
+fn the_events_table_names_every_event_in_order() {
+    let doc = read_doc();
+    let tables = tables(&doc);
+    let events = table(&tables, &["Event", "Fields", "Meaning"]);
+    let shown: Vec<String> = events.rows.iter().flat_map(|row| ticked(&row[0])).collect();
+    assert_eq!(shown, ordered_variants::<Event>(), "PROTOCOL.md line {}", events.line);
+    for row in &events.rows {
+        let names = ticked(&row[0]);
+        let watch_only = names.iter().all(|name| {
+            !panehost_ipc::event::STREAMS
+                .iter()
+                .any(|(event, streams)| event == name && streams.contains(&panehost_ipc::event::stream::PANE))
+        });
+        assert_eq!(watch_only, row[2].contains("Only on a `watch`"), "PROTOCOL.md: the row of {names:?} says where");
+    }
+}
+
+#[test]
+fn the_code_tables_list_every_code_in_order() {
+    let doc = read_doc();
+    let tables = tables(&doc);
+    let errors = table(&tables, &["Code", "Where", "When"]);
+    let shown: Vec<String> = errors.rows.iter().map(|row| ticked(&row[0]).join("")).collect();
+    assert_eq!(shown, ErrorCode::NAMES, "PROTOCOL.md line {}: the error codes", errors.line);
+    let limitations = table(&tables, &["Code", "Meaning"]);
+    let shown: Vec<String> = limitations.rows.iter().map(|row| ticked(&row[0]).join("")).collect();
+    assert_eq!(shown, limitation::ALL, "PROTOCOL.md line {}: the limitation codes", limitations.line);
+    let reasons = table(&tables, &["Reason", "When"]);
+    let shown: Vec<String> = reasons.rows.iter().map(|row| ticked(&row[0]).join("")).collect();
+    assert_eq!(shown, panehost_ipc::event::end_reason::ALL, "PROTOCOL.md line {}: the reasons of ended", reasons.line);
+}
+
+#[test]
+fn every_value_of_every_vocabulary_is_documented() {
+    let doc = read_doc();
+    let mut missing = Vec::new();
+    for vocabulary in panehost_ipc::vocabulary::ALL {
+        for value in vocabulary.values {
+            if !doc.contains(&format!("`{value}`")) {
+                missing.push(format!("{}: {value}", vocabulary.name));
+            }
+        }
+        if !doc.contains(&format!("`{}`", vocabulary.name)) {
+            missing.push(format!("the vocabulary's name {}", vocabulary.name));
+        }
+    }
+    assert!(missing.is_empty(), "PROTOCOL.md does not name these values in backticks: {missing:?}");
+}
+
+// --- the revision ------------------------------------------------------------
+
+/// Every place that states the current revision states the crate's: the
+/// version line at the top and in section 11, the Hello table, the hello
+/// and welcome examples (but the one of an older client, which is
+/// refused), a refusal's message; and section 11's table has a row for
+/// each revision from 1 to the current one.
+#[test]
+fn the_revision_is_the_current_one_everywhere() {
+    let doc = read_doc();
+    let current = PROTOCOL_REVISION;
+    let mut stated = 0;
+    for (index, line) in doc.lines().enumerate() {
+        for marker in ["revision **", "`PROTOCOL_REVISION`: **"] {
+            for (at, _) in line.match_indices(marker) {
+                let digits: String = line[at + marker.len()..].chars().take_while(char::is_ascii_digit).collect();
+                assert_eq!(digits, current.to_string(), "PROTOCOL.md line {}: {line}", index + 1);
+                stated += 1;
+            }
+        }
+        if let Some(at) = line.find("for a client of this document") {
+            let before = &line[..at];
+            let value = before.rsplit('`').nth(1).unwrap_or("");
+            assert_eq!(value, current.to_string(), "PROTOCOL.md line {}: {line}", index + 1);
+            stated += 1;
+        }
+        if let Some(rest) = line.strip_prefix("PROTOCOL_REVISION = ") {
+            assert_eq!(rest, current.to_string(), "PROTOCOL.md line {}: the Python example's revision", index + 1);
+            stated += 1;
+        }
+        if let Some(at) = line.find("use a client of revision ") {
+            let digits: String = line[at + 25..].chars().take_while(char::is_ascii_digit).collect();
+            assert_eq!(digits, current.to_string(), "PROTOCOL.md line {}", index + 1);
+            stated += 1;
+        }
+    }
+    assert!(stated >= 5, "PROTOCOL.md states the revision in only {stated} places the test knows");
+
+    for (kind, block) in examples(&doc) {
+        let value: Value = serde_json::from_str(&block.text).unwrap();
+        let revision = match kind {
+            Kind::Hello => value.get("revision"),
+            Kind::Handshake => value.pointer("/welcome/revision"),
+            _ => None,
+        };
+        let Some(revision) = revision else { continue };
+        let old_client = value["client"].as_str().is_some_and(|client| client.starts_with("old-"));
+        if !old_client {
+            assert_eq!(revision, &json!(current), "PROTOCOL.md line {}: an example of another revision", block.line);
+        }
+    }
+
+    let tables = tables(&doc);
+    let revisions = table(&tables, &["Revision", "What it added"]);
+    let shown: Vec<String> = revisions.rows.iter().map(|row| row[0].clone()).collect();
+    let expected: Vec<String> = (1..=current).map(|revision| revision.to_string()).collect();
+    assert_eq!(shown, expected, "PROTOCOL.md line {}: a row per revision", revisions.line);
 }
