@@ -7,24 +7,28 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
   AbortError,
+  type AskOptions,
+  type EventsOptions,
+  type WatchOptions,
   ConnectionLostError,
   FrameError,
   MAX_HOST_FRAME,
   PanehostError,
+  PROTOCOL_REVISION,
   RequestTimeoutError,
 } from "../src/index.js";
 import { connected, fake, gate, type Json, screen, stateBecomes, summary } from "./fakehost.js";
 import { withTimeout } from "./support.js";
 
 describe("frames and answers", () => {
-  test("the hello is JSON with protocol 1, revision 3 and the client's name", async () => {
+  test("the hello is JSON with protocol 1, the client's revision and its name", async () => {
     const host = await fake();
     let hello: Json;
     host.script(async (peer) => {
       hello = await peer.welcome();
     });
     const client = await connected({ socketPath: host.path, clientName: "named/1" });
-    assert.deepEqual(hello, { protocol: 1, revision: 3, encoding: "json", client: "named/1" });
+    assert.deepEqual(hello, { protocol: 1, revision: PROTOCOL_REVISION, encoding: "json", client: "named/1" });
     await client.disconnect();
     await host.close();
   });
@@ -162,9 +166,9 @@ describe("calls: waiting, aborts, timeouts", () => {
     drop.open();
     await reconnecting;
     const inspected = client.inspect("p1");
-    await assert.rejects(client.list({ timeoutMs: 100 }), (error: unknown) => {
+    await assert.rejects(client.list({ deadlineMs: 100 }), (error: unknown) => {
       assert.ok(error instanceof RequestTimeoutError, String(error));
-      assert.equal(error.timeoutMs, 100);
+      assert.equal(error.deadlineMs, 100);
       return true;
     });
     assert.equal(client.state, "reconnecting");
@@ -253,17 +257,44 @@ describe("calls: waiting, aborts, timeouts", () => {
     sendLate.open();
     assert.deepEqual(await listed, [], "the late answer of the aborted list was dropped");
 
-    const slow = client.inspect("p1", { timeoutMs: 150 });
+    const slow = client.inspect("p1", { deadlineMs: 150 });
     await withTimeout(timedOutRead.promise, 10_000, "the inspect to reach the host");
     await assert.rejects(slow, (error: unknown) => {
       assert.ok(error instanceof RequestTimeoutError, String(error));
-      assert.equal(error.timeoutMs, 150);
+      assert.equal(error.deadlineMs, 150);
       return true;
     });
     const next = client.inspect("p2");
     sendLateAgain.open();
     assert.equal((await next).pane.id, "p2", "the late answer of the timed-out inspect was dropped");
     assert.deepEqual(seen, [{ list: {} }, { inspect: { pane: "p1" } }, { inspect: { pane: "p2" } }]);
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("the client's deadline is deadlineMs; an options object naming timeoutMs is refused, nothing sent", async () => {
+    const host = await fake();
+    const seen: Json[] = [];
+    host.script(async (peer) => {
+      await peer.welcome();
+      for (;;) {
+        const request = await peer.next();
+        seen.push(request.request);
+        peer.send({ response: { id: request.id, body: { panes: { panes: [] } } } });
+      }
+    });
+    const client = await connected({ socketPath: host.path });
+    // The mix-up the old name allowed: the host's wait and the client's deadline in one object.
+    const mixed = { timeout_ms: 5000, timeoutMs: 300 } as unknown as AskOptions;
+    await assert.rejects(client.ask("p1", "make", mixed), (error: unknown) => {
+      assert.ok(error instanceof TypeError, String(error));
+      assert.match(error.message, /deadlineMs.*timeout_ms/);
+      return true;
+    });
+    assert.throws(() => client.events("p1", { timeoutMs: 5 } as unknown as EventsOptions), TypeError);
+    assert.throws(() => client.watch({ timeoutMs: 5 } as unknown as WatchOptions), TypeError);
+    assert.deepEqual(await client.list({ deadlineMs: 5_000 }), []);
+    assert.deepEqual(seen, [{ list: {} }], "only the list reached the host");
     await client.disconnect();
     await host.close();
   });
