@@ -78,10 +78,72 @@ const parts = [
     "",
   ].join("\n"),
 ];
+/**
+ * An open vocabulary (`"x-open-vocabulary": true`: a string of a known list
+ * that a newer host may extend) as a literal union of its known values
+ * with an open fallback, `(string & {})`, which keeps the literals for
+ * completion and narrowing while any other string still type-checks; and
+ * its known values as a constant array.
+ */
+function openVocabulary(name, definition) {
+  const known = definition.anyOf?.[0]?.enum;
+  if (!Array.isArray(known) || definition.anyOf.length !== 2 || definition.anyOf[1].type !== "string") {
+    throw new Error(`${name} is marked x-open-vocabulary but is not anyOf [enum, string]`);
+  }
+  const doc = String(definition.description ?? "").split("\n").map((line) => ` * ${line}`.trimEnd());
+  const values = known.map((value) => JSON.stringify(value));
+  return [
+    "/**",
+    ...doc,
+    " *",
+    " * An open vocabulary: the values this revision's host sends, and any",
+    " * other string a newer host may add.",
+    " */",
+    `export type ${name} =`,
+    ...values.map((value) => `  | ${value}`),
+    "  | (string & {});",
+    "",
+    `/** The known values of {@link ${name}}, in the order the host declares them. */`,
+    `export const ${name}Values = [${values.join(", ")}] as const;`,
+    "",
+  ].join("\n");
+}
+
 for (const name of Object.keys(defs).sort()) {
+  if (defs[name]["x-open-vocabulary"] === true) {
+    parts.push(openVocabulary(name, defs[name]));
+    continue;
+  }
   const definition = { ...namedRefs(defs[name]), title: name };
   parts.push((await compile(definition, name, options)).trim() + "\n");
 }
+
+/** A constant of each variant of the enum `name` and its `keyword`. */
+function variantTable(name, keyword, constant, doc) {
+  const rows = (defs[name]?.oneOf ?? []).map((variant) => {
+    const variantName = variant.const ?? variant.required?.[0];
+    if (typeof variantName !== "string" || !(keyword in variant)) throw new Error(`${name}: a variant without ${keyword}`);
+    return `  ${variantName}: ${JSON.stringify(variant[keyword]).replaceAll(",", ", ")},`;
+  });
+  return [`/** ${doc} */`, `export const ${constant} = {`, ...rows, "} as const;", ""].join("\n");
+}
+
+parts.push(
+  variantTable(
+    "Request",
+    "x-answer",
+    "RequestAnswers",
+    "Each request with the `Response` variant that answers it when it succeeds (the schema's `x-answer`).",
+  ),
+);
+parts.push(
+  variantTable(
+    "Event",
+    "x-streams",
+    "EventStreams",
+    "Each event with the subscriptions it travels on, `pane` (`events`, `reconnect`) and `watch` (the schema's `x-streams`).",
+  ),
+);
 
 const text = parts.join("\n");
 fs.mkdirSync(path.dirname(values.out), { recursive: true });

@@ -136,9 +136,13 @@ export async function connect(options: ConnectOptions = {}): Promise<Client> {
  * `code` (such as `UNKNOWN_PANE`), `message` and `limitation`.
  *
  * **Waiting.** Every method takes a last `options` argument with a
- * `signal` ({@link AbortError} when aborted) and a `timeoutMs`
- * ({@link RequestTimeoutError} when it expires; the client's
- * `requestTimeoutMs` by default).
+ * `signal` ({@link AbortError} when aborted) and a `deadlineMs`, the
+ * client's deadline for the answer ({@link RequestTimeoutError} when it
+ * expires; the client's `requestTimeoutMs` by default). The host's own
+ * wait, where a request has one (`ask`, `waitFor`), is the wire field
+ * `timeout_ms`; an options object with `timeoutMs` (the deadline's former
+ * name) is refused with a `TypeError`, so that neither is taken for the
+ * other.
  *
  * **A lost connection.** The client connects again by itself, with the
  * reconnect policy's backoff, and subscribes every open stream again from
@@ -348,7 +352,7 @@ export class Client {
    * turn, the other is refused with `TURN_IN_PROGRESS`.
    *
    * The client waits for the answer `timeout_ms` (default 10 minutes)
-   * plus its request timeout, unless `timeoutMs` says otherwise. A
+   * plus its request timeout, unless `deadlineMs` says otherwise. A
    * timeout or an abort of the client's wait leaves the turn running in
    * the host. Not sent again after a lost connection (the prompt may have
    * been submitted).
@@ -370,7 +374,7 @@ export class Client {
     const turnMs = options.timeout_ms ?? null;
     const answer = await this.call({ ask: { pane, text, timeout_ms: turnMs } }, "answered", {
       signal: options.signal,
-      timeoutMs: options.timeoutMs ?? this.longWait(turnMs ?? DEFAULT_ASK_TIMEOUT_MS),
+      deadlineMs: deadline(options, this.longWait(turnMs ?? DEFAULT_ASK_TIMEOUT_MS)),
     });
     return turnReport(answer);
   }
@@ -385,7 +389,7 @@ export class Client {
    * with `output` it searches the bytes from `from` (default: only output
    * that comes after the request). The host waits `timeout_ms` (default
    * 30 seconds); the client waits that plus its request timeout, unless
-   * `timeoutMs` says otherwise. Other requests of the client go on
+   * `deadlineMs` says otherwise. Other requests of the client go on
    * meanwhile. Not sent again after a lost connection.
    *
    * @example
@@ -411,7 +415,7 @@ export class Client {
     const body: Raw.WaitForParams = { pane, pattern, target, from: options.from ?? null, timeout_ms: hostMs };
     const answer = await this.call({ wait_for: body }, "waited", {
       signal: options.signal,
-      timeoutMs: options.timeoutMs ?? this.longWait(hostMs ?? DEFAULT_WAIT_TIMEOUT_MS),
+      deadlineMs: deadline(options, this.longWait(hostMs ?? DEFAULT_WAIT_TIMEOUT_MS)),
     });
     return waitMatch(answer);
   }
@@ -423,7 +427,7 @@ export class Client {
    * executable. A passed receipt under 24 hours old makes the runtime's
    * `receipt` gate pass ({@link Client.runtimes} then reports
    * `receipt_valid`). The host ends the run after 180 seconds; the client
-   * waits that plus its request timeout, unless `timeoutMs` says
+   * waits that plus its request timeout, unless `deadlineMs` says
    * otherwise. Not sent again after a lost connection.
    *
    * @returns The receipt; check `passed`.
@@ -443,7 +447,7 @@ export class Client {
     };
     const answer = await this.call({ probe_runtime: body }, "receipt", {
       signal: options.signal,
-      timeoutMs: options.timeoutMs ?? this.longWait(PROBE_RUN_LIMIT_MS),
+      deadlineMs: deadline(options, this.longWait(PROBE_RUN_LIMIT_MS)),
     });
     return receipt(answer);
   }
@@ -592,7 +596,7 @@ export class Client {
     const refuse = this.refusal();
     const stream = new PaneStream(
       pane,
-      { shared: this.shared, requestTimeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs },
+      { shared: this.shared, requestTimeoutMs: deadline(options, this.options.requestTimeoutMs) },
       {
         from: options.from,
         generation: options.generation,
@@ -638,7 +642,7 @@ export class Client {
    */
   watch(options: WatchOptions = {}): PaneWatch {
     const watch = new PaneWatch(
-      { shared: this.shared, requestTimeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs },
+      { shared: this.shared, requestTimeoutMs: deadline(options, this.options.requestTimeoutMs) },
       {
         maxBuffered: options.maxBuffered ?? this.options.maxBufferedEvents,
         reconnect: options.reconnect ?? true,
@@ -694,7 +698,7 @@ export class Client {
   /** Sends one request on the shared connection. `retry`: may be sent again after a lost connection. */
   private call<K extends AnswerKind>(request: Raw.Request, expect: K, options: CallOptions, retry = false): Promise<Answer<K>> {
     return this.shared.call(request, expect, {
-      timeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs,
+      timeoutMs: deadline(options, this.options.requestTimeoutMs),
       signal: options.signal,
       retry,
     });
@@ -705,4 +709,22 @@ export class Client {
     const configured = this.options.requestTimeoutMs;
     return configured > 0 ? configured + hostWaitMs : 0;
   }
+}
+
+/**
+ * The client's deadline for a call's answer: the options' `deadlineMs`, or
+ * `fallback`. An options object that still names `timeoutMs` (this
+ * option's former name, easily taken for the host's `timeout_ms`) is
+ * refused rather than ignored.
+ *
+ * @throws TypeError naming both options.
+ */
+function deadline(options: { deadlineMs?: number | undefined }, fallback: number): number {
+  if (Object.prototype.hasOwnProperty.call(options, "timeoutMs")) {
+    throw new TypeError(
+      "`timeoutMs` is not an option: the client's deadline for the answer is `deadlineMs`; " +
+        "the host's own wait (ask, waitFor) is `timeout_ms`",
+    );
+  }
+  return options.deadlineMs ?? fallback;
 }

@@ -20,6 +20,8 @@
  * @module
  */
 
+import type { ErrorCode, LimitationCode } from "./types/vocabularies.js";
+
 /**
  * An error the host reported: the answer to a request, a connection-level
  * error (`requestId` is `null`), or a refused handshake (`refused` is true,
@@ -31,9 +33,9 @@
  */
 export class PanehostError extends Error {
   /** The stable error code, such as `UNKNOWN_PANE`. Match on this. */
-  readonly code: string;
+  readonly code: ErrorCode;
   /** For `OPERATION_UNSUPPORTED`, the limitation code that explains it; otherwise `null`. */
-  readonly limitation: string | null;
+  readonly limitation: LimitationCode | null;
   /** The id of the request answered, or `null` for a connection-level error or a refusal. */
   readonly requestId: number | null;
   /** True when the host refused the handshake. */
@@ -43,9 +45,9 @@ export class PanehostError extends Error {
 
   /** Builds an error from the host's fields. */
   constructor(
-    code: string,
+    code: ErrorCode,
     message: string,
-    options: { limitation?: string | null; requestId?: number | null; refused?: boolean; protocol?: number | null } = {},
+    options: { limitation?: LimitationCode | null; requestId?: number | null; refused?: boolean; protocol?: number | null } = {},
   ) {
     super(message);
     this.name = "PanehostError";
@@ -121,19 +123,19 @@ export class UntrustedHostError extends Error {
 }
 
 /**
- * No answer arrived within the call's timeout (its `timeoutMs`, or the
+ * No answer arrived within the call's deadline (its `deadlineMs`, or the
  * client's `requestTimeoutMs`). The client stopped waiting; a request
  * already written to the host may still be carried out there.
  */
 export class RequestTimeoutError extends Error {
-  /** How long was waited, in milliseconds. */
-  readonly timeoutMs: number;
+  /** How long was waited, in milliseconds: the call's deadline. */
+  readonly deadlineMs: number;
 
   /** Builds the error. */
-  constructor(what: string, timeoutMs: number) {
-    super(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  constructor(what: string, deadlineMs: number) {
+    super(`timed out after ${deadlineMs} ms waiting for ${what}`);
     this.name = "RequestTimeoutError";
-    this.timeoutMs = timeoutMs;
+    this.deadlineMs = deadlineMs;
   }
 }
 

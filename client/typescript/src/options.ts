@@ -29,7 +29,7 @@ export interface ConnectOptions {
   /**
    * How long to wait for the handshake and, by default, for each answer,
    * in milliseconds; `0` waits forever. Default 60000. A call's own
-   * `timeoutMs` overrides it for that call.
+   * `deadlineMs` overrides it for that call.
    */
   requestTimeoutMs?: number;
   /**

@@ -12,9 +12,43 @@
  */
 
 /**
+ * What a pane's agent is doing, as far as the host can tell. A client treats a value it does not know as `unknown`.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type Activity =
+  | "idle"
+  | "busy"
+  | "awaiting_input"
+  | "unknown"
+  | (string & {});
+
+/** The known values of {@link Activity}, in the order the host declares them. */
+export const ActivityValues = ["idle", "busy", "awaiting_input", "unknown"] as const;
+
+/**
  * Bytes as standard base64 (RFC 4648, with `=` padding).
  */
 export type ByteBuf = string;
+
+/**
+ * How the end of a turn is observed for a pane or a runtime. A client treats a value it does not know as a signal it cannot rely on.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type CompletionSource =
+  | "hook"
+  | "notify_program"
+  | "terminal_notification"
+  | "screen_heuristic"
+  | "unobserved"
+  | "shell_integration"
+  | (string & {});
+
+/** The known values of {@link CompletionSource}, in the order the host declares them. */
+export const CompletionSourceValues = ["hook", "notify_program", "terminal_notification", "screen_heuristic", "unobserved", "shell_integration"] as const;
 
 /**
  * Cursor position, zero-based.
@@ -40,6 +74,21 @@ export interface Cursor {
 export type Encoding = "bincode" | "json";
 
 /**
+ * Why a subscription ended.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type EndReason =
+  | "exited"
+  | "closed"
+  | "unsubscribed"
+  | (string & {});
+
+/** The known values of {@link EndReason}, in the order the host declares them. */
+export const EndReasonValues = ["exited", "closed", "unsubscribed"] as const;
+
+/**
  * A structured failure of one request (or of the connection, when no
  * request id applies).
  */
@@ -47,16 +96,55 @@ export interface ErrorBody {
   /**
    * A stable code from [`ErrorCode`].
    */
-  code: string;
+  code: ErrorCode;
   /**
    * The limitation code that explains an `OPERATION_UNSUPPORTED`, if any.
    */
-  limitation?: string | null;
+  limitation?: LimitationCode | null;
   /**
    * A sentence for people; not for matching.
    */
   message: string;
 }
+
+/**
+ * An error code (PROTOCOL.md section 10). A client treats a code it does not know as a generic failure and shows the message.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type ErrorCode =
+  | "PROTOCOL_MISMATCH"
+  | "HANDSHAKE_REQUIRED"
+  | "MALFORMED_REQUEST"
+  | "FRAME_TOO_LARGE"
+  | "PEER_REFUSED"
+  | "UNKNOWN_PANE"
+  | "UNKNOWN_RUNTIME"
+  | "RUNTIME_NOT_AVAILABLE"
+  | "RUNTIME_NOT_SUPPORTED"
+  | "BINARY_CHANGED"
+  | "RUNTIME_NOT_READY"
+  | "INVALID_ARGUMENT"
+  | "PANE_EXITED"
+  | "OFFSET_OUT_OF_RANGE"
+  | "UNKNOWN_SUBSCRIPTION"
+  | "OPERATION_UNSUPPORTED"
+  | "LOGIN_NOT_REQUIRED"
+  | "TURN_TIMEOUT"
+  | "TURN_IN_PROGRESS"
+  | "WAIT_TIMEOUT"
+  | "NOTIFY_REFUSED"
+  | "SPAWN_FAILED"
+  | "LIMIT_REACHED"
+  | "NO_TERMINAL"
+  | "ANSWER_TOO_LARGE"
+  | "BUSY"
+  | "INTERNAL"
+  | (string & {});
+
+/** The known values of {@link ErrorCode}, in the order the host declares them. */
+export const ErrorCodeValues = ["PROTOCOL_MISMATCH", "HANDSHAKE_REQUIRED", "MALFORMED_REQUEST", "FRAME_TOO_LARGE", "PEER_REFUSED", "UNKNOWN_PANE", "UNKNOWN_RUNTIME", "RUNTIME_NOT_AVAILABLE", "RUNTIME_NOT_SUPPORTED", "BINARY_CHANGED", "RUNTIME_NOT_READY", "INVALID_ARGUMENT", "PANE_EXITED", "OFFSET_OUT_OF_RANGE", "UNKNOWN_SUBSCRIPTION", "OPERATION_UNSUPPORTED", "LOGIN_NOT_REQUIRED", "TURN_TIMEOUT", "TURN_IN_PROGRESS", "WAIT_TIMEOUT", "NOTIFY_REFUSED", "SPAWN_FAILED", "LIMIT_REACHED", "NO_TERMINAL", "ANSWER_TOO_LARGE", "BUSY", "INTERNAL"] as const;
 
 /**
  * Something that happened on a subscribed pane.
@@ -109,9 +197,9 @@ export type Event =
   | {
       ended: {
         /**
-         * `exited`, `closed` or `unsubscribed`.
+         * `exited`, `closed` or `unsubscribed` ([`end_reason`]).
          */
-        reason: string;
+        reason: EndReason;
       };
     }
   | {
@@ -123,7 +211,7 @@ export type Event =
         /**
          * Where the signal came from (see [`crate::turn::source`]).
          */
-        source: string;
+        source: TurnSource;
       };
     }
   | {
@@ -140,7 +228,7 @@ export type Event =
         /**
          * Where the signal came from (see [`crate::turn::source`]).
          */
-        source: string;
+        source: TurnSource;
         /**
          * Usage of the turn, or `unavailable`.
          */
@@ -158,9 +246,9 @@ export type Event =
          */
         offset: number;
         /**
-         * Where the signal came from.
+         * Where the signal came from (see [`crate::turn::source`]).
          */
-        source: string;
+        source: TurnSource;
       };
     }
   | {
@@ -174,9 +262,9 @@ export type Event =
          */
         offset: number;
         /**
-         * Where the signal came from.
+         * Where the signal came from (see [`crate::turn::source`]).
          */
-        source: string;
+        source: TurnSource;
       };
     }
   | {
@@ -192,7 +280,7 @@ export type Event =
         /**
          * Its activity now.
          */
-        activity: string;
+        activity: Activity;
         /**
          * The pane.
          */
@@ -237,6 +325,22 @@ export type Event =
     };
 
 /**
+ * Where a runtime adapter's flags come from.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type Evidence =
+  | "captured_help"
+  | "documentation"
+  | "this_repository"
+  | "operator"
+  | (string & {});
+
+/** The known values of {@link Evidence}, in the order the host declares them. */
+export const EvidenceValues = ["captured_help", "documentation", "this_repository", "operator"] as const;
+
+/**
  * How a pane's process ended.
  */
 export interface ExitStatus {
@@ -251,6 +355,21 @@ export interface ExitStatus {
 }
 
 /**
+ * How a runtime's version stands against the oldest version its adapter's flags are known to hold for.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type FloorStatus =
+  | "at_or_above"
+  | "below"
+  | "indeterminate"
+  | (string & {});
+
+/** The known values of {@link FloorStatus}, in the order the host declares them. */
+export const FloorStatusValues = ["at_or_above", "below", "indeterminate"] as const;
+
+/**
  * The host's answer to a [`Hello`].
  */
 export type HandshakeReply =
@@ -262,7 +381,7 @@ export type HandshakeReply =
         /**
          * A stable error code, such as `PROTOCOL_MISMATCH`.
          */
-        code: string;
+        code: ErrorCode;
         /**
          * A sentence for people.
          */
@@ -320,17 +439,55 @@ export interface InputModes {
 }
 
 /**
+ * One step of an interrupt.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type InterruptAction =
+  | "keys"
+  | "sigint"
+  | "sigterm"
+  | "sigkill"
+  | "sweep"
+  | "observed"
+  | (string & {});
+
+/** The known values of {@link InterruptAction}, in the order the host declares them. */
+export const InterruptActionValues = ["keys", "sigint", "sigterm", "sigkill", "sweep", "observed"] as const;
+
+/**
+ * What an interrupt achieved. A client treats a value it does not know as `unconfirmed`.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type InterruptOutcome =
+  | "turn_cancelled"
+  | "process_interrupted"
+  | "process_ended"
+  | "foreground_ended"
+  | "unconfirmed"
+  | "not_running"
+  | (string & {});
+
+/** The known values of {@link InterruptOutcome}, in the order the host declares them. */
+export const InterruptOutcomeValues = ["turn_cancelled", "process_interrupted", "process_ended", "foreground_ended", "unconfirmed", "not_running"] as const;
+
+/**
  * What an interrupt did.
  */
 export interface InterruptReport {
   /**
    * `turn_cancelled` (the keys ended the turn), `process_interrupted`
    * (SIGINT ended it), `process_ended` (the process exited),
+   * `foreground_ended` (with `terminate`: a job of the pane's shell
+   * ended, the shell runs on),
    * `unconfirmed` (nothing observed confirms the stop; for runtimes whose
    * completion is unobserved this is the best there is), or
    * `not_running` (it had already exited).
    */
-  outcome: string;
+  outcome: InterruptOutcome;
   /**
    * The pane.
    */
@@ -354,10 +511,10 @@ export interface InterruptReport {
  */
 export interface InterruptStep {
   /**
-   * What was done: `keys`, `sigint`, `sigterm`, `sigkill`, or `observed`
-   * (what confirmed the stop).
+   * What was done: `keys`, `sigint`, `sigterm`, `sigkill`, `sweep`, or
+   * `observed` (what confirmed the stop) ([`interrupt_action`]).
    */
-  action: string;
+  action: InterruptAction;
   /**
    * Milliseconds since the interrupt began.
    */
@@ -367,6 +524,61 @@ export interface InterruptStep {
    */
   detail: string;
 }
+
+/**
+ * A limitation code: what a runtime declares it cannot do (PROTOCOL.md section 10). A client treats a code it does not know as a limitation it cannot explain.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type LimitationCode =
+  | "START_REQUIRES_RESOLVED_MODEL"
+  | "NATIVE_RESUME_UNSUPPORTED"
+  | "PROVIDER_SELECTION_ONLY"
+  | "PROVIDER_SELECTION_INTERACTIVE_PICKER"
+  | "PROVIDER_SELECTION_UNSUPPORTED"
+  | "REFERENCE_PENDING_LIVE_PROOF"
+  | "REFERENCE_STEERED_BY_WRAPPER"
+  | "HOST_LOSS_RESTARTS_FRESH"
+  | "COMPLETION_UNOBSERVED"
+  | "LOGIN_NOT_IN_TERMINAL"
+  | "PERMISSION_PROFILE_UNENFORCED"
+  | "RECEIPT_UNAVAILABLE"
+  | "INTERRUPT_KEEPS_REQUEST"
+  | (string & {});
+
+/** The known values of {@link LimitationCode}, in the order the host declares them. */
+export const LimitationCodeValues = ["START_REQUIRES_RESOLVED_MODEL", "NATIVE_RESUME_UNSUPPORTED", "PROVIDER_SELECTION_ONLY", "PROVIDER_SELECTION_INTERACTIVE_PICKER", "PROVIDER_SELECTION_UNSUPPORTED", "REFERENCE_PENDING_LIVE_PROOF", "REFERENCE_STEERED_BY_WRAPPER", "HOST_LOSS_RESTARTS_FRESH", "COMPLETION_UNOBSERVED", "LOGIN_NOT_IN_TERMINAL", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE", "INTERRUPT_KEEPS_REQUEST"] as const;
+
+/**
+ * How a user signs in to a runtime's provider.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type LoginForm =
+  | "in_terminal"
+  | "outside_terminal"
+  | "not_required"
+  | (string & {});
+
+/** The known values of {@link LoginForm}, in the order the host declares them. */
+export const LoginFormValues = ["in_terminal", "outside_terminal", "not_required"] as const;
+
+/**
+ * A turn signal a pane's hook reports through `notify`. The host ignores an event it does not know.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type NotifyEvent =
+  | "turn_started"
+  | "turn_completed"
+  | "notification"
+  | (string & {});
+
+/** The known values of {@link NotifyEvent}, in the order the host declares them. */
+export const NotifyEventValues = ["turn_started", "turn_completed", "notification"] as const;
 
 /**
  * A pane with its screen, as `inspect` returns it.
@@ -436,13 +648,13 @@ export interface PaneSummary {
    * What its agent is doing: `idle`, `busy`, `awaiting_input` or
    * `unknown` (see [`crate::turn::activity`]).
    */
-  activity?: string;
+  activity?: Activity;
   /**
    * How the end of a turn is observed for this pane: `hook`,
-   * `notify_program`, `terminal_notification`, `screen_heuristic` or
-   * `unobserved`.
+   * `notify_program`, `terminal_notification`, `screen_heuristic`,
+   * `unobserved` or `shell_integration` ([`crate::turn::completion`]).
    */
-  completion?: string;
+  completion?: CompletionSource;
   /**
    * When the pane was created, in milliseconds since the Unix epoch.
    */
@@ -481,7 +693,7 @@ export interface PaneSummary {
    * (a new process, starting over, where the runtime declares
    * `HOST_LOSS_RESTARTS_FRESH`).
    */
-  restored_by?: string;
+  restored_by?: RestoredBy;
   /**
    * The runtime it was started with, such as `shell`.
    */
@@ -517,13 +729,60 @@ export interface PaneSweep {
    * (its session, its descendants, and the orphans its keeper adopted
    * that carry the pane's token).
    */
-  method: string;
+  method: SweepMethod;
   /**
    * The pids still running when the host gave up (at most
    * [`MAX_SWEEP_SURVIVORS`] listed); empty when nothing survived.
    */
   survivors: number[];
 }
+
+/**
+ * A permission profile a runtime enforces. The host refuses a start naming a profile it does not know.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type PermissionProfile =
+  | "read_only"
+  | "workspace_write"
+  | "full_access"
+  | (string & {});
+
+/** The known values of {@link PermissionProfile}, in the order the host declares them. */
+export const PermissionProfileValues = ["read_only", "workspace_write", "full_access"] as const;
+
+/**
+ * Whether a runtime is ready for work. A client treats a value it does not know as `not_ready`.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type Readiness =
+  | "ready"
+  | "not_ready"
+  | "reduced"
+  | (string & {});
+
+/** The known values of {@link Readiness}, in the order the host declares them. */
+export const ReadinessValues = ["ready", "not_ready", "reduced"] as const;
+
+/**
+ * The readiness gate that stops or reduces a runtime.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type ReadinessGate =
+  | "supported"
+  | "installed"
+  | "version"
+  | "sign_in"
+  | "receipt"
+  | (string & {});
+
+/** The known values of {@link ReadinessGate}, in the order the host declares them. */
+export const ReadinessGateValues = ["supported", "installed", "version", "sign_in", "receipt"] as const;
 
 /**
  * A completion receipt: the runtime's one-shot mode was asked for one JSON
@@ -569,6 +828,23 @@ export interface Receipt {
    */
   version?: string | null;
 }
+
+/**
+ * Why the host stopped using the client's terminal.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type ReleaseReason =
+  | "detached"
+  | "exited"
+  | "closed"
+  | "client_ended"
+  | "terminal_lost"
+  | (string & {});
+
+/** The known values of {@link ReleaseReason}, in the order the host declares them. */
+export const ReleaseReasonValues = ["detached", "exited", "closed", "client_ended", "terminal_lost"] as const;
 
 /**
  * Every operation a client can ask for.
@@ -709,7 +985,7 @@ export type Request =
          * `turn_started`, `turn_completed`, `notification` (the host reads
          * the payload to tell awaiting input from an approval request).
          */
-        event: string;
+        event: NotifyEvent;
         /**
          * The pane, from `PANEHOST_PANE`.
          */
@@ -904,6 +1180,38 @@ export type Response =
     };
 
 /**
+ * How a pane came to this host: by a start, or how a host restart brought it back.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type RestoredBy =
+  | "started"
+  | "keeper"
+  | "native_reference"
+  | "provider_selection"
+  | "fresh"
+  | (string & {});
+
+/** The known values of {@link RestoredBy}, in the order the host declares them. */
+export const RestoredByValues = ["started", "keeper", "native_reference", "provider_selection", "fresh"] as const;
+
+/**
+ * A way a runtime resumes an earlier session natively.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type ResumeMode =
+  | "REFERENCE"
+  | "PROVIDER_SELECTION"
+  | "INTERACTIVE_PICKER"
+  | (string & {});
+
+/** The known values of {@link ResumeMode}, in the order the host declares them. */
+export const ResumeModeValues = ["REFERENCE", "PROVIDER_SELECTION", "INTERACTIVE_PICKER"] as const;
+
+/**
  * Which earlier session a start should resume.
  */
 export type ResumeRequest =
@@ -921,10 +1229,12 @@ export interface RuntimeInfo {
    */
   available: boolean;
   /**
-   * How the end of a turn is observed: `hook`, `notify_program`,
-   * `terminal_notification`, `screen_heuristic` or `unobserved`.
+   * How the end of a turn is observed for a pane started now: `hook`,
+   * `notify_program`, `terminal_notification`, `screen_heuristic`,
+   * `unobserved` or `shell_integration` ([`crate::turn::completion`]);
+   * what its panes report.
    */
-  completion?: string;
+  completion?: CompletionSource;
   /**
    * A name for people.
    */
@@ -933,11 +1243,11 @@ export interface RuntimeInfo {
    * Where the adapter's flags come from: `captured_help`,
    * `documentation`, `this_repository` or `operator`.
    */
-  evidence?: string;
+  evidence?: Evidence;
   /**
    * `at_or_above`, `below` or `indeterminate`; absent until detected.
    */
-  floor_status?: string | null;
+  floor_status?: FloorStatus | null;
   /**
    * The runtime id used in `start`, such as `shell` or `claude`.
    */
@@ -945,12 +1255,12 @@ export interface RuntimeInfo {
   /**
    * Declared limitation codes (see [`crate::limitation`]).
    */
-  limitations: string[];
+  limitations: LimitationCode[];
   /**
    * How a user signs in: `in_terminal`, `outside_terminal` or
    * `not_required`.
    */
-  login?: string;
+  login?: LoginForm;
   /**
    * The resolved executable, when found.
    */
@@ -960,18 +1270,18 @@ export interface RuntimeInfo {
    * `workspace_write`, `full_access`); a start asking for another is
    * refused unless it accepts a weaker boundary.
    */
-  permission_profiles?: string[];
+  permission_profiles?: PermissionProfile[];
   /**
    * `ready`, `not_ready` or `reduced` (its version could not be read:
    * it can be started, with the capabilities that need a known version
    * withheld).
    */
-  readiness?: string;
+  readiness?: Readiness;
   /**
    * The first gate that stops it (`supported`, `installed`, `version`,
    * `sign_in`, `receipt`), or for `reduced` the gate that reduces it.
    */
-  readiness_gate?: string | null;
+  readiness_gate?: ReadinessGate | null;
   /**
    * Why that gate stops or reduces it.
    */
@@ -989,7 +1299,7 @@ export interface RuntimeInfo {
   /**
    * Native-resume modes, such as `REFERENCE` or `PROVIDER_SELECTION`.
    */
-  resume_modes: string[];
+  resume_modes: ResumeMode[];
   /**
    * SHA-256 of the executable, when identified.
    */
@@ -998,7 +1308,7 @@ export interface RuntimeInfo {
    * `signed_in`, `signed_out`, `unobservable` (the CLI leaves no trace
    * that can be read without asking its provider) or `not_required`.
    */
-  sign_in?: string;
+  sign_in?: SignIn;
   /**
    * What the sign-in reading rests on (a credentials file, a variable
    * being set; never a secret).
@@ -1140,6 +1450,22 @@ export type ServerMessage =
     };
 
 /**
+ * What the host can read of a runtime's sign-in.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type SignIn =
+  | "signed_in"
+  | "signed_out"
+  | "unobservable"
+  | "not_required"
+  | (string & {});
+
+/** The known values of {@link SignIn}, in the order the host declares them. */
+export const SignInValues = ["signed_in", "signed_out", "unobservable", "not_required"] as const;
+
+/**
  * A terminal size in character cells, within [`Size::MIN`] and
  * [`Size::MAX_COLS`] x [`Size::MAX_ROWS`], and at most [`Size::MAX_CELLS`]
  * cells in all.
@@ -1213,7 +1539,7 @@ export interface StartParams {
    * `workspace_write` or `full_access`. When absent, the CLI runs with
    * its own defaults and the user's own configuration.
    */
-  permission_profile?: string | null;
+  permission_profile?: PermissionProfile | null;
   /**
    * Refuse the start with `RUNTIME_NOT_READY` unless the runtime is
    * ready (or reduced) as `runtimes` reports it: supported, installed,
@@ -1306,6 +1632,20 @@ export interface Subscription {
 }
 
 /**
+ * How the processes a pane started were told from others.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type SweepMethod =
+  | "cgroup"
+  | "process_tree"
+  | (string & {});
+
+/** The known values of {@link SweepMethod}, in the order the host declares them. */
+export const SweepMethodValues = ["cgroup", "process_tree"] as const;
+
+/**
  * Answers `attach_terminal`: the host no longer reads or writes the
  * terminal.
  */
@@ -1322,7 +1662,7 @@ export interface TerminalRelease {
    * Why: one of `detached`, `exited`, `closed`, `client_ended`,
    * `terminal_lost` ([`release_reason`]).
    */
-  reason: string;
+  reason: ReleaseReason;
 }
 
 /**
@@ -1352,7 +1692,7 @@ export interface TurnReport {
   /**
    * How the end of the turn was observed (see [`source`]).
    */
-  source: string;
+  source: TurnSource;
   /**
    * The output offset when the input was submitted.
    */
@@ -1362,6 +1702,25 @@ export interface TurnReport {
    */
   usage: Usage;
 }
+
+/**
+ * Where a turn signal came from. A client treats a value it does not know as a signal of unknown reliability.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type TurnSource =
+  | "hook"
+  | "notify_program"
+  | "terminal_notification"
+  | "heuristic"
+  | "input"
+  | "restored"
+  | "shell_integration"
+  | (string & {});
+
+/** The known values of {@link TurnSource}, in the order the host declares them. */
+export const TurnSourceValues = ["hook", "notify_program", "terminal_notification", "heuristic", "input", "restored", "shell_integration"] as const;
 
 /**
  * Token and cost usage of one turn.
@@ -1379,12 +1738,27 @@ export interface Usage {
    * `measured` (the CLI reported it), `estimated`, or `unavailable` (the
    * CLI did not say; that is not the same as zero).
    */
-  kind: string;
+  kind: UsageKind;
   /**
    * Output tokens, when known.
    */
   output_tokens?: number | null;
 }
+
+/**
+ * How a turn's usage is known. A client treats a value it does not know as `unavailable`.
+ *
+ * An open vocabulary: the values this revision's host sends, and any
+ * other string a newer host may add.
+ */
+export type UsageKind =
+  | "measured"
+  | "estimated"
+  | "unavailable"
+  | (string & {});
+
+/** The known values of {@link UsageKind}, in the order the host declares them. */
+export const UsageKindValues = ["measured", "estimated", "unavailable"] as const;
 
 /**
  * Parameters of `wait_for`.
@@ -1469,3 +1843,44 @@ export interface Welcome {
    */
   revision?: number;
 }
+
+/** Each request with the `Response` variant that answers it when it succeeds (the schema's `x-answer`). */
+export const RequestAnswers = {
+  start: "started",
+  send: "sent",
+  interrupt: "interrupted",
+  inspect: "inspected",
+  events: "subscribed",
+  reconnect: "subscribed",
+  unsubscribe: "unsubscribed",
+  resize: "resized",
+  list: "panes",
+  close: "closed",
+  runtimes: "runtimes",
+  login: "started",
+  ask: "answered",
+  notify: "notified",
+  probe_runtime: "receipt",
+  history: "history",
+  watch: "watching",
+  wait_for: "waited",
+  attach_terminal: "terminal_released",
+} as const;
+
+/** Each event with the subscriptions it travels on, `pane` (`events`, `reconnect`) and `watch` (the schema's `x-streams`). */
+export const EventStreams = {
+  output: ["pane"],
+  resync: ["pane"],
+  resized: ["pane"],
+  exited: ["pane"],
+  ended: ["pane", "watch"],
+  turn_started: ["pane"],
+  turn_completed: ["pane"],
+  awaiting_input: ["pane"],
+  approval_requested: ["pane"],
+  pane_started: ["watch"],
+  pane_activity: ["watch"],
+  pane_exited: ["watch"],
+  pane_ended: ["watch"],
+  pane_list: ["watch"],
+} as const;

@@ -46,9 +46,11 @@ export interface EventsOptions {
    */
   reconnect?: boolean | undefined;
   /**
-   * Closes the stream when aborted: the subscription is ended, a `next()`
-   * waiting (and the first one after) rejects with an {@link AbortError},
-   * later ones are `done`.
+   * Closes the stream when aborted: the subscription is ended, and a
+   * `next()` waiting and every later one resolve `done`, so a `for await`
+   * over the stream ends quietly, as after `break` (`ready`, when not yet
+   * settled, rejects with an {@link AbortError}). Check `signal.aborted`
+   * to tell an abort from the stream's end.
    */
   signal?: AbortSignal | undefined;
   /**
@@ -58,7 +60,7 @@ export interface EventsOptions {
    * {@link RequestTimeoutError}, and calling it again tries again.
    * Default: the client's `requestTimeoutMs`.
    */
-  timeoutMs?: number | undefined;
+  deadlineMs?: number | undefined;
 }
 
 /**

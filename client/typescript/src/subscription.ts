@@ -165,8 +165,8 @@ export abstract class SubscriptionIterator<Item, E extends { kind: string }, S, 
 
   /**
    * Ends it: unsubscribes (when a subscription is live) and drops what was
-   * buffered. Pending and later `next()` calls resolve `done` (after an
-   * abort by its signal: the first rejects with an {@link AbortError}).
+   * buffered. Pending and later `next()` calls resolve `done`, after an
+   * abort by its signal too.
    * Safe to call more than once. The client's connection stays open.
    */
   async close(): Promise<void> {
@@ -311,14 +311,9 @@ export abstract class SubscriptionIterator<Item, E extends { kind: string }, S, 
 
   private async pull(): Promise<IteratorResult<Item, undefined>> {
     for (;;) {
-      if (this.phase === "closed") {
-        if (this.abortReason !== undefined) {
-          const { reason } = this.abortReason;
-          this.abortReason = undefined;
-          throw new AbortError(reason, `the ${this.noun} was aborted`);
-        }
-        return DONE;
-      }
+      // Closed, by `close()`, `break` or the signal: done, quietly (an
+      // abort by the signal is how a consumer says it is done reading).
+      if (this.phase === "closed") return DONE;
       const entry = this.queue.shift();
       if (entry !== undefined) {
         switch (entry.type) {

@@ -28,3 +28,4 @@ export type * from "./types/runtimes.js";
 export type * from "./types/events.js";
 export type * from "./types/watch.js";
 export type * from "./types/handshake.js";
+export type * from "./types/vocabularies.js";

@@ -33,9 +33,10 @@ export interface WatchOptions {
    */
   reconnect?: boolean | undefined;
   /**
-   * Closes the watch when aborted: the subscription is ended, a `next()`
-   * waiting (and the first one after) rejects with an {@link AbortError},
-   * later ones are `done`.
+   * Closes the watch when aborted: the subscription is ended, and a
+   * `next()` waiting and every later one resolve `done`, so a `for await`
+   * ends quietly (`ready`, when not yet settled, rejects with an
+   * {@link AbortError}).
    */
   signal?: AbortSignal | undefined;
   /**
@@ -44,7 +45,7 @@ export interface WatchOptions {
    * expiry `next()` rejects with a {@link RequestTimeoutError}, and calling
    * it again tries again. Default: the client's `requestTimeoutMs`.
    */
-  timeoutMs?: number | undefined;
+  deadlineMs?: number | undefined;
 }
 
 /**

@@ -244,7 +244,7 @@ describe("streams against a scripted host", () => {
       peer.send({ event: { subscription: 6, event: { ended: { reason: "closed" } } } });
     });
     const client = await connected({ socketPath: host.path });
-    const stream = client.events("p1", { from: 0, timeoutMs: 100 });
+    const stream = client.events("p1", { from: 0, deadlineMs: 100 });
     await assert.rejects(stream.next(), RequestTimeoutError);
     timedOut.open();
     await withTimeout(unsubscribed.promise, 10_000, "the late subscription to be ended");
@@ -331,6 +331,34 @@ describe("streams on the one connection", () => {
     const watch = client.watch();
     assert.deepEqual(await withTimeout(watch.ready, 10_000, "the watch"), []);
     assert.deepEqual(requests, [{ unsubscribe: { subscription: 1 } }, { watch: {} }]);
+    await client.disconnect();
+    await host.close();
+  });
+
+  test("aborting a stream's signal ends its for await quietly, and unsubscribes", async () => {
+    const host = await fake();
+    const unsubscribed = gate<Json>();
+    host.script(async (peer) => {
+      await peer.welcome();
+      await subscribed(peer, { replay: { from: 0 } }, 4, 1);
+      peer.send(output(4, 0, "abc"));
+      const request = await peer.next();
+      unsubscribed.open(request.request);
+      peer.send({ event: { subscription: 4, event: { ended: { reason: "unsubscribed" } } } });
+      peer.send({ response: { id: request.id, body: { unsubscribed: { subscription: 4 } } } });
+    });
+    const client = await connected({ socketPath: host.path });
+    const controller = new AbortController();
+    const items: StreamItem[] = [];
+    const reading = (async () => {
+      for await (const item of client.events("p1", { from: 0, signal: controller.signal })) {
+        items.push(item);
+        if (items.length === 2) controller.abort("done reading");
+      }
+    })();
+    await withTimeout(reading, 10_000, "the for await to end");
+    assert.deepEqual(describeItems(items), ["start:replay:1", "output:0:abc"]);
+    assert.deepEqual(await withTimeout(unsubscribed.promise, 10_000, "the unsubscribe"), { unsubscribe: { subscription: 4 } });
     await client.disconnect();
     await host.close();
   });

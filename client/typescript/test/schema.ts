@@ -37,6 +37,9 @@ const validators = (() => {
   for (const [name, max] of widths) {
     ajv.addFormat(name, { type: "number", validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= max });
   }
+  // The schema's own annotations (PROTOCOL.md section 4): known to ajv,
+  // checked for nothing.
+  for (const keyword of ["x-open-vocabulary", "x-answer", "x-streams"]) ajv.addKeyword(keyword);
   ajv.addSchema(schema, "protocol");
   const get = (kind: FrameKind): ValidateFunction => {
     const validate = ajv.getSchema(`protocol#/$defs/${kind}`);

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { InterruptAction, InterruptOutcome, SweepMethod, TurnSource, UsageKind } from "./vocabularies.js";
 import type { ExitStatus, Size } from "./pane.js";
 import type { WaitTarget } from "./requests.js";
 
@@ -41,7 +42,7 @@ export interface InterruptStep {
    * group), or `observed` (what confirmed the stop, or that nothing did).
    * More actions may appear.
    */
-  action: string;
+  action: InterruptAction;
   /**
    * For people, not for matching: the keys written, escaped (`\x03`), the
    * process group signalled, or what was observed.
@@ -68,7 +69,7 @@ export interface InterruptReport {
    * process had already exited; nothing was done).
    * Treat an unknown value as "something was done, see `steps`".
    */
-  outcome: string;
+  outcome: InterruptOutcome;
   /** Each step taken, in order, ending with an `observed` step; empty when nothing was done. */
   steps: InterruptStep[];
   /**
@@ -91,7 +92,7 @@ export interface PaneSweep {
    * and the orphans its keeper adopted that carry the pane's token). More
    * may appear.
    */
-  method: string;
+  method: SweepMethod;
   /** How many processes were ended (the pane's own process not counted). */
   ended: number;
   /** The pids still running when the host gave up (at most 64); empty when none survived. */
@@ -123,7 +124,7 @@ export interface CloseReport {
  */
 export interface Usage {
   /** `measured` (the CLI reported it), `estimated` or `unavailable` (the CLI did not say); more may appear. */
-  kind: string;
+  kind: UsageKind;
   /** Input tokens, when known. */
   input_tokens: number | null;
   /** Output tokens, when known. */
@@ -139,7 +140,7 @@ export interface TurnReport {
    * `terminal_notification`, `shell_integration` or `heuristic` (a guess,
    * labelled as one); the same vocabulary as turn events' `source`.
    */
-  source: string;
+  source: TurnSource;
   /** The output offset when the prompt was submitted; its echo comes after it. */
   started_offset: number;
   /** The output offset at which the end of the turn was observed (its `turn_completed` event's offset). */

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { EndReason, TurnSource } from "./vocabularies.js";
 import type { Usage } from "./answers.js";
 import type { ExitStatus, ScreenSnapshot, Size } from "./pane.js";
 
@@ -79,7 +80,7 @@ export interface EndedEvent {
   /** The event's name. */
   kind: "ended";
   /** Why it ended. */
-  reason: string;
+  reason: EndReason;
 }
 
 /**
@@ -93,7 +94,7 @@ export interface TurnStartedEvent {
   /** The pane's output offset when the host observed it; the output before it has been delivered. */
   offset: number;
   /** Where the signal came from: `input`, `hook`, or another source (see {@link TurnCompletedEvent}). */
-  source: string;
+  source: TurnSource;
 }
 
 /**
@@ -112,7 +113,7 @@ export interface TurnCompletedEvent {
    * `heuristic` (the output stayed quiet, or an interrupt was confirmed by
    * quiet) or `input`. An open vocabulary: more may appear.
    */
-  source: string;
+  source: TurnSource;
   /** Tokens and cost of the turn, or `unavailable`. */
   usage: Usage;
   /**
@@ -129,7 +130,7 @@ export interface AwaitingInputEvent {
   /** The pane's output offset when the host observed it. */
   offset: number;
   /** Where the signal came from, such as `hook`. */
-  source: string;
+  source: TurnSource;
   /** What the CLI said, or `""`. */
   detail: string;
 }
@@ -141,7 +142,7 @@ export interface ApprovalRequestedEvent {
   /** The pane's output offset when the host observed it. */
   offset: number;
   /** Where the signal came from, such as `hook`. */
-  source: string;
+  source: TurnSource;
   /** What the CLI said, or `""`. */
   detail: string;
 }

@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { Activity, CompletionSource, RestoredBy } from "./vocabularies.js";
+
 /** A terminal size in character cells: 2 to 1000 columns and rows, at most 250,000 cells. */
 export interface Size {
   /** Columns. */
@@ -57,7 +59,7 @@ export interface PaneSummary {
    * `completion` is `unobserved` it says nothing about the end of a turn.
    * Treat an unknown value as `unknown`.
    */
-  activity: string;
+  activity: Activity;
   /**
    * How the pane came to this host: `started` (by `start` or `login`), or
    * after a host restart `keeper` (the same process, taken back from its
@@ -65,7 +67,7 @@ export interface PaneSummary {
    * that resumed the session; the generation grew), or `fresh` (a new
    * process starting over). `""` from a host that does not say.
    */
-  restored_by: string;
+  restored_by: RestoredBy;
   /**
    * How the end of a turn is observed for this pane, fixed when it starts:
    * `hook`, `notify_program`, `terminal_notification`,
@@ -74,7 +76,7 @@ export interface PaneSummary {
    * `screen_heuristic` or `unobserved` (then {@link Client.ask} is refused
    * with `COMPLETION_UNOBSERVED`). Treat another value as unknown.
    */
-  completion: string;
+  completion: CompletionSource;
   /**
    * The labels the pane was started with (revision 3; `{}` from an older
    * host, or when it has none).

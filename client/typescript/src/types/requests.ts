@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { NotifyEvent, PermissionProfile } from "./vocabularies.js";
 import type { Labels, Size } from "./pane.js";
 
 /**
@@ -22,15 +23,18 @@ export interface CallOptions {
    */
   signal?: AbortSignal | undefined;
   /**
-   * How long to wait for the answer, in milliseconds, a wait for the
-   * client's connection to come back included; `0` waits forever. On
-   * expiry the call rejects with a {@link RequestTimeoutError} (the host
-   * may still carry the request out). Default: the client's
-   * `requestTimeoutMs` (60 s), and for {@link Client.ask} and
+   * The client's deadline: how long it waits for the answer, in
+   * milliseconds, a wait for the client's connection to come back
+   * included; `0` waits forever. On expiry the call rejects with a
+   * {@link RequestTimeoutError} (the host may still carry the request
+   * out). Default: the client's `requestTimeoutMs` (60 s), and for
+   * {@link Client.ask}, {@link Client.waitFor} and
    * {@link Client.probeRuntime} that plus how long the host may take on
-   * purpose.
+   * purpose. Not the host's wait: that is `timeout_ms`, where a request
+   * has one. (Formerly `timeoutMs`, which is now refused with a
+   * `TypeError`.)
    */
-  timeoutMs?: number | undefined;
+  deadlineMs?: number | undefined;
 }
 
 /** Options of {@link Client.history}. */
@@ -132,7 +136,7 @@ export interface WaitForOptions extends CallOptions {
   /**
    * How long the host waits, in milliseconds: default 30,000, at most
    * 86,400,000 (a day); `0` looks once. The client waits that plus its
-   * request timeout for the answer, unless `timeoutMs` says otherwise.
+   * request timeout for the answer, unless `deadlineMs` says otherwise.
    */
   timeout_ms?: number | null;
 }
@@ -146,18 +150,10 @@ export interface ListOptions extends CallOptions {
   labels?: Labels;
 }
 
-/**
- * A permission profile (PROTOCOL.md, `start`): `read_only` (read, but no
- * writes or mutating commands), `workspace_write` (write and run commands
- * inside the working directory, asking before anything outside it) or
- * `full_access` (no sandbox, no approvals). Any other string is answered
- * `INVALID_ARGUMENT` by the host.
- */
-export type PermissionProfile = "read_only" | "workspace_write" | "full_access" | (string & {});
 
 /**
  * The optional fields of an `ask` request, and the call's own options.
- * `timeout_ms` is the host's wait for the end of the turn; `timeoutMs`
+ * `timeout_ms` is the host's wait for the end of the turn; `deadlineMs`
  * (from {@link CallOptions}) is the client's wait for the answer, by
  * default `timeout_ms` (or its default) plus the client's request timeout.
  */
@@ -186,7 +182,7 @@ export interface NotifyReport {
   /** The pane's notify token, from `PANEHOST_NOTIFY_TOKEN` inside the pane. */
   token: string;
   /** `turn_started`, `turn_completed` or `notification`. */
-  event: string;
+  event: NotifyEvent;
   /** What the hook received (usually JSON), passed on as text. Default `""`. */
   payload?: string;
 }

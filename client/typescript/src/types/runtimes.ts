@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { CompletionSource, Evidence, FloorStatus, LimitationCode, LoginForm, PermissionProfile, Readiness, ReadinessGate, ResumeMode, SignIn } from "./vocabularies.js";
+
 /** A runtime the host can start, as `runtimes` describes it. */
 export interface RuntimeInfo {
   /** The runtime id used in `start`, such as `shell`. */
@@ -22,27 +24,27 @@ export interface RuntimeInfo {
   /** Why it is not available, for people. */
   unavailable_reason: string | null;
   /** Native-resume modes: `REFERENCE`, `PROVIDER_SELECTION`, `INTERACTIVE_PICKER`. */
-  resume_modes: string[];
+  resume_modes: ResumeMode[];
   /** Declared limitation codes (see {@link LimitationCode}). */
-  limitations: string[];
+  limitations: LimitationCode[];
   /** SHA-256 of the executable (lowercase hex), when identified. */
   sha256: string | null;
   /** The oldest version the adapter's flags are known to hold for. */
   version_floor: string | null;
   /** `at_or_above`, `below` or `indeterminate`; `null` until detected. */
-  floor_status: string | null;
+  floor_status: FloorStatus | null;
   /**
    * `ready`, `not_ready` or `reduced` (its version could not be read: it
    * starts, with resume and permission profiles withheld from a start that
    * requires readiness).
    */
-  readiness: string;
+  readiness: Readiness;
   /** The first gate that stops (or reduces) it: `supported`, `installed`, `version`, `sign_in`, `receipt`. */
-  readiness_gate: string | null;
+  readiness_gate: ReadinessGate | null;
   /** Why that gate stops or reduces it. */
   readiness_reason: string | null;
   /** `signed_in`, `signed_out`, `unobservable` or `not_required`. */
-  sign_in: string;
+  sign_in: SignIn;
   /** What the sign-in reading rests on; never a secret. */
   sign_in_detail: string | null;
   /** The last completion receipt taken (see {@link Client.probeRuntime}), passed or not; `null` when none was. */
@@ -50,17 +52,17 @@ export interface RuntimeInfo {
   /** Whether the last completion receipt counts now (passed, same executable, under 24 hours old). */
   receipt_valid: boolean;
   /** How the end of a turn is observed, such as `hook` or `unobserved`. */
-  completion: string;
+  completion: CompletionSource;
   /** How a user signs in: `in_terminal`, `outside_terminal` or `not_required`. */
-  login: string;
+  login: LoginForm;
   /** Where the adapter's flags come from, such as `captured_help`. */
-  evidence: string;
+  evidence: Evidence;
   /**
    * The permission profiles it enforces (`read_only`, `workspace_write`,
    * `full_access`); empty when it enforces none. A start asking for
    * another is refused unless it accepts a weaker boundary.
    */
-  permission_profiles: string[];
+  permission_profiles: PermissionProfile[];
 }
 
 /**

@@ -4,6 +4,7 @@
  * @module
  */
 
+import type { Activity } from "./vocabularies.js";
 import type { EndedEvent, OtherEvent } from "./events.js";
 import type { ExitStatus, PaneSummary } from "./pane.js";
 
@@ -22,7 +23,7 @@ export interface PaneActivityEvent {
   /** The pane's id. */
   pane: string;
   /** Its activity now: `busy`, `idle`, `awaiting_input` or `unknown` (treat another value as `unknown`). */
-  activity: string;
+  activity: Activity;
 }
 
 /** On a watch: a pane's process exited. The pane stays, with its output and screen, until it is closed. */
