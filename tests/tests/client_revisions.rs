@@ -34,6 +34,17 @@ fn the_typescript_client_speaks_the_hosts_revision() {
 }
 
 #[test]
+fn the_python_client_speaks_the_hosts_revision() {
+    let protocol = repository_file("client/python/panehost/protocol.py");
+    assert_eq!(constant(&protocol, "PROTOCOL_VERSION = "), PROTOCOL_VERSION);
+    assert_eq!(
+        constant(&protocol, "PROTOCOL_REVISION = "),
+        PROTOCOL_REVISION,
+        "client/python/panehost/protocol.py speaks another revision than the host"
+    );
+}
+
+#[test]
 fn the_changelog_has_an_entry_per_revision() {
     let changelog = repository_file("docs/PROTOCOL-CHANGELOG.md");
     let entries: Vec<u32> = changelog

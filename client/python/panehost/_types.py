@@ -34,6 +34,30 @@ SCHEMA_REVISION: Optional[int] = 6
 """The protocol revision the schema describes."""
 
 
+class Activity(WireEnum):
+    """What a pane's agent is doing, as far as the host can tell. A client treats a value it does not know as `unknown`.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    IDLE = 'idle'
+    BUSY = 'busy'
+    AWAITING_INPUT = 'awaiting_input'
+    UNKNOWN = 'unknown'
+
+
+class CompletionSource(WireEnum):
+    """How the end of a turn is observed for a pane or a runtime. A client treats a value it does not know as a signal it cannot rely on.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    HOOK = 'hook'
+    NOTIFY_PROGRAM = 'notify_program'
+    TERMINAL_NOTIFICATION = 'terminal_notification'
+    SCREEN_HEURISTIC = 'screen_heuristic'
+    UNOBSERVED = 'unobserved'
+    SHELL_INTEGRATION = 'shell_integration'
+
+
 class Encoding(WireEnum):
     """How frames after the handshake are encoded.
 
@@ -43,6 +67,247 @@ class Encoding(WireEnum):
     """bincode 2, standard configuration (varint integers, little endian)."""
     JSON = 'json'
     """UTF-8 JSON, one value per frame."""
+
+
+class EndReason(WireEnum):
+    """Why a subscription ended.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    EXITED = 'exited'
+    CLOSED = 'closed'
+    UNSUBSCRIBED = 'unsubscribed'
+
+
+class ErrorCode(WireEnum):
+    """An error code (PROTOCOL.md section 10). A client treats a code it does not know as a generic failure and shows the message.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    PROTOCOL_MISMATCH = 'PROTOCOL_MISMATCH'
+    HANDSHAKE_REQUIRED = 'HANDSHAKE_REQUIRED'
+    MALFORMED_REQUEST = 'MALFORMED_REQUEST'
+    FRAME_TOO_LARGE = 'FRAME_TOO_LARGE'
+    PEER_REFUSED = 'PEER_REFUSED'
+    UNKNOWN_PANE = 'UNKNOWN_PANE'
+    UNKNOWN_RUNTIME = 'UNKNOWN_RUNTIME'
+    RUNTIME_NOT_AVAILABLE = 'RUNTIME_NOT_AVAILABLE'
+    RUNTIME_NOT_SUPPORTED = 'RUNTIME_NOT_SUPPORTED'
+    BINARY_CHANGED = 'BINARY_CHANGED'
+    RUNTIME_NOT_READY = 'RUNTIME_NOT_READY'
+    INVALID_ARGUMENT = 'INVALID_ARGUMENT'
+    PANE_EXITED = 'PANE_EXITED'
+    OFFSET_OUT_OF_RANGE = 'OFFSET_OUT_OF_RANGE'
+    UNKNOWN_SUBSCRIPTION = 'UNKNOWN_SUBSCRIPTION'
+    OPERATION_UNSUPPORTED = 'OPERATION_UNSUPPORTED'
+    LOGIN_NOT_REQUIRED = 'LOGIN_NOT_REQUIRED'
+    TURN_TIMEOUT = 'TURN_TIMEOUT'
+    TURN_IN_PROGRESS = 'TURN_IN_PROGRESS'
+    WAIT_TIMEOUT = 'WAIT_TIMEOUT'
+    NOTIFY_REFUSED = 'NOTIFY_REFUSED'
+    SPAWN_FAILED = 'SPAWN_FAILED'
+    LIMIT_REACHED = 'LIMIT_REACHED'
+    NO_TERMINAL = 'NO_TERMINAL'
+    ANSWER_TOO_LARGE = 'ANSWER_TOO_LARGE'
+    BUSY = 'BUSY'
+    INTERNAL = 'INTERNAL'
+
+
+class Evidence(WireEnum):
+    """Where a runtime adapter's flags come from.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    CAPTURED_HELP = 'captured_help'
+    DOCUMENTATION = 'documentation'
+    THIS_REPOSITORY = 'this_repository'
+    OPERATOR = 'operator'
+
+
+class FloorStatus(WireEnum):
+    """How a runtime's version stands against the oldest version its adapter's flags are known to hold for.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    AT_OR_ABOVE = 'at_or_above'
+    BELOW = 'below'
+    INDETERMINATE = 'indeterminate'
+
+
+class InterruptAction(WireEnum):
+    """One step of an interrupt.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    KEYS = 'keys'
+    SIGINT = 'sigint'
+    SIGTERM = 'sigterm'
+    SIGKILL = 'sigkill'
+    SWEEP = 'sweep'
+    OBSERVED = 'observed'
+
+
+class InterruptOutcome(WireEnum):
+    """What an interrupt achieved. A client treats a value it does not know as `unconfirmed`.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    TURN_CANCELLED = 'turn_cancelled'
+    PROCESS_INTERRUPTED = 'process_interrupted'
+    PROCESS_ENDED = 'process_ended'
+    FOREGROUND_ENDED = 'foreground_ended'
+    UNCONFIRMED = 'unconfirmed'
+    NOT_RUNNING = 'not_running'
+
+
+class LimitationCode(WireEnum):
+    """A limitation code: what a runtime declares it cannot do (PROTOCOL.md section 10). A client treats a code it does not know as a limitation it cannot explain.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    START_REQUIRES_RESOLVED_MODEL = 'START_REQUIRES_RESOLVED_MODEL'
+    NATIVE_RESUME_UNSUPPORTED = 'NATIVE_RESUME_UNSUPPORTED'
+    PROVIDER_SELECTION_ONLY = 'PROVIDER_SELECTION_ONLY'
+    PROVIDER_SELECTION_INTERACTIVE_PICKER = 'PROVIDER_SELECTION_INTERACTIVE_PICKER'
+    PROVIDER_SELECTION_UNSUPPORTED = 'PROVIDER_SELECTION_UNSUPPORTED'
+    REFERENCE_PENDING_LIVE_PROOF = 'REFERENCE_PENDING_LIVE_PROOF'
+    REFERENCE_STEERED_BY_WRAPPER = 'REFERENCE_STEERED_BY_WRAPPER'
+    HOST_LOSS_RESTARTS_FRESH = 'HOST_LOSS_RESTARTS_FRESH'
+    COMPLETION_UNOBSERVED = 'COMPLETION_UNOBSERVED'
+    LOGIN_NOT_IN_TERMINAL = 'LOGIN_NOT_IN_TERMINAL'
+    PERMISSION_PROFILE_UNENFORCED = 'PERMISSION_PROFILE_UNENFORCED'
+    RECEIPT_UNAVAILABLE = 'RECEIPT_UNAVAILABLE'
+    INTERRUPT_KEEPS_REQUEST = 'INTERRUPT_KEEPS_REQUEST'
+
+
+class LoginForm(WireEnum):
+    """How a user signs in to a runtime's provider.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    IN_TERMINAL = 'in_terminal'
+    OUTSIDE_TERMINAL = 'outside_terminal'
+    NOT_REQUIRED = 'not_required'
+
+
+class NotifyEvent(WireEnum):
+    """A turn signal a pane's hook reports through `notify`. The host ignores an event it does not know.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    TURN_STARTED = 'turn_started'
+    TURN_COMPLETED = 'turn_completed'
+    NOTIFICATION = 'notification'
+
+
+class PermissionProfile(WireEnum):
+    """A permission profile a runtime enforces. The host refuses a start naming a profile it does not know.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    READ_ONLY = 'read_only'
+    WORKSPACE_WRITE = 'workspace_write'
+    FULL_ACCESS = 'full_access'
+
+
+class Readiness(WireEnum):
+    """Whether a runtime is ready for work. A client treats a value it does not know as `not_ready`.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    READY = 'ready'
+    NOT_READY = 'not_ready'
+    REDUCED = 'reduced'
+
+
+class ReadinessGate(WireEnum):
+    """The readiness gate that stops or reduces a runtime.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    SUPPORTED = 'supported'
+    INSTALLED = 'installed'
+    VERSION = 'version'
+    SIGN_IN = 'sign_in'
+    RECEIPT = 'receipt'
+
+
+class ReleaseReason(WireEnum):
+    """Why the host stopped using the client's terminal.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    DETACHED = 'detached'
+    EXITED = 'exited'
+    CLOSED = 'closed'
+    CLIENT_ENDED = 'client_ended'
+    TERMINAL_LOST = 'terminal_lost'
+
+
+class RestoredBy(WireEnum):
+    """How a pane came to this host: by a start, or how a host restart brought it back.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    STARTED = 'started'
+    KEEPER = 'keeper'
+    NATIVE_REFERENCE = 'native_reference'
+    PROVIDER_SELECTION = 'provider_selection'
+    FRESH = 'fresh'
+
+
+class ResumeMode(WireEnum):
+    """A way a runtime resumes an earlier session natively.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    REFERENCE = 'REFERENCE'
+    PROVIDER_SELECTION = 'PROVIDER_SELECTION'
+    INTERACTIVE_PICKER = 'INTERACTIVE_PICKER'
+
+
+class SignIn(WireEnum):
+    """What the host can read of a runtime's sign-in.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    SIGNED_IN = 'signed_in'
+    SIGNED_OUT = 'signed_out'
+    UNOBSERVABLE = 'unobservable'
+    NOT_REQUIRED = 'not_required'
+
+
+class SweepMethod(WireEnum):
+    """How the processes a pane started were told from others.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    CGROUP = 'cgroup'
+    PROCESS_TREE = 'process_tree'
+
+
+class TurnSource(WireEnum):
+    """Where a turn signal came from. A client treats a value it does not know as a signal of unknown reliability.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    HOOK = 'hook'
+    NOTIFY_PROGRAM = 'notify_program'
+    TERMINAL_NOTIFICATION = 'terminal_notification'
+    HEURISTIC = 'heuristic'
+    INPUT = 'input'
+    RESTORED = 'restored'
+    SHELL_INTEGRATION = 'shell_integration'
+
+
+class UsageKind(WireEnum):
+    """How a turn's usage is known. A client treats a value it does not know as `unavailable`.
+
+    An open vocabulary: a newer host may send other values, which are kept as plain strings.
+    """
+    MEASURED = 'measured'
+    ESTIMATED = 'estimated'
+    UNAVAILABLE = 'unavailable'
 
 
 class WaitTarget(WireEnum):
@@ -118,9 +383,9 @@ class ErrorBody:
     - ``limitation``: The limitation code that explains an `OPERATION_UNSUPPORTED`, if any.
     """
 
-    code: str
+    code: Union[ErrorCode, str]
     message: str
-    limitation: Optional[str] = None
+    limitation: Optional[Union[LimitationCode, str]] = None
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
     _FIELDS: ClassVar[frozenset] = frozenset(('code', 'message', 'limitation'))
@@ -129,18 +394,18 @@ class ErrorBody:
     def _from_body(cls, value: Any, path: str) -> 'ErrorBody':
         obj = read_object(value, path)
         return cls(
-            code=read_str(read_required(obj, 'code', path), path + ".code"),
+            code=read_open(ErrorCode, read_required(obj, 'code', path), path + ".code"),
             message=read_str(read_required(obj, 'message', path), path + ".message"),
-            **({'limitation': (None if obj['limitation'] is None else read_str(obj['limitation'], path + ".limitation"))} if 'limitation' in obj else {}),
+            **({'limitation': (None if obj['limitation'] is None else read_open(LimitationCode, obj['limitation'], path + ".limitation"))} if 'limitation' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
     def _body_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
-        out['code'] = self.code
+        out['code'] = write_str(self.code)
         out['message'] = self.message
         if self.limitation is not None:
-            out['limitation'] = (None if self.limitation is None else self.limitation)
+            out['limitation'] = (None if self.limitation is None else write_str(self.limitation))
         return out
 
     @classmethod
@@ -173,7 +438,7 @@ class ExitStatus:
     def _from_body(cls, value: Any, path: str) -> 'ExitStatus':
         obj = read_object(value, path)
         return cls(
-            code=read_int(read_required(obj, 'code', path), path + ".code", minimum=0),
+            code=read_int(read_required(obj, 'code', path), path + ".code", minimum=0, maximum=4294967295),
             **({'signal': (None if obj['signal'] is None else read_str(obj['signal'], path + ".signal"))} if 'signal' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
@@ -220,9 +485,9 @@ class Hello:
         obj = read_object(value, path)
         return cls(
             encoding=read_closed(Encoding, read_required(obj, 'encoding', path), path + ".encoding"),
-            protocol=read_int(read_required(obj, 'protocol', path), path + ".protocol", minimum=0),
+            protocol=read_int(read_required(obj, 'protocol', path), path + ".protocol", minimum=0, maximum=4294967295),
             **({'client': read_str(obj['client'], path + ".client")} if 'client' in obj else {}),
-            **({'revision': read_int(obj['revision'], path + ".revision", minimum=0)} if 'revision' in obj else {}),
+            **({'revision': read_int(obj['revision'], path + ".revision", minimum=0, maximum=4294967295)} if 'revision' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -299,13 +564,13 @@ class InterruptReport:
 
     Fields on the wire:
 
-    - ``outcome``: `turn_cancelled` (the keys ended the turn), `process_interrupted` (SIGINT ended it), `process_ended` (the process exited), `unconfirmed` (nothing observed confirms the stop; for runtimes whose completion is unobserved this is the best there is), or `not_running` (it had already exited).
+    - ``outcome``: `turn_cancelled` (the keys ended the turn), `process_interrupted` (SIGINT ended it), `process_ended` (the process exited), `foreground_ended` (with `terminate`: a job of the pane's shell ended, the shell runs on), `unconfirmed` (nothing observed confirms the stop; for runtimes whose completion is unobserved this is the best there is), or `not_running` (it had already exited).
     - ``pane``: The pane.
     - ``steps``: Each step taken, in order.
     - ``sweep``: With `terminate` (revision 6): what of the program's other processes was ended (those that left its process group, its session or its process tree, and the pane's processes that had left the pane's tree); `None` without `terminate`, or from a host of an older revision.
     """
 
-    outcome: str
+    outcome: Union[InterruptOutcome, str]
     pane: str
     steps: List[InterruptStep]
     sweep: Optional[PaneSweep] = None
@@ -317,7 +582,7 @@ class InterruptReport:
     def _from_body(cls, value: Any, path: str) -> 'InterruptReport':
         obj = read_object(value, path)
         return cls(
-            outcome=read_str(read_required(obj, 'outcome', path), path + ".outcome"),
+            outcome=read_open(InterruptOutcome, read_required(obj, 'outcome', path), path + ".outcome"),
             pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
             steps=[InterruptStep.from_json(_item, path + ".steps") for _item in read_list(read_required(obj, 'steps', path), path + ".steps")],
             **({'sweep': (None if obj['sweep'] is None else PaneSweep.from_json(obj['sweep'], path + ".sweep"))} if 'sweep' in obj else {}),
@@ -326,7 +591,7 @@ class InterruptReport:
 
     def _body_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
-        out['outcome'] = self.outcome
+        out['outcome'] = write_str(self.outcome)
         out['pane'] = self.pane
         out['steps'] = [_item.to_json() for _item in self.steps]
         if self.sweep is not None:
@@ -349,12 +614,12 @@ class InterruptStep:
 
     Fields on the wire:
 
-    - ``action``: What was done: `keys`, `sigint`, `sigterm`, `sigkill`, or `observed` (what confirmed the stop).
+    - ``action``: What was done: `keys`, `sigint`, `sigterm`, `sigkill`, `sweep`, or `observed` (what confirmed the stop) ([`interrupt_action`]).
     - ``at_ms``: Milliseconds since the interrupt began.
     - ``detail``: Details, such as the keys written, escaped.
     """
 
-    action: str
+    action: Union[InterruptAction, str]
     at_ms: int
     detail: str
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -365,15 +630,15 @@ class InterruptStep:
     def _from_body(cls, value: Any, path: str) -> 'InterruptStep':
         obj = read_object(value, path)
         return cls(
-            action=read_str(read_required(obj, 'action', path), path + ".action"),
-            at_ms=read_int(read_required(obj, 'at_ms', path), path + ".at_ms", minimum=0),
+            action=read_open(InterruptAction, read_required(obj, 'action', path), path + ".action"),
+            at_ms=read_int(read_required(obj, 'at_ms', path), path + ".at_ms", minimum=0, maximum=18446744073709551615),
             detail=read_str(read_required(obj, 'detail', path), path + ".detail"),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
     def _body_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
-        out['action'] = self.action
+        out['action'] = write_str(self.action)
         out['at_ms'] = self.at_ms
         out['detail'] = self.detail
         return out
@@ -455,10 +720,10 @@ class PaneHistory:
     def _from_body(cls, value: Any, path: str) -> 'PaneHistory':
         obj = read_object(value, path)
         return cls(
-            from_=read_int(read_required(obj, 'from', path), path + ".from", minimum=0),
+            from_=read_int(read_required(obj, 'from', path), path + ".from", minimum=0, maximum=18446744073709551615),
             pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
             text=read_str(read_required(obj, 'text', path), path + ".text"),
-            to=read_int(read_required(obj, 'to', path), path + ".to", minimum=0),
+            to=read_int(read_required(obj, 'to', path), path + ".to", minimum=0, maximum=18446744073709551615),
             truncated=read_bool(read_required(obj, 'truncated', path), path + ".truncated"),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
@@ -499,7 +764,7 @@ class PaneSummary:
     - ``state``: Running or exited.
     - ``title``: The window title the process set, or empty.
     - ``activity``: What its agent is doing: `idle`, `busy`, `awaiting_input` or `unknown` (see [`crate::turn::activity`]).
-    - ``completion``: How the end of a turn is observed for this pane: `hook`, `notify_program`, `terminal_notification`, `screen_heuristic` or `unobserved`.
+    - ``completion``: How the end of a turn is observed for this pane: `hook`, `notify_program`, `terminal_notification`, `screen_heuristic`, `unobserved` or `shell_integration` ([`crate::turn::completion`]).
     - ``labels``: The labels the client started it with (revision 3).
     - ``restored_by``: How the pane came to this host: `started` (by a `start` or `login`), or, after a host restart, `keeper` (the same process, taken back from its keeper), `native_reference` or `provider_selection` (a new process that resumed the session; the generation grew), or `fresh` (a new process, starting over, where the runtime declares `HOST_LOSS_RESTARTS_FRESH`).
     """
@@ -514,10 +779,10 @@ class PaneSummary:
     size: Size
     state: PaneState
     title: str
-    activity: str = ''
-    completion: str = ''
+    activity: Union[Activity, str] = ''
+    completion: Union[CompletionSource, str] = ''
     labels: Dict[str, str] = field(default_factory=dict)
-    restored_by: str = ''
+    restored_by: Union[RestoredBy, str] = ''
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
     _FIELDS: ClassVar[frozenset] = frozenset(('created_at_ms', 'cwd', 'generation', 'id', 'offset', 'pid', 'runtime', 'size', 'state', 'title', 'activity', 'completion', 'labels', 'restored_by'))
@@ -526,20 +791,20 @@ class PaneSummary:
     def _from_body(cls, value: Any, path: str) -> 'PaneSummary':
         obj = read_object(value, path)
         return cls(
-            created_at_ms=read_int(read_required(obj, 'created_at_ms', path), path + ".created_at_ms", minimum=0),
+            created_at_ms=read_int(read_required(obj, 'created_at_ms', path), path + ".created_at_ms", minimum=0, maximum=18446744073709551615),
             cwd=read_str(read_required(obj, 'cwd', path), path + ".cwd"),
-            generation=read_int(read_required(obj, 'generation', path), path + ".generation", minimum=0),
+            generation=read_int(read_required(obj, 'generation', path), path + ".generation", minimum=0, maximum=18446744073709551615),
             id=read_str(read_required(obj, 'id', path), path + ".id"),
-            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0),
-            pid=read_int(read_required(obj, 'pid', path), path + ".pid", minimum=0),
+            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0, maximum=18446744073709551615),
+            pid=read_int(read_required(obj, 'pid', path), path + ".pid", minimum=0, maximum=4294967295),
             runtime=read_str(read_required(obj, 'runtime', path), path + ".runtime"),
             size=Size.from_json(read_required(obj, 'size', path), path + ".size"),
             state=PaneState.from_json(read_required(obj, 'state', path), path + ".state"),
             title=read_str(read_required(obj, 'title', path), path + ".title"),
-            **({'activity': read_str(obj['activity'], path + ".activity")} if 'activity' in obj else {}),
-            **({'completion': read_str(obj['completion'], path + ".completion")} if 'completion' in obj else {}),
+            **({'activity': read_open(Activity, obj['activity'], path + ".activity")} if 'activity' in obj else {}),
+            **({'completion': read_open(CompletionSource, obj['completion'], path + ".completion")} if 'completion' in obj else {}),
             **({'labels': {_key: read_str(_item, path + ".labels") for _key, _item in read_object(obj['labels'], path + ".labels").items()}} if 'labels' in obj else {}),
-            **({'restored_by': read_str(obj['restored_by'], path + ".restored_by")} if 'restored_by' in obj else {}),
+            **({'restored_by': read_open(RestoredBy, obj['restored_by'], path + ".restored_by")} if 'restored_by' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -555,10 +820,10 @@ class PaneSummary:
         out['size'] = self.size.to_json()
         out['state'] = self.state.to_json()
         out['title'] = self.title
-        out['activity'] = self.activity
-        out['completion'] = self.completion
+        out['activity'] = write_str(self.activity)
+        out['completion'] = write_str(self.completion)
         out['labels'] = dict(self.labels)
-        out['restored_by'] = self.restored_by
+        out['restored_by'] = write_str(self.restored_by)
         return out
 
     @classmethod
@@ -585,7 +850,7 @@ class PaneSweep:
     """
 
     ended: int
-    method: str
+    method: Union[SweepMethod, str]
     survivors: List[int]
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
@@ -595,16 +860,16 @@ class PaneSweep:
     def _from_body(cls, value: Any, path: str) -> 'PaneSweep':
         obj = read_object(value, path)
         return cls(
-            ended=read_int(read_required(obj, 'ended', path), path + ".ended", minimum=0),
-            method=read_str(read_required(obj, 'method', path), path + ".method"),
-            survivors=[read_int(_item, path + ".survivors", minimum=0) for _item in read_list(read_required(obj, 'survivors', path), path + ".survivors")],
+            ended=read_int(read_required(obj, 'ended', path), path + ".ended", minimum=0, maximum=4294967295),
+            method=read_open(SweepMethod, read_required(obj, 'method', path), path + ".method"),
+            survivors=[read_int(_item, path + ".survivors", minimum=0, maximum=4294967295) for _item in read_list(read_required(obj, 'survivors', path), path + ".survivors")],
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
     def _body_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
         out['ended'] = self.ended
-        out['method'] = self.method
+        out['method'] = write_str(self.method)
         out['survivors'] = list(self.survivors)
         return out
 
@@ -655,13 +920,13 @@ class Receipt:
         obj = read_object(value, path)
         return cls(
             detail=read_str(read_required(obj, 'detail', path), path + ".detail"),
-            elapsed_ms=read_int(read_required(obj, 'elapsed_ms', path), path + ".elapsed_ms", minimum=0),
+            elapsed_ms=read_int(read_required(obj, 'elapsed_ms', path), path + ".elapsed_ms", minimum=0, maximum=18446744073709551615),
             passed=read_bool(read_required(obj, 'passed', path), path + ".passed"),
             path=read_str(read_required(obj, 'path', path), path + ".path"),
             read_only_enforced=read_bool(read_required(obj, 'read_only_enforced', path), path + ".read_only_enforced"),
             runtime=read_str(read_required(obj, 'runtime', path), path + ".runtime"),
             sha256=read_str(read_required(obj, 'sha256', path), path + ".sha256"),
-            taken_at_ms=read_int(read_required(obj, 'taken_at_ms', path), path + ".taken_at_ms", minimum=0),
+            taken_at_ms=read_int(read_required(obj, 'taken_at_ms', path), path + ".taken_at_ms", minimum=0, maximum=18446744073709551615),
             **({'version': (None if obj['version'] is None else read_str(obj['version'], path + ".version"))} if 'version' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
@@ -711,7 +976,7 @@ class RequestFrame:
     def _from_body(cls, value: Any, path: str) -> 'RequestFrame':
         obj = read_object(value, path)
         return cls(
-            id=read_int(read_required(obj, 'id', path), path + ".id", minimum=0),
+            id=read_int(read_required(obj, 'id', path), path + ".id", minimum=0, maximum=18446744073709551615),
             request=Request.from_json(read_required(obj, 'request', path), path + ".request"),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
@@ -744,7 +1009,7 @@ class RuntimeInfo:
     - ``limitations``: Declared limitation codes (see [`crate::limitation`]).
     - ``resume_modes``: Native-resume modes, such as `REFERENCE` or `PROVIDER_SELECTION`.
     - ``supported``: Whether policy allows starting it.
-    - ``completion``: How the end of a turn is observed: `hook`, `notify_program`, `terminal_notification`, `screen_heuristic` or `unobserved`.
+    - ``completion``: How the end of a turn is observed for a pane started now: `hook`, `notify_program`, `terminal_notification`, `screen_heuristic`, `unobserved` or `shell_integration` ([`crate::turn::completion`]); what its panes report.
     - ``evidence``: Where the adapter's flags come from: `captured_help`, `documentation`, `this_repository` or `operator`.
     - ``floor_status``: `at_or_above`, `below` or `indeterminate`; absent until detected.
     - ``login``: How a user signs in: `in_terminal`, `outside_terminal` or `not_required`.
@@ -766,22 +1031,22 @@ class RuntimeInfo:
     available: bool
     display_name: str
     id: str
-    limitations: List[str]
-    resume_modes: List[str]
+    limitations: List[Union[LimitationCode, str]]
+    resume_modes: List[Union[ResumeMode, str]]
     supported: bool
-    completion: str = ''
-    evidence: str = ''
-    floor_status: Optional[str] = None
-    login: str = ''
+    completion: Union[CompletionSource, str] = ''
+    evidence: Union[Evidence, str] = ''
+    floor_status: Optional[Union[FloorStatus, str]] = None
+    login: Union[LoginForm, str] = ''
     path: Optional[str] = None
-    permission_profiles: List[str] = field(default_factory=list)
-    readiness: str = ''
-    readiness_gate: Optional[str] = None
+    permission_profiles: List[Union[PermissionProfile, str]] = field(default_factory=list)
+    readiness: Union[Readiness, str] = ''
+    readiness_gate: Optional[Union[ReadinessGate, str]] = None
     readiness_reason: Optional[str] = None
     receipt: Optional[Receipt] = None
     receipt_valid: bool = False
     sha256: Optional[str] = None
-    sign_in: str = ''
+    sign_in: Union[SignIn, str] = ''
     sign_in_detail: Optional[str] = None
     unavailable_reason: Optional[str] = None
     version: Optional[str] = None
@@ -797,22 +1062,22 @@ class RuntimeInfo:
             available=read_bool(read_required(obj, 'available', path), path + ".available"),
             display_name=read_str(read_required(obj, 'display_name', path), path + ".display_name"),
             id=read_str(read_required(obj, 'id', path), path + ".id"),
-            limitations=[read_str(_item, path + ".limitations") for _item in read_list(read_required(obj, 'limitations', path), path + ".limitations")],
-            resume_modes=[read_str(_item, path + ".resume_modes") for _item in read_list(read_required(obj, 'resume_modes', path), path + ".resume_modes")],
+            limitations=[read_open(LimitationCode, _item, path + ".limitations") for _item in read_list(read_required(obj, 'limitations', path), path + ".limitations")],
+            resume_modes=[read_open(ResumeMode, _item, path + ".resume_modes") for _item in read_list(read_required(obj, 'resume_modes', path), path + ".resume_modes")],
             supported=read_bool(read_required(obj, 'supported', path), path + ".supported"),
-            **({'completion': read_str(obj['completion'], path + ".completion")} if 'completion' in obj else {}),
-            **({'evidence': read_str(obj['evidence'], path + ".evidence")} if 'evidence' in obj else {}),
-            **({'floor_status': (None if obj['floor_status'] is None else read_str(obj['floor_status'], path + ".floor_status"))} if 'floor_status' in obj else {}),
-            **({'login': read_str(obj['login'], path + ".login")} if 'login' in obj else {}),
+            **({'completion': read_open(CompletionSource, obj['completion'], path + ".completion")} if 'completion' in obj else {}),
+            **({'evidence': read_open(Evidence, obj['evidence'], path + ".evidence")} if 'evidence' in obj else {}),
+            **({'floor_status': (None if obj['floor_status'] is None else read_open(FloorStatus, obj['floor_status'], path + ".floor_status"))} if 'floor_status' in obj else {}),
+            **({'login': read_open(LoginForm, obj['login'], path + ".login")} if 'login' in obj else {}),
             **({'path': (None if obj['path'] is None else read_str(obj['path'], path + ".path"))} if 'path' in obj else {}),
-            **({'permission_profiles': [read_str(_item, path + ".permission_profiles") for _item in read_list(obj['permission_profiles'], path + ".permission_profiles")]} if 'permission_profiles' in obj else {}),
-            **({'readiness': read_str(obj['readiness'], path + ".readiness")} if 'readiness' in obj else {}),
-            **({'readiness_gate': (None if obj['readiness_gate'] is None else read_str(obj['readiness_gate'], path + ".readiness_gate"))} if 'readiness_gate' in obj else {}),
+            **({'permission_profiles': [read_open(PermissionProfile, _item, path + ".permission_profiles") for _item in read_list(obj['permission_profiles'], path + ".permission_profiles")]} if 'permission_profiles' in obj else {}),
+            **({'readiness': read_open(Readiness, obj['readiness'], path + ".readiness")} if 'readiness' in obj else {}),
+            **({'readiness_gate': (None if obj['readiness_gate'] is None else read_open(ReadinessGate, obj['readiness_gate'], path + ".readiness_gate"))} if 'readiness_gate' in obj else {}),
             **({'readiness_reason': (None if obj['readiness_reason'] is None else read_str(obj['readiness_reason'], path + ".readiness_reason"))} if 'readiness_reason' in obj else {}),
             **({'receipt': (None if obj['receipt'] is None else Receipt.from_json(obj['receipt'], path + ".receipt"))} if 'receipt' in obj else {}),
             **({'receipt_valid': read_bool(obj['receipt_valid'], path + ".receipt_valid")} if 'receipt_valid' in obj else {}),
             **({'sha256': (None if obj['sha256'] is None else read_str(obj['sha256'], path + ".sha256"))} if 'sha256' in obj else {}),
-            **({'sign_in': read_str(obj['sign_in'], path + ".sign_in")} if 'sign_in' in obj else {}),
+            **({'sign_in': read_open(SignIn, obj['sign_in'], path + ".sign_in")} if 'sign_in' in obj else {}),
             **({'sign_in_detail': (None if obj['sign_in_detail'] is None else read_str(obj['sign_in_detail'], path + ".sign_in_detail"))} if 'sign_in_detail' in obj else {}),
             **({'unavailable_reason': (None if obj['unavailable_reason'] is None else read_str(obj['unavailable_reason'], path + ".unavailable_reason"))} if 'unavailable_reason' in obj else {}),
             **({'version': (None if obj['version'] is None else read_str(obj['version'], path + ".version"))} if 'version' in obj else {}),
@@ -825,20 +1090,20 @@ class RuntimeInfo:
         out['available'] = self.available
         out['display_name'] = self.display_name
         out['id'] = self.id
-        out['limitations'] = list(self.limitations)
-        out['resume_modes'] = list(self.resume_modes)
+        out['limitations'] = [write_str(_item) for _item in self.limitations]
+        out['resume_modes'] = [write_str(_item) for _item in self.resume_modes]
         out['supported'] = self.supported
-        out['completion'] = self.completion
-        out['evidence'] = self.evidence
+        out['completion'] = write_str(self.completion)
+        out['evidence'] = write_str(self.evidence)
         if self.floor_status is not None:
-            out['floor_status'] = (None if self.floor_status is None else self.floor_status)
-        out['login'] = self.login
+            out['floor_status'] = (None if self.floor_status is None else write_str(self.floor_status))
+        out['login'] = write_str(self.login)
         if self.path is not None:
             out['path'] = (None if self.path is None else self.path)
-        out['permission_profiles'] = list(self.permission_profiles)
-        out['readiness'] = self.readiness
+        out['permission_profiles'] = [write_str(_item) for _item in self.permission_profiles]
+        out['readiness'] = write_str(self.readiness)
         if self.readiness_gate is not None:
-            out['readiness_gate'] = (None if self.readiness_gate is None else self.readiness_gate)
+            out['readiness_gate'] = (None if self.readiness_gate is None else write_str(self.readiness_gate))
         if self.readiness_reason is not None:
             out['readiness_reason'] = (None if self.readiness_reason is None else self.readiness_reason)
         if self.receipt is not None:
@@ -846,7 +1111,7 @@ class RuntimeInfo:
         out['receipt_valid'] = self.receipt_valid
         if self.sha256 is not None:
             out['sha256'] = (None if self.sha256 is None else self.sha256)
-        out['sign_in'] = self.sign_in
+        out['sign_in'] = write_str(self.sign_in)
         if self.sign_in_detail is not None:
             out['sign_in_detail'] = (None if self.sign_in_detail is None else self.sign_in_detail)
         if self.unavailable_reason is not None:
@@ -907,7 +1172,7 @@ class ScreenSnapshot:
             cursor=Cursor.from_json(read_required(obj, 'cursor', path), path + ".cursor"),
             formatted=read_bytes(read_required(obj, 'formatted', path), path + ".formatted"),
             modes=InputModes.from_json(read_required(obj, 'modes', path), path + ".modes"),
-            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0),
+            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0, maximum=18446744073709551615),
             size=Size.from_json(read_required(obj, 'size', path), path + ".size"),
             text=read_str(read_required(obj, 'text', path), path + ".text"),
             title=read_str(read_required(obj, 'title', path), path + ".title"),
@@ -1069,7 +1334,7 @@ class StartParams:
     labels: Dict[str, str] = field(default_factory=dict)
     max_wall_ms: Optional[int] = None
     model: Optional[str] = None
-    permission_profile: Optional[str] = None
+    permission_profile: Optional[Union[PermissionProfile, str]] = None
     require_ready: bool = False
     rerun_after_host_loss: bool = False
     resume: Optional[ResumeRequest] = None
@@ -1088,9 +1353,9 @@ class StartParams:
             **({'cwd': (None if obj['cwd'] is None else read_str(obj['cwd'], path + ".cwd"))} if 'cwd' in obj else {}),
             **({'env': {_key: read_str(_item, path + ".env") for _key, _item in read_object(obj['env'], path + ".env").items()}} if 'env' in obj else {}),
             **({'labels': {_key: read_str(_item, path + ".labels") for _key, _item in read_object(obj['labels'], path + ".labels").items()}} if 'labels' in obj else {}),
-            **({'max_wall_ms': (None if obj['max_wall_ms'] is None else read_int(obj['max_wall_ms'], path + ".max_wall_ms", minimum=0))} if 'max_wall_ms' in obj else {}),
+            **({'max_wall_ms': (None if obj['max_wall_ms'] is None else read_int(obj['max_wall_ms'], path + ".max_wall_ms", minimum=0, maximum=18446744073709551615))} if 'max_wall_ms' in obj else {}),
             **({'model': (None if obj['model'] is None else read_str(obj['model'], path + ".model"))} if 'model' in obj else {}),
-            **({'permission_profile': (None if obj['permission_profile'] is None else read_str(obj['permission_profile'], path + ".permission_profile"))} if 'permission_profile' in obj else {}),
+            **({'permission_profile': (None if obj['permission_profile'] is None else read_open(PermissionProfile, obj['permission_profile'], path + ".permission_profile"))} if 'permission_profile' in obj else {}),
             **({'require_ready': read_bool(obj['require_ready'], path + ".require_ready")} if 'require_ready' in obj else {}),
             **({'rerun_after_host_loss': read_bool(obj['rerun_after_host_loss'], path + ".rerun_after_host_loss")} if 'rerun_after_host_loss' in obj else {}),
             **({'resume': (None if obj['resume'] is None else ResumeRequest.from_json(obj['resume'], path + ".resume"))} if 'resume' in obj else {}),
@@ -1112,7 +1377,7 @@ class StartParams:
         if self.model is not None:
             out['model'] = (None if self.model is None else self.model)
         if self.permission_profile is not None:
-            out['permission_profile'] = (None if self.permission_profile is None else self.permission_profile)
+            out['permission_profile'] = (None if self.permission_profile is None else write_str(self.permission_profile))
         out['require_ready'] = self.require_ready
         out['rerun_after_host_loss'] = self.rerun_after_host_loss
         if self.resume is not None:
@@ -1155,10 +1420,10 @@ class Subscription:
     def _from_body(cls, value: Any, path: str) -> 'Subscription':
         obj = read_object(value, path)
         return cls(
-            generation=read_int(read_required(obj, 'generation', path), path + ".generation", minimum=0),
+            generation=read_int(read_required(obj, 'generation', path), path + ".generation", minimum=0, maximum=18446744073709551615),
             pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
             start=StreamStart.from_json(read_required(obj, 'start', path), path + ".start"),
-            subscription=read_int(read_required(obj, 'subscription', path), path + ".subscription", minimum=0),
+            subscription=read_int(read_required(obj, 'subscription', path), path + ".subscription", minimum=0, maximum=18446744073709551615),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -1193,7 +1458,7 @@ class TerminalRelease:
     """
 
     pane: str
-    reason: str
+    reason: Union[ReleaseReason, str]
     exit: Optional[ExitStatus] = None
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
@@ -1204,7 +1469,7 @@ class TerminalRelease:
         obj = read_object(value, path)
         return cls(
             pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
-            reason=read_str(read_required(obj, 'reason', path), path + ".reason"),
+            reason=read_open(ReleaseReason, read_required(obj, 'reason', path), path + ".reason"),
             **({'exit': (None if obj['exit'] is None else ExitStatus.from_json(obj['exit'], path + ".exit"))} if 'exit' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
@@ -1212,7 +1477,7 @@ class TerminalRelease:
     def _body_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
         out['pane'] = self.pane
-        out['reason'] = self.reason
+        out['reason'] = write_str(self.reason)
         if self.exit is not None:
             out['exit'] = (None if self.exit is None else self.exit.to_json())
         return out
@@ -1245,7 +1510,7 @@ class TurnReport:
     added_text: str
     completed_offset: int
     duration_ms: int
-    source: str
+    source: Union[TurnSource, str]
     started_offset: int
     usage: Usage
     exit_code: Optional[int] = None
@@ -1258,12 +1523,12 @@ class TurnReport:
         obj = read_object(value, path)
         return cls(
             added_text=read_str(read_required(obj, 'added_text', path), path + ".added_text"),
-            completed_offset=read_int(read_required(obj, 'completed_offset', path), path + ".completed_offset", minimum=0),
-            duration_ms=read_int(read_required(obj, 'duration_ms', path), path + ".duration_ms", minimum=0),
-            source=read_str(read_required(obj, 'source', path), path + ".source"),
-            started_offset=read_int(read_required(obj, 'started_offset', path), path + ".started_offset", minimum=0),
+            completed_offset=read_int(read_required(obj, 'completed_offset', path), path + ".completed_offset", minimum=0, maximum=18446744073709551615),
+            duration_ms=read_int(read_required(obj, 'duration_ms', path), path + ".duration_ms", minimum=0, maximum=18446744073709551615),
+            source=read_open(TurnSource, read_required(obj, 'source', path), path + ".source"),
+            started_offset=read_int(read_required(obj, 'started_offset', path), path + ".started_offset", minimum=0, maximum=18446744073709551615),
             usage=Usage.from_json(read_required(obj, 'usage', path), path + ".usage"),
-            **({'exit_code': (None if obj['exit_code'] is None else read_int(obj['exit_code'], path + ".exit_code", minimum=0))} if 'exit_code' in obj else {}),
+            **({'exit_code': (None if obj['exit_code'] is None else read_int(obj['exit_code'], path + ".exit_code", minimum=0, maximum=4294967295))} if 'exit_code' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -1272,7 +1537,7 @@ class TurnReport:
         out['added_text'] = self.added_text
         out['completed_offset'] = self.completed_offset
         out['duration_ms'] = self.duration_ms
-        out['source'] = self.source
+        out['source'] = write_str(self.source)
         out['started_offset'] = self.started_offset
         out['usage'] = self.usage.to_json()
         if self.exit_code is not None:
@@ -1301,7 +1566,7 @@ class Usage:
     - ``output_tokens``: Output tokens, when known.
     """
 
-    kind: str
+    kind: Union[UsageKind, str]
     cost_micro_usd: Optional[int] = None
     input_tokens: Optional[int] = None
     output_tokens: Optional[int] = None
@@ -1313,16 +1578,16 @@ class Usage:
     def _from_body(cls, value: Any, path: str) -> 'Usage':
         obj = read_object(value, path)
         return cls(
-            kind=read_str(read_required(obj, 'kind', path), path + ".kind"),
-            **({'cost_micro_usd': (None if obj['cost_micro_usd'] is None else read_int(obj['cost_micro_usd'], path + ".cost_micro_usd", minimum=0))} if 'cost_micro_usd' in obj else {}),
-            **({'input_tokens': (None if obj['input_tokens'] is None else read_int(obj['input_tokens'], path + ".input_tokens", minimum=0))} if 'input_tokens' in obj else {}),
-            **({'output_tokens': (None if obj['output_tokens'] is None else read_int(obj['output_tokens'], path + ".output_tokens", minimum=0))} if 'output_tokens' in obj else {}),
+            kind=read_open(UsageKind, read_required(obj, 'kind', path), path + ".kind"),
+            **({'cost_micro_usd': (None if obj['cost_micro_usd'] is None else read_int(obj['cost_micro_usd'], path + ".cost_micro_usd", minimum=0, maximum=18446744073709551615))} if 'cost_micro_usd' in obj else {}),
+            **({'input_tokens': (None if obj['input_tokens'] is None else read_int(obj['input_tokens'], path + ".input_tokens", minimum=0, maximum=18446744073709551615))} if 'input_tokens' in obj else {}),
+            **({'output_tokens': (None if obj['output_tokens'] is None else read_int(obj['output_tokens'], path + ".output_tokens", minimum=0, maximum=18446744073709551615))} if 'output_tokens' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
     def _body_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
-        out['kind'] = self.kind
+        out['kind'] = write_str(self.kind)
         if self.cost_micro_usd is not None:
             out['cost_micro_usd'] = (None if self.cost_micro_usd is None else self.cost_micro_usd)
         if self.input_tokens is not None:
@@ -1369,9 +1634,9 @@ class WaitForParams:
         return cls(
             pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
             pattern=read_str(read_required(obj, 'pattern', path), path + ".pattern"),
-            **({'from_': (None if obj['from'] is None else read_int(obj['from'], path + ".from", minimum=0))} if 'from' in obj else {}),
+            **({'from_': (None if obj['from'] is None else read_int(obj['from'], path + ".from", minimum=0, maximum=18446744073709551615))} if 'from' in obj else {}),
             **({'target': read_closed(WaitTarget, obj['target'], path + ".target")} if 'target' in obj else {}),
-            **({'timeout_ms': (None if obj['timeout_ms'] is None else read_int(obj['timeout_ms'], path + ".timeout_ms", minimum=0))} if 'timeout_ms' in obj else {}),
+            **({'timeout_ms': (None if obj['timeout_ms'] is None else read_int(obj['timeout_ms'], path + ".timeout_ms", minimum=0, maximum=18446744073709551615))} if 'timeout_ms' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -1421,7 +1686,7 @@ class WaitMatch:
         obj = read_object(value, path)
         return cls(
             matched=read_str(read_required(obj, 'matched', path), path + ".matched"),
-            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0),
+            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0, maximum=18446744073709551615),
             pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
             target=read_closed(WaitTarget, read_required(obj, 'target', path), path + ".target"),
             extra_fields=extra_fields(obj, cls._FIELDS),
@@ -1471,8 +1736,8 @@ class Welcome:
         return cls(
             encoding=read_closed(Encoding, read_required(obj, 'encoding', path), path + ".encoding"),
             host=read_str(read_required(obj, 'host', path), path + ".host"),
-            protocol=read_int(read_required(obj, 'protocol', path), path + ".protocol", minimum=0),
-            **({'revision': read_int(obj['revision'], path + ".revision", minimum=0)} if 'revision' in obj else {}),
+            protocol=read_int(read_required(obj, 'protocol', path), path + ".protocol", minimum=0, maximum=4294967295),
+            **({'revision': read_int(obj['revision'], path + ".revision", minimum=0, maximum=4294967295)} if 'revision' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -1502,6 +1767,8 @@ class Event:
 
     TAG: ClassVar[str] = ''
     """The variant's name on the wire."""
+    STREAMS: ClassVar[Tuple[str, ...]] = ()
+    """The subscriptions this event travels on (the schema's ``x-streams``): ``pane``, ``watch``."""
 
     @staticmethod
     def from_json(value: Any, path: str = 'Event') -> 'Event':
@@ -1529,6 +1796,7 @@ class EventOutput(Event):
     """
 
     TAG: ClassVar[str] = 'output'
+    STREAMS: ClassVar[Tuple[str, ...]] = ('pane',)
     data: bytes
     offset: int
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -1540,7 +1808,7 @@ class EventOutput(Event):
         obj = read_object(value, path)
         return cls(
             data=read_bytes(read_required(obj, 'data', path), path + ".data"),
-            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0),
+            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0, maximum=18446744073709551615),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -1575,6 +1843,7 @@ class EventResync(Event):
     """
 
     TAG: ClassVar[str] = 'resync'
+    STREAMS: ClassVar[Tuple[str, ...]] = ('pane',)
     skipped_from: int
     snapshot: ScreenSnapshot
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -1585,7 +1854,7 @@ class EventResync(Event):
     def _from_body(cls, value: Any, path: str) -> 'EventResync':
         obj = read_object(value, path)
         return cls(
-            skipped_from=read_int(read_required(obj, 'skipped_from', path), path + ".skipped_from", minimum=0),
+            skipped_from=read_int(read_required(obj, 'skipped_from', path), path + ".skipped_from", minimum=0, maximum=18446744073709551615),
             snapshot=ScreenSnapshot.from_json(read_required(obj, 'snapshot', path), path + ".snapshot"),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
@@ -1618,6 +1887,7 @@ class EventResized(Event):
     """
 
     TAG: ClassVar[str] = 'resized'
+    STREAMS: ClassVar[Tuple[str, ...]] = ('pane',)
     size: Size
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
@@ -1660,6 +1930,7 @@ class EventExited(Event):
     """
 
     TAG: ClassVar[str] = 'exited'
+    STREAMS: ClassVar[Tuple[str, ...]] = ('pane',)
     offset: int
     status: ExitStatus
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -1670,7 +1941,7 @@ class EventExited(Event):
     def _from_body(cls, value: Any, path: str) -> 'EventExited':
         obj = read_object(value, path)
         return cls(
-            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0),
+            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0, maximum=18446744073709551615),
             status=ExitStatus.from_json(read_required(obj, 'status', path), path + ".status"),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
@@ -1699,11 +1970,12 @@ class EventEnded(Event):
 
     Fields on the wire:
 
-    - ``reason``: `exited`, `closed` or `unsubscribed`.
+    - ``reason``: `exited`, `closed` or `unsubscribed` ([`end_reason`]).
     """
 
     TAG: ClassVar[str] = 'ended'
-    reason: str
+    STREAMS: ClassVar[Tuple[str, ...]] = ('pane', 'watch')
+    reason: Union[EndReason, str]
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
     _FIELDS: ClassVar[frozenset] = frozenset(('reason',))
@@ -1712,13 +1984,13 @@ class EventEnded(Event):
     def _from_body(cls, value: Any, path: str) -> 'EventEnded':
         obj = read_object(value, path)
         return cls(
-            reason=read_str(read_required(obj, 'reason', path), path + ".reason"),
+            reason=read_open(EndReason, read_required(obj, 'reason', path), path + ".reason"),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
     def _body_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
-        out['reason'] = self.reason
+        out['reason'] = write_str(self.reason)
         return out
 
     @classmethod
@@ -1744,8 +2016,9 @@ class EventTurnStarted(Event):
     """
 
     TAG: ClassVar[str] = 'turn_started'
+    STREAMS: ClassVar[Tuple[str, ...]] = ('pane',)
     offset: int
-    source: str
+    source: Union[TurnSource, str]
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
     _FIELDS: ClassVar[frozenset] = frozenset(('offset', 'source'))
@@ -1754,15 +2027,15 @@ class EventTurnStarted(Event):
     def _from_body(cls, value: Any, path: str) -> 'EventTurnStarted':
         obj = read_object(value, path)
         return cls(
-            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0),
-            source=read_str(read_required(obj, 'source', path), path + ".source"),
+            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0, maximum=18446744073709551615),
+            source=read_open(TurnSource, read_required(obj, 'source', path), path + ".source"),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
     def _body_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
         out['offset'] = self.offset
-        out['source'] = self.source
+        out['source'] = write_str(self.source)
         return out
 
     @classmethod
@@ -1790,8 +2063,9 @@ class EventTurnCompleted(Event):
     """
 
     TAG: ClassVar[str] = 'turn_completed'
+    STREAMS: ClassVar[Tuple[str, ...]] = ('pane',)
     offset: int
-    source: str
+    source: Union[TurnSource, str]
     usage: Usage
     exit_code: Optional[int] = None
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -1802,17 +2076,17 @@ class EventTurnCompleted(Event):
     def _from_body(cls, value: Any, path: str) -> 'EventTurnCompleted':
         obj = read_object(value, path)
         return cls(
-            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0),
-            source=read_str(read_required(obj, 'source', path), path + ".source"),
+            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0, maximum=18446744073709551615),
+            source=read_open(TurnSource, read_required(obj, 'source', path), path + ".source"),
             usage=Usage.from_json(read_required(obj, 'usage', path), path + ".usage"),
-            **({'exit_code': (None if obj['exit_code'] is None else read_int(obj['exit_code'], path + ".exit_code", minimum=0))} if 'exit_code' in obj else {}),
+            **({'exit_code': (None if obj['exit_code'] is None else read_int(obj['exit_code'], path + ".exit_code", minimum=0, maximum=4294967295))} if 'exit_code' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
     def _body_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
         out['offset'] = self.offset
-        out['source'] = self.source
+        out['source'] = write_str(self.source)
         out['usage'] = self.usage.to_json()
         if self.exit_code is not None:
             out['exit_code'] = (None if self.exit_code is None else self.exit_code)
@@ -1838,13 +2112,14 @@ class EventAwaitingInput(Event):
 
     - ``detail``: What the CLI said, when it said something.
     - ``offset``: The output offset when it was observed.
-    - ``source``: Where the signal came from.
+    - ``source``: Where the signal came from (see [`crate::turn::source`]).
     """
 
     TAG: ClassVar[str] = 'awaiting_input'
+    STREAMS: ClassVar[Tuple[str, ...]] = ('pane',)
     detail: str
     offset: int
-    source: str
+    source: Union[TurnSource, str]
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
     _FIELDS: ClassVar[frozenset] = frozenset(('detail', 'offset', 'source'))
@@ -1854,8 +2129,8 @@ class EventAwaitingInput(Event):
         obj = read_object(value, path)
         return cls(
             detail=read_str(read_required(obj, 'detail', path), path + ".detail"),
-            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0),
-            source=read_str(read_required(obj, 'source', path), path + ".source"),
+            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0, maximum=18446744073709551615),
+            source=read_open(TurnSource, read_required(obj, 'source', path), path + ".source"),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -1863,7 +2138,7 @@ class EventAwaitingInput(Event):
         out: Dict[str, Any] = {}
         out['detail'] = self.detail
         out['offset'] = self.offset
-        out['source'] = self.source
+        out['source'] = write_str(self.source)
         return out
 
     @classmethod
@@ -1886,13 +2161,14 @@ class EventApprovalRequested(Event):
 
     - ``detail``: What the CLI said, when it said something.
     - ``offset``: The output offset when it was observed.
-    - ``source``: Where the signal came from.
+    - ``source``: Where the signal came from (see [`crate::turn::source`]).
     """
 
     TAG: ClassVar[str] = 'approval_requested'
+    STREAMS: ClassVar[Tuple[str, ...]] = ('pane',)
     detail: str
     offset: int
-    source: str
+    source: Union[TurnSource, str]
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
     _FIELDS: ClassVar[frozenset] = frozenset(('detail', 'offset', 'source'))
@@ -1902,8 +2178,8 @@ class EventApprovalRequested(Event):
         obj = read_object(value, path)
         return cls(
             detail=read_str(read_required(obj, 'detail', path), path + ".detail"),
-            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0),
-            source=read_str(read_required(obj, 'source', path), path + ".source"),
+            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0, maximum=18446744073709551615),
+            source=read_open(TurnSource, read_required(obj, 'source', path), path + ".source"),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -1911,7 +2187,7 @@ class EventApprovalRequested(Event):
         out: Dict[str, Any] = {}
         out['detail'] = self.detail
         out['offset'] = self.offset
-        out['source'] = self.source
+        out['source'] = write_str(self.source)
         return out
 
     @classmethod
@@ -1938,6 +2214,7 @@ class EventPaneStarted(Event):
     """
 
     TAG: ClassVar[str] = 'pane_started'
+    STREAMS: ClassVar[Tuple[str, ...]] = ('watch',)
     pane: PaneSummary
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
@@ -1980,7 +2257,8 @@ class EventPaneActivity(Event):
     """
 
     TAG: ClassVar[str] = 'pane_activity'
-    activity: str
+    STREAMS: ClassVar[Tuple[str, ...]] = ('watch',)
+    activity: Union[Activity, str]
     pane: str
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
@@ -1990,14 +2268,14 @@ class EventPaneActivity(Event):
     def _from_body(cls, value: Any, path: str) -> 'EventPaneActivity':
         obj = read_object(value, path)
         return cls(
-            activity=read_str(read_required(obj, 'activity', path), path + ".activity"),
+            activity=read_open(Activity, read_required(obj, 'activity', path), path + ".activity"),
             pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
     def _body_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
-        out['activity'] = self.activity
+        out['activity'] = write_str(self.activity)
         out['pane'] = self.pane
         return out
 
@@ -2025,6 +2303,7 @@ class EventPaneExited(Event):
     """
 
     TAG: ClassVar[str] = 'pane_exited'
+    STREAMS: ClassVar[Tuple[str, ...]] = ('watch',)
     pane: str
     status: ExitStatus
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -2070,6 +2349,7 @@ class EventPaneEnded(Event):
     """
 
     TAG: ClassVar[str] = 'pane_ended'
+    STREAMS: ClassVar[Tuple[str, ...]] = ('watch',)
     pane: str
     reason: str
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -2116,6 +2396,7 @@ class EventPaneList(Event):
     """
 
     TAG: ClassVar[str] = 'pane_list'
+    STREAMS: ClassVar[Tuple[str, ...]] = ('watch',)
     missed: int
     panes: List[PaneSummary]
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -2126,7 +2407,7 @@ class EventPaneList(Event):
     def _from_body(cls, value: Any, path: str) -> 'EventPaneList':
         obj = read_object(value, path)
         return cls(
-            missed=read_int(read_required(obj, 'missed', path), path + ".missed", minimum=0),
+            missed=read_int(read_required(obj, 'missed', path), path + ".missed", minimum=0, maximum=18446744073709551615),
             panes=[PaneSummary.from_json(_item, path + ".panes") for _item in read_list(read_required(obj, 'panes', path), path + ".panes")],
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
@@ -2232,7 +2513,7 @@ class HandshakeReplyRefused(HandshakeReply):
     """
 
     TAG: ClassVar[str] = 'refused'
-    code: str
+    code: Union[ErrorCode, str]
     message: str
     protocol: int
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -2243,15 +2524,15 @@ class HandshakeReplyRefused(HandshakeReply):
     def _from_body(cls, value: Any, path: str) -> 'HandshakeReplyRefused':
         obj = read_object(value, path)
         return cls(
-            code=read_str(read_required(obj, 'code', path), path + ".code"),
+            code=read_open(ErrorCode, read_required(obj, 'code', path), path + ".code"),
             message=read_str(read_required(obj, 'message', path), path + ".message"),
-            protocol=read_int(read_required(obj, 'protocol', path), path + ".protocol", minimum=0),
+            protocol=read_int(read_required(obj, 'protocol', path), path + ".protocol", minimum=0, maximum=4294967295),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
     def _body_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
-        out['code'] = self.code
+        out['code'] = write_str(self.code)
         out['message'] = self.message
         out['protocol'] = self.protocol
         return out
@@ -2377,6 +2658,8 @@ class Request:
 
     TAG: ClassVar[str] = ''
     """The variant's name on the wire."""
+    ANSWER: ClassVar[Optional[str]] = None
+    """The answer this request gets (the schema's ``x-answer``), such as ``started``."""
 
     @staticmethod
     def from_json(value: Any, path: str = 'Request') -> 'Request':
@@ -2397,6 +2680,7 @@ class RequestStart(StartParams, Request):
     """Start a new pane running a runtime. Answered by `started`."""
 
     TAG: ClassVar[str] = 'start'
+    ANSWER: ClassVar[Optional[str]] = 'started'
 
     @classmethod
     def from_json(cls, value: Any, path: str = 'RequestStart') -> 'RequestStart':
@@ -2415,6 +2699,7 @@ class RequestSend(SendParams, Request):
     """Write input to a pane. Answered by `sent`."""
 
     TAG: ClassVar[str] = 'send'
+    ANSWER: ClassVar[Optional[str]] = 'sent'
 
     @classmethod
     def from_json(cls, value: Any, path: str = 'RequestSend') -> 'RequestSend':
@@ -2442,6 +2727,7 @@ class RequestInterrupt(Request):
     """
 
     TAG: ClassVar[str] = 'interrupt'
+    ANSWER: ClassVar[Optional[str]] = 'interrupted'
     pane: str
     terminate: bool = False
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -2485,6 +2771,7 @@ class RequestInspect(Request):
     """
 
     TAG: ClassVar[str] = 'inspect'
+    ANSWER: ClassVar[Optional[str]] = 'inspected'
     pane: str
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
@@ -2527,6 +2814,7 @@ class RequestEvents(Request):
     """
 
     TAG: ClassVar[str] = 'events'
+    ANSWER: ClassVar[Optional[str]] = 'subscribed'
     pane: str
     from_: Optional[int] = None
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -2538,7 +2826,7 @@ class RequestEvents(Request):
         obj = read_object(value, path)
         return cls(
             pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
-            **({'from_': (None if obj['from'] is None else read_int(obj['from'], path + ".from", minimum=0))} if 'from' in obj else {}),
+            **({'from_': (None if obj['from'] is None else read_int(obj['from'], path + ".from", minimum=0, maximum=18446744073709551615))} if 'from' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -2575,6 +2863,7 @@ class RequestReconnect(Request):
     """
 
     TAG: ClassVar[str] = 'reconnect'
+    ANSWER: ClassVar[Optional[str]] = 'subscribed'
     generation: int
     offset: int
     pane: str
@@ -2586,8 +2875,8 @@ class RequestReconnect(Request):
     def _from_body(cls, value: Any, path: str) -> 'RequestReconnect':
         obj = read_object(value, path)
         return cls(
-            generation=read_int(read_required(obj, 'generation', path), path + ".generation", minimum=0),
-            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0),
+            generation=read_int(read_required(obj, 'generation', path), path + ".generation", minimum=0, maximum=18446744073709551615),
+            offset=read_int(read_required(obj, 'offset', path), path + ".offset", minimum=0, maximum=18446744073709551615),
             pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
@@ -2621,6 +2910,7 @@ class RequestUnsubscribe(Request):
     """
 
     TAG: ClassVar[str] = 'unsubscribe'
+    ANSWER: ClassVar[Optional[str]] = 'unsubscribed'
     subscription: int
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
@@ -2630,7 +2920,7 @@ class RequestUnsubscribe(Request):
     def _from_body(cls, value: Any, path: str) -> 'RequestUnsubscribe':
         obj = read_object(value, path)
         return cls(
-            subscription=read_int(read_required(obj, 'subscription', path), path + ".subscription", minimum=0),
+            subscription=read_int(read_required(obj, 'subscription', path), path + ".subscription", minimum=0, maximum=18446744073709551615),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -2662,6 +2952,7 @@ class RequestResize(Request):
     """
 
     TAG: ClassVar[str] = 'resize'
+    ANSWER: ClassVar[Optional[str]] = 'resized'
     pane: str
     size: Size
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -2705,6 +2996,7 @@ class RequestList(Request):
     """
 
     TAG: ClassVar[str] = 'list'
+    ANSWER: ClassVar[Optional[str]] = 'panes'
     labels: Dict[str, str] = field(default_factory=dict)
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
@@ -2746,6 +3038,7 @@ class RequestClose(Request):
     """
 
     TAG: ClassVar[str] = 'close'
+    ANSWER: ClassVar[Optional[str]] = 'closed'
     pane: str
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
@@ -2781,6 +3074,7 @@ class RequestRuntimes(Request):
     """Describe the runtimes this host can start. Answered by `runtimes`."""
 
     TAG: ClassVar[str] = 'runtimes'
+    ANSWER: ClassVar[Optional[str]] = 'runtimes'
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
     _FIELDS: ClassVar[frozenset] = frozenset(())
@@ -2823,6 +3117,7 @@ class RequestLogin(Request):
     """
 
     TAG: ClassVar[str] = 'login'
+    ANSWER: ClassVar[Optional[str]] = 'started'
     runtime: str
     cwd: Optional[str] = None
     size: Optional[Size] = None
@@ -2874,6 +3169,7 @@ class RequestAsk(Request):
     """
 
     TAG: ClassVar[str] = 'ask'
+    ANSWER: ClassVar[Optional[str]] = 'answered'
     pane: str
     text: str
     timeout_ms: Optional[int] = None
@@ -2887,7 +3183,7 @@ class RequestAsk(Request):
         return cls(
             pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
             text=read_str(read_required(obj, 'text', path), path + ".text"),
-            **({'timeout_ms': (None if obj['timeout_ms'] is None else read_int(obj['timeout_ms'], path + ".timeout_ms", minimum=0))} if 'timeout_ms' in obj else {}),
+            **({'timeout_ms': (None if obj['timeout_ms'] is None else read_int(obj['timeout_ms'], path + ".timeout_ms", minimum=0, maximum=18446744073709551615))} if 'timeout_ms' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -2925,7 +3221,8 @@ class RequestNotify(Request):
     """
 
     TAG: ClassVar[str] = 'notify'
-    event: str
+    ANSWER: ClassVar[Optional[str]] = 'notified'
+    event: Union[NotifyEvent, str]
     pane: str
     token: str
     payload: str = ''
@@ -2937,7 +3234,7 @@ class RequestNotify(Request):
     def _from_body(cls, value: Any, path: str) -> 'RequestNotify':
         obj = read_object(value, path)
         return cls(
-            event=read_str(read_required(obj, 'event', path), path + ".event"),
+            event=read_open(NotifyEvent, read_required(obj, 'event', path), path + ".event"),
             pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
             token=read_str(read_required(obj, 'token', path), path + ".token"),
             **({'payload': read_str(obj['payload'], path + ".payload")} if 'payload' in obj else {}),
@@ -2946,7 +3243,7 @@ class RequestNotify(Request):
 
     def _body_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
-        out['event'] = self.event
+        out['event'] = write_str(self.event)
         out['pane'] = self.pane
         out['token'] = self.token
         out['payload'] = self.payload
@@ -2980,6 +3277,7 @@ class RequestProbeRuntime(Request):
     """
 
     TAG: ClassVar[str] = 'probe_runtime'
+    ANSWER: ClassVar[Optional[str]] = 'receipt'
     runtime: str
     accept_weaker_boundary: bool = False
     model: Optional[str] = None
@@ -3031,6 +3329,7 @@ class RequestHistory(Request):
     """
 
     TAG: ClassVar[str] = 'history'
+    ANSWER: ClassVar[Optional[str]] = 'history'
     pane: str
     lines: Optional[int] = None
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -3042,7 +3341,7 @@ class RequestHistory(Request):
         obj = read_object(value, path)
         return cls(
             pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
-            **({'lines': (None if obj['lines'] is None else read_int(obj['lines'], path + ".lines", minimum=0))} if 'lines' in obj else {}),
+            **({'lines': (None if obj['lines'] is None else read_int(obj['lines'], path + ".lines", minimum=0, maximum=4294967295))} if 'lines' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -3075,6 +3374,7 @@ class RequestWatch(Request):
     """
 
     TAG: ClassVar[str] = 'watch'
+    ANSWER: ClassVar[Optional[str]] = 'watching'
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
     _FIELDS: ClassVar[frozenset] = frozenset(())
@@ -3110,6 +3410,7 @@ class RequestWaitFor(WaitForParams, Request):
     """
 
     TAG: ClassVar[str] = 'wait_for'
+    ANSWER: ClassVar[Optional[str]] = 'waited'
 
     @classmethod
     def from_json(cls, value: Any, path: str = 'RequestWaitFor') -> 'RequestWaitFor':
@@ -3144,6 +3445,7 @@ class RequestAttachTerminal(Request):
     """
 
     TAG: ClassVar[str] = 'attach_terminal'
+    ANSWER: ClassVar[Optional[str]] = 'terminal_released'
     detach_key: int
     pane: str
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -3274,7 +3576,7 @@ class ResponseSent(Response):
     def _from_body(cls, value: Any, path: str) -> 'ResponseSent':
         obj = read_object(value, path)
         return cls(
-            bytes=read_int(read_required(obj, 'bytes', path), path + ".bytes", minimum=0),
+            bytes=read_int(read_required(obj, 'bytes', path), path + ".bytes", minimum=0, maximum=18446744073709551615),
             pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
@@ -3370,7 +3672,7 @@ class ResponseUnsubscribed(Response):
     def _from_body(cls, value: Any, path: str) -> 'ResponseUnsubscribed':
         obj = read_object(value, path)
         return cls(
-            subscription=read_int(read_required(obj, 'subscription', path), path + ".subscription", minimum=0),
+            subscription=read_int(read_required(obj, 'subscription', path), path + ".subscription", minimum=0, maximum=18446744073709551615),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -3673,7 +3975,7 @@ class ResponseWatching(Response):
         obj = read_object(value, path)
         return cls(
             panes=[PaneSummary.from_json(_item, path + ".panes") for _item in read_list(read_required(obj, 'panes', path), path + ".panes")],
-            subscription=read_int(read_required(obj, 'subscription', path), path + ".subscription", minimum=0),
+            subscription=read_int(read_required(obj, 'subscription', path), path + ".subscription", minimum=0, maximum=18446744073709551615),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -3900,7 +4202,7 @@ class ServerMessageResponse(ServerMessage):
         obj = read_object(value, path)
         return cls(
             body=Response.from_json(read_required(obj, 'body', path), path + ".body"),
-            id=read_int(read_required(obj, 'id', path), path + ".id", minimum=0),
+            id=read_int(read_required(obj, 'id', path), path + ".id", minimum=0, maximum=18446744073709551615),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -3946,7 +4248,7 @@ class ServerMessageError(ServerMessage):
         obj = read_object(value, path)
         return cls(
             error=ErrorBody.from_json(read_required(obj, 'error', path), path + ".error"),
-            **({'id': (None if obj['id'] is None else read_int(obj['id'], path + ".id", minimum=0))} if 'id' in obj else {}),
+            **({'id': (None if obj['id'] is None else read_int(obj['id'], path + ".id", minimum=0, maximum=18446744073709551615))} if 'id' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -3991,7 +4293,7 @@ class ServerMessageEvent(ServerMessage):
         obj = read_object(value, path)
         return cls(
             event=Event.from_json(read_required(obj, 'event', path), path + ".event"),
-            subscription=read_int(read_required(obj, 'subscription', path), path + ".subscription", minimum=0),
+            subscription=read_int(read_required(obj, 'subscription', path), path + ".subscription", minimum=0, maximum=18446744073709551615),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -4075,7 +4377,7 @@ class StreamStartReplay(StreamStart):
     def _from_body(cls, value: Any, path: str) -> 'StreamStartReplay':
         obj = read_object(value, path)
         return cls(
-            from_=read_int(read_required(obj, 'from', path), path + ".from", minimum=0),
+            from_=read_int(read_required(obj, 'from', path), path + ".from", minimum=0, maximum=18446744073709551615),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -4119,7 +4421,7 @@ class StreamStartSnapshot(StreamStart):
         obj = read_object(value, path)
         return cls(
             snapshot=ScreenSnapshot.from_json(read_required(obj, 'snapshot', path), path + ".snapshot"),
-            **({'skipped_from': (None if obj['skipped_from'] is None else read_int(obj['skipped_from'], path + ".skipped_from", minimum=0))} if 'skipped_from' in obj else {}),
+            **({'skipped_from': (None if obj['skipped_from'] is None else read_int(obj['skipped_from'], path + ".skipped_from", minimum=0, maximum=18446744073709551615))} if 'skipped_from' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -4164,7 +4466,7 @@ class StreamStartGenerationChanged(StreamStart):
     def _from_body(cls, value: Any, path: str) -> 'StreamStartGenerationChanged':
         obj = read_object(value, path)
         return cls(
-            previous=read_int(read_required(obj, 'previous', path), path + ".previous", minimum=0),
+            previous=read_int(read_required(obj, 'previous', path), path + ".previous", minimum=0, maximum=18446744073709551615),
             snapshot=ScreenSnapshot.from_json(read_required(obj, 'snapshot', path), path + ".snapshot"),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
@@ -4215,7 +4517,28 @@ PaneId = str
 __all__ = [
     'SCHEMA_TITLE',
     'SCHEMA_REVISION',
+    'Activity',
+    'CompletionSource',
     'Encoding',
+    'EndReason',
+    'ErrorCode',
+    'Evidence',
+    'FloorStatus',
+    'InterruptAction',
+    'InterruptOutcome',
+    'LimitationCode',
+    'LoginForm',
+    'NotifyEvent',
+    'PermissionProfile',
+    'Readiness',
+    'ReadinessGate',
+    'ReleaseReason',
+    'RestoredBy',
+    'ResumeMode',
+    'SignIn',
+    'SweepMethod',
+    'TurnSource',
+    'UsageKind',
     'WaitTarget',
     'Cursor',
     'ErrorBody',
