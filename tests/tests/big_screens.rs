@@ -41,16 +41,27 @@ fn a_screen_too_big_to_redraw_in_a_frame_is_answered_trimmed_recorded_within_bou
     let started = conn.start(params);
     let pane = started.id.clone();
 
-    // The whole drawing parsed: the screen shows its last word.
-    let detail = wait_for("the drawing on the screen", || {
+    // The whole drawing parsed: the screen shows its last word. Fifteen
+    // megabytes for a screen this size take a loaded machine longer than
+    // one wait; what must not happen is the parse standing still.
+    let mut last = (0, std::time::Instant::now());
+    let detail = loop {
         let detail = inspect(&mut conn, &pane);
-        let done = detail.screen.text.starts_with("drawn") && detail.screen.offset == detail.pane.offset;
-        if done {
-            Ok(detail)
-        } else {
-            Err(format!("screen at {} of {}", detail.screen.offset, detail.pane.offset))
+        if detail.screen.text.starts_with("drawn") && detail.screen.offset == detail.pane.offset {
+            break detail;
         }
-    });
+        if detail.screen.offset != last.0 {
+            last = (detail.screen.offset, std::time::Instant::now());
+        }
+        assert!(
+            last.1.elapsed() < support::WAIT,
+            "the screen stood at {} of {} for {:?}",
+            detail.screen.offset,
+            detail.pane.offset,
+            support::WAIT
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
     // Answered, not a closed connection; marked as trimmed, within bounds.
     assert!(detail.screen.trimmed);
     assert!(detail.screen.formatted.len() <= panehost_ipc::screen::MAX_SNAPSHOT_FORMATTED_LEN);
