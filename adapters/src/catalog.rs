@@ -96,6 +96,7 @@ impl Catalog {
             plan.env.retain(|(existing, _)| existing != name);
             plan.env.push((name.clone(), value.clone()));
         }
+        plan.allow_refused_version = params.allow_refused_version;
         Ok(plan)
     }
 

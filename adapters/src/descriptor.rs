@@ -36,6 +36,42 @@ pub struct VersionProbe {
     pub floor: Option<String>,
 }
 
+/// Versions an adapter refuses to start, and why: releases known to do
+/// harm when started as panehost starts them (a retirement release that
+/// runs a remote installer, say). Detection reports such a version as not
+/// ready; a start is refused unless the client allows a refused version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedVersions {
+    /// The first version refused, as dotted numbers (`1.52.0`).
+    pub from: String,
+    /// The first version no longer refused; `None`: every later one is.
+    pub before: Option<String>,
+    /// Why, for people.
+    pub reason: String,
+}
+
+impl RefusedVersions {
+    /// Whether `version` (a CLI's output, read as [`crate::version`]
+    /// reads it) falls in the range. A version that cannot be read is not
+    /// in any range: it is judged `indeterminate` instead.
+    pub fn contains(&self, version: &str) -> bool {
+        let Some(version) = crate::version::parse_version(version) else { return false };
+        let at_or_after = |bound: &str| {
+            crate::version::parse_version(bound)
+                .is_some_and(|bound| crate::version::compare(&version, &bound) != std::cmp::Ordering::Less)
+        };
+        at_or_after(&self.from) && !self.before.as_deref().is_some_and(at_or_after)
+    }
+
+    /// The range as people read it: `from 1.52.0`, `1.51.0 to before 1.53.0`.
+    pub fn describe(&self) -> String {
+        match &self.before {
+            None => format!("from {}", self.from),
+            Some(before) => format!("{} to before {before}", self.from),
+        }
+    }
+}
+
 /// Whether a client may name the command a pane runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CommandPolicy {
@@ -126,6 +162,13 @@ impl PermissionProfile {
     /// Every profile, from the narrowest to the widest.
     pub const ALL: [PermissionProfile; 3] =
         [PermissionProfile::ReadOnly, PermissionProfile::WorkspaceWrite, PermissionProfile::FullAccess];
+
+    /// What a start that names no profile gets, on every runtime that
+    /// enforces it: the agent writes inside the working directory and asks
+    /// before anything outside it. One meaning for every CLI and version:
+    /// a CLI release that changes the CLI's own default (to an auto-approval
+    /// mode, say) does not change what "no profile" means.
+    pub const HOST_DEFAULT: PermissionProfile = PermissionProfile::WorkspaceWrite;
 
     /// The profile's name on the wire.
     pub fn as_str(self) -> &'static str {
@@ -382,6 +425,12 @@ pub struct Descriptor {
     /// registry for the published version. The executable is the first of
     /// the [`Executable::Named`] names in the package's `node_modules/.bin`.
     pub npm_package: Option<String>,
+    /// The PyPI distribution the CLI is installed from, when it is one:
+    /// the fingerprint a receipt is bound to covers that distribution's
+    /// files (its `RECORD`), found from the launcher's interpreter.
+    pub pypi_distribution: Option<String>,
+    /// Versions panehost refuses to start, each range with its reason.
+    pub refused_versions: Vec<RefusedVersions>,
     /// Where the session's native reference is captured.
     pub reference_capture: ReferenceCapture,
     /// Who owns the conversation's context. Always the CLI: it compacts its
@@ -429,6 +478,19 @@ impl Descriptor {
     /// How the runtime enforces a permission profile, if it can.
     pub fn profile_form(&self, profile: PermissionProfile) -> Option<&ProfileForm> {
         self.permission_profiles.iter().find(|(declared, _)| *declared == profile).map(|(_, form)| form)
+    }
+
+    /// The refused range `version` falls in, if any.
+    pub fn refusal(&self, version: Option<&str>) -> Option<&RefusedVersions> {
+        let version = version?;
+        self.refused_versions.iter().find(|range| range.contains(version))
+    }
+
+    /// The profile a start that names none gets: the host's default,
+    /// [`PermissionProfile::HOST_DEFAULT`], when this runtime enforces it;
+    /// `None` when it does not (the CLI then runs with its own defaults).
+    pub fn default_profile(&self) -> Option<PermissionProfile> {
+        self.profile_form(PermissionProfile::HOST_DEFAULT).map(|_| PermissionProfile::HOST_DEFAULT)
     }
 
     /// The profiles the runtime enforces, in the order of

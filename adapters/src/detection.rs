@@ -3,7 +3,10 @@
 
 use crate::catalog::Catalog;
 use crate::descriptor::Descriptor;
-use crate::identity::Identity;
+use crate::identity::{Identity, IdentityChange};
+use crate::installation::Installation;
+use sha2::{Digest, Sha256};
+use std::path::Path;
 use crate::probe::{run_probe, ProbeOutcome, PROBE_TIMEOUT};
 use crate::version::{floor_status, FloorStatus};
 use std::time::SystemTime;
@@ -21,6 +24,42 @@ pub struct Detection {
     pub floor_status: FloorStatus,
     /// When detection ran.
     pub detected_at: SystemTime,
+    /// The installed package the executable runs from, when the
+    /// descriptor names one and it was found.
+    pub installation: Option<Installation>,
+}
+
+impl Detection {
+    /// What a completion receipt is bound to: SHA-256 over the
+    /// executable's SHA-256, the version it printed, and the digests of its
+    /// installed package's files, lowercase hex.
+    pub fn fingerprint(&self) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(b"panehost fingerprint 1\n");
+        hasher.update(format!("executable {}\n", self.identity.sha256));
+        hasher.update(format!("version {}\n", self.version.as_deref().unwrap_or("")));
+        for file in self.installation.iter().flat_map(|installation| &installation.files) {
+            hasher.update(format!("package file {}\n", file.sha256));
+        }
+        hasher.finalize().iter().map(|byte| format!("{byte:02x}")).collect()
+    }
+
+    /// Checks that `launcher` (the path resolved on `PATH`) is still what
+    /// was detected: the executable's identity, and the installed package
+    /// under it, which an upgrade in place changes even when the launcher
+    /// stays byte-identical.
+    ///
+    /// # Errors
+    /// Says what differs.
+    pub fn verify(&self, descriptor: &Descriptor, launcher: &Path) -> Result<(), IdentityChange> {
+        self.identity.verify(launcher)?;
+        let canonical = &self.identity.path;
+        match (&self.installation, Installation::locate(descriptor, launcher, canonical)) {
+            (None, None) => Ok(()),
+            (Some(installation), _) => installation.verify(descriptor, launcher, canonical).map_err(IdentityChange::Package),
+            (None, Some(now)) => Err(IdentityChange::Package(format!("{} is installed now", now.description))),
+        }
+    }
 }
 
 /// Identifies and probes the runtime's executable. Blocking: it hashes the
@@ -51,5 +90,6 @@ pub fn detect(catalog: &Catalog, descriptor: &Descriptor) -> Result<Detection, S
     } else {
         floor_status(version.as_deref(), descriptor.version.floor.as_deref())
     };
-    Ok(Detection { identity, version, version_error, floor_status, detected_at: SystemTime::now() })
+    let installation = Installation::locate(descriptor, &program, &identity.path);
+    Ok(Detection { identity, version, version_error, floor_status, detected_at: SystemTime::now(), installation })
 }

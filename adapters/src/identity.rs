@@ -22,7 +22,7 @@ pub struct Identity {
 /// Metadata that changes whenever a file's contents are written or the
 /// file is replaced: device, inode, size and change time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileStamp {
+pub(crate) struct FileStamp {
     device: u64,
     inode: u64,
     size: u64,
@@ -31,7 +31,7 @@ struct FileStamp {
 }
 
 impl FileStamp {
-    fn of(meta: &std::fs::Metadata) -> FileStamp {
+    pub(crate) fn of(meta: &std::fs::Metadata) -> FileStamp {
         FileStamp {
             device: meta.dev(),
             inode: meta.ino(),
@@ -61,6 +61,10 @@ pub enum IdentityChange {
         /// The digest now.
         now: String,
     },
+    /// The installed package under it changed (an upgrade in place that
+    /// left the launcher as it was).
+    #[error("its installed package changed: {0}")]
+    Package(String),
     /// It cannot be read any more.
     #[error("cannot read it: {0}")]
     Unreadable(String),
@@ -75,7 +79,7 @@ impl Identity {
         let canonical = std::fs::canonicalize(path)?;
         let mut file = std::fs::File::open(&canonical)?;
         let before = FileStamp::of(&file.metadata()?);
-        let sha256 = sha256_of(&mut file)?;
+        let sha256 = sha256_file(&mut file)?;
         Ok(Identity { path: canonical, size: before.size, sha256, stamp: before })
     }
 
@@ -105,7 +109,8 @@ impl Identity {
     }
 }
 
-fn sha256_of(reader: &mut impl Read) -> io::Result<String> {
+/// SHA-256 of what `reader` yields, lowercase hex.
+pub(crate) fn sha256_file(reader: &mut impl Read) -> io::Result<String> {
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 256 * 1024];
     loop {

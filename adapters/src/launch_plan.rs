@@ -55,11 +55,17 @@ pub struct LaunchPlan {
     pub reference_capture: ReferenceCapture,
     /// The anchored pattern references are checked against.
     pub reference_pattern: Option<ReferencePattern>,
-    /// The permission profile this launch enforces, when one was asked for
-    /// and the runtime enforces it.
+    /// The permission profile this launch enforces: the one asked for, or
+    /// with none asked for (or one the runtime cannot enforce, accepted as
+    /// a weaker boundary) the host's default where the runtime enforces it.
     pub permission_profile: Option<PermissionProfile>,
     /// A permission profile that was asked for, that the runtime cannot
     /// enforce, and that the client accepted as a weaker boundary: the
-    /// launch runs with the CLI's own defaults.
+    /// launch runs with the host's default profile where the runtime
+    /// enforces it, else with the CLI's own defaults.
     pub unenforced_profile: Option<PermissionProfile>,
+    /// The client allows a version the adapter refuses
+    /// (`allow_refused_version`); the host checks the detected version
+    /// immediately before the spawn.
+    pub allow_refused_version: bool,
 }

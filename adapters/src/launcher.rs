@@ -80,7 +80,8 @@ pub fn plan_start(
     plan.hook_injection = hook_injection;
     plan.files = injected.files;
     plan.permission_profile = profile.map(|(profile, _)| profile);
-    plan.unenforced_profile = request.permission_profile.filter(|_| profile.is_none());
+    plan.unenforced_profile =
+        request.permission_profile.filter(|asked| profile.map(|(applied, _)| applied) != Some(*asked));
     Ok(plan)
 }
 
@@ -128,17 +129,20 @@ fn observed_completion(declared: CompletionSignal, hooked: bool) -> CompletionSi
     }
 }
 
-/// The profile a start asks for with the runtime's form of it; `None` when
-/// none is asked for, or when one the runtime cannot enforce is accepted as
-/// a weaker boundary.
+/// The profile a start asks for with the runtime's form of it. A start
+/// that asks for none gets the host's default,
+/// [`PermissionProfile::HOST_DEFAULT`], where the runtime enforces it, and
+/// `None` where it does not; so does a start asking for a profile the
+/// runtime cannot enforce, when it accepts a weaker boundary.
 fn profile_form<'a>(
     descriptor: &'a Descriptor,
     request: &StartRequest,
 ) -> Result<Option<(PermissionProfile, &'a ProfileForm)>, AdmissionError> {
-    let Some(profile) = request.permission_profile else { return Ok(None) };
+    let default = || descriptor.default_profile().and_then(|profile| Some((profile, descriptor.profile_form(profile)?)));
+    let Some(profile) = request.permission_profile else { return Ok(default()) };
     match descriptor.profile_form(profile) {
         Some(form) => Ok(Some((profile, form))),
-        None if request.accept_weaker_boundary => Ok(None),
+        None if request.accept_weaker_boundary => Ok(default()),
         None => Err(unenforced(descriptor, profile)),
     }
 }
@@ -276,6 +280,7 @@ fn plan(
         reference_pattern: descriptor.reference_pattern.clone(),
         permission_profile: None,
         unenforced_profile: None,
+        allow_refused_version: false,
     }
 }
 

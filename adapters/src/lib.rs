@@ -20,6 +20,7 @@ pub mod descriptor;
 pub mod detection;
 pub mod environment;
 pub mod identity;
+pub mod installation;
 pub mod launch_plan;
 pub mod launcher;
 pub mod notify_payload;

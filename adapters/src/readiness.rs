@@ -2,7 +2,7 @@
 //!
 //! A runtime passes five gates, in order: policy supports it; it is
 //! installed and its executable identified; its version is not below the
-//! adapter's floor; the user is signed in (where that can be seen without
+//! adapter's floor nor in a range the adapter refuses; the user is signed in (where that can be seen without
 //! asking the provider); and a completion receipt taken from this very
 //! executable passed less than 24 hours ago. The first gate that fails
 //! makes it `not_ready`, naming the gate. A version that cannot be read
@@ -132,6 +132,17 @@ pub fn assess(descriptor: &Descriptor, evidence: Evidence<'_>) -> Readiness {
         (None, Some(reason)) => return Readiness::not_ready(Gate::Installed, reason.to_owned()),
         (None, None) => return Readiness::not_ready(Gate::Installed, "not detected yet".into()),
     };
+    if let Some(range) = descriptor.refusal(detection.version.as_deref()) {
+        return Readiness::not_ready(
+            Gate::Version,
+            format!(
+                "the installed version ({}) is refused ({}): {}",
+                detection.version.as_deref().unwrap_or("?"),
+                range.describe(),
+                range.reason
+            ),
+        );
+    }
     if detection.floor_status == FloorStatus::Below {
         return Readiness::not_ready(
             Gate::Version,
@@ -200,6 +211,7 @@ mod tests {
             version_error: None,
             floor_status,
             detected_at: SystemTime::now(),
+            installation: None,
         }
     }
 
@@ -246,6 +258,27 @@ mod tests {
         unsupported.supported = false;
         let evidence = Evidence { not_found: None, ..missing };
         assert_eq!(assess(&unsupported, evidence).gate, Some(Gate::Supported));
+    }
+
+    #[test]
+    fn a_refused_version_is_not_ready_at_the_version_gate() {
+        let mut detection = detection(FloorStatus::AtOrAbove);
+        let receipt = ReceiptStanding::Valid(Duration::ZERO);
+        let judge_version = |detection: &Detection| {
+            let evidence = Evidence { detection: Some(detection), not_found: None, sign_in: &SIGNED_IN, receipt: &receipt };
+            assess(&descriptor("kimi"), evidence)
+        };
+        for refused in ["kimi, version 1.52.0", "kimi, version 1.52.1", "2.0"] {
+            detection.version = Some(refused.into());
+            let verdict = judge_version(&detection);
+            assert_eq!((verdict.state, verdict.gate), (ReadinessState::NotReady, Some(Gate::Version)), "{refused}");
+            let reason = verdict.reason.unwrap();
+            assert!(reason.contains("refused (from 1.52.0): retired; runs a remote installer at start"), "{reason}");
+        }
+        for allowed in ["kimi, version 1.50.0", "kimi, version 1.51.9"] {
+            detection.version = Some(allowed.into());
+            assert_eq!(judge_version(&detection).state, ReadinessState::Ready, "{allowed}");
+        }
     }
 
     #[test]

@@ -47,14 +47,20 @@ pub fn parse_version(text: &str) -> Option<Vec<u64>> {
     None
 }
 
+/// Compares two dotted versions, a missing part counting as 0 (`1.2` is
+/// `1.2.0`).
+pub fn compare(left: &[u64], right: &[u64]) -> Ordering {
+    let length = left.len().max(right.len());
+    let padded = |parts: &[u64]| (0..length).map(|i| parts.get(i).copied().unwrap_or(0)).collect::<Vec<_>>();
+    padded(left).cmp(&padded(right))
+}
+
 /// Compares `version` (a CLI's output) with `floor` (dotted numbers).
 pub fn floor_status(version: Option<&str>, floor: Option<&str>) -> FloorStatus {
     let Some(version) = version.and_then(parse_version) else { return FloorStatus::Indeterminate };
     let Some(floor) = floor else { return FloorStatus::AtOrAbove };
     let Some(floor) = parse_version(floor) else { return FloorStatus::Indeterminate };
-    let length = version.len().max(floor.len());
-    let padded = |parts: &[u64]| (0..length).map(|i| parts.get(i).copied().unwrap_or(0)).collect::<Vec<_>>();
-    match padded(&version).cmp(&padded(&floor)) {
+    match compare(&version, &floor) {
         Ordering::Less => FloorStatus::Below,
         _ => FloorStatus::AtOrAbove,
     }
@@ -72,6 +78,27 @@ mod tests {
         assert_eq!(parse_version("v20.20.2"), Some(vec![20, 20, 2]));
         assert_eq!(parse_version("x86_64 build 1.2"), Some(vec![1, 2]));
         assert_eq!(parse_version("no version here 7"), None);
+    }
+
+    #[test]
+    fn refused_ranges_hold_from_their_start_to_before_their_end() {
+        use crate::descriptor::RefusedVersions;
+        let range = |before: Option<&str>| RefusedVersions {
+            from: "1.52.0".into(),
+            before: before.map(str::to_owned),
+            reason: "why".into(),
+        };
+        let open = range(None);
+        assert!(open.contains("kimi, version 1.52.0"));
+        assert!(open.contains("1.52"));
+        assert!(open.contains("10.0.0"));
+        assert!(!open.contains("1.51.99"));
+        assert!(!open.contains("no version"));
+        let closed = range(Some("1.53"));
+        assert!(closed.contains("1.52.7"));
+        assert!(!closed.contains("1.53.0"));
+        assert_eq!(closed.describe(), "1.52.0 to before 1.53");
+        assert_eq!(open.describe(), "from 1.52.0");
     }
 
     #[test]

@@ -257,24 +257,67 @@ fn each_profile_reaches_the_launchers_argv_as_mapped() {
     assert_eq!(mapped, declared);
 }
 
+/// `args` with the run `form` taken out, once.
+fn without_run(args: &[String], form: &[&str]) -> Vec<String> {
+    let mut rest = args.to_vec();
+    if let Some(position) = args.windows(form.len().max(1)).position(|w| w.iter().zip(form).all(|(a, b)| a == b)) {
+        if !form.is_empty() {
+            rest.drain(position..position + form.len());
+        }
+    }
+    rest
+}
+
+#[test]
+fn a_start_without_a_profile_gets_the_host_default_where_it_is_enforced() {
+    let mut defaulted = 0;
+    for descriptor in runtimes::built_in() {
+        let plain = start(&descriptor, None).unwrap_or_else(|err| panic!("{}: {err}", descriptor.id));
+        assert_eq!(plain.unenforced_profile, None, "{}", descriptor.id);
+        match descriptor.profile_form(PermissionProfile::HOST_DEFAULT) {
+            Some(_) => {
+                // Exactly the launch that names the default.
+                let named = start_with_profile(&descriptor, None, PermissionProfile::HOST_DEFAULT, false).unwrap();
+                assert_eq!(plain.args, named.args, "{}", descriptor.id);
+                assert_eq!(plain.env, named.env, "{}", descriptor.id);
+                assert_eq!(plain.permission_profile, Some(PermissionProfile::WorkspaceWrite), "{}", descriptor.id);
+                defaulted += 1;
+            }
+            None => {
+                assert_eq!(plain.permission_profile, None, "{}", descriptor.id);
+                // And none of another profile's arguments.
+                for (profile, form) in &descriptor.permission_profiles {
+                    let form_args: Vec<&str> = form.args.iter().map(String::as_str).collect();
+                    assert!(!contains_run(&plain.args, &form_args), "{} {}", descriptor.id, profile.as_str());
+                }
+            }
+        }
+    }
+    // claude, codex, gemini, qwen, copilot.
+    assert_eq!(defaulted, 5);
+    assert_eq!(PermissionProfile::HOST_DEFAULT.as_str(), "workspace_write");
+}
+
 #[test]
 fn every_enforced_profile_adds_its_form_and_nothing_else_changes() {
     for descriptor in runtimes::built_in() {
         let plain = start(&descriptor, None).unwrap_or_else(|err| panic!("{}: {err}", descriptor.id));
-        assert_eq!((plain.permission_profile, plain.unenforced_profile), (None, None), "{}", descriptor.id);
+        // The argv with no profile at all: the plain start's, without the
+        // default's arguments.
+        let default_args: Vec<&str> = descriptor
+            .default_profile()
+            .and_then(|profile| descriptor.profile_form(profile))
+            .map(|form| form.args.iter().map(String::as_str).collect())
+            .unwrap_or_default();
+        let bare = without_run(&plain.args, &default_args);
         for (profile, form) in &descriptor.permission_profiles {
             let plan = start_with_profile(&descriptor, None, *profile, false).unwrap();
             let form_args: Vec<&str> = form.args.iter().map(String::as_str).collect();
             assert!(contains_run(&plan.args, &form_args), "{} {}: {:?}", descriptor.id, profile.as_str(), plan.args);
-            // The plain argv with the form's arguments taken out: nothing
-            // else moved, and a start without a profile passes none of them.
-            let position =
-                plan.args.windows(form_args.len().max(1)).position(|w| w.iter().zip(&form_args).all(|(a, b)| a == b));
-            let mut rest = plan.args.clone();
-            if !form_args.is_empty() {
-                rest.drain(position.unwrap()..position.unwrap() + form_args.len());
-            }
-            assert_eq!(rest, plain.args, "{} {}", descriptor.id, profile.as_str());
+            // The argv with the form's arguments taken out is the bare
+            // one: nothing else moved.
+            let rest = without_run(&plan.args, &form_args);
+            assert_eq!(rest, bare, "{} {}", descriptor.id, profile.as_str());
             for (name, value) in &form.environment {
                 assert!(plan.env.contains(&(name.clone(), value.clone())), "{} misses {name}", descriptor.id);
             }
@@ -317,10 +360,11 @@ fn a_profile_the_runtime_cannot_enforce_is_refused_unless_a_weaker_boundary_is_a
             );
 
             let accepted = start_with_profile(&descriptor, None, profile, true).unwrap();
+            // It starts as a start without a profile does.
             assert_eq!(accepted.args, plain.args, "{}: an unenforced profile adds nothing", descriptor.id);
             assert_eq!(
                 (accepted.permission_profile, accepted.unenforced_profile),
-                (None, Some(profile)),
+                (plain.permission_profile, Some(profile)),
                 "{}",
                 descriptor.id
             );

@@ -17,7 +17,7 @@ use panehost_adapters::receipt::RECEIPT_VALIDITY;
 use panehost_adapters::sign_in::{self, SignInReading};
 use panehost_adapters::{Catalog, Descriptor, LaunchPlan};
 use panehost_ipc::runtime::login_form;
-use panehost_ipc::{ErrorBody, ErrorCode, Receipt, RuntimeInfo};
+use panehost_ipc::{limitation, ErrorBody, ErrorCode, Receipt, RuntimeInfo, VersionRefusal};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -36,23 +36,29 @@ impl RuntimeGate {
     /// Checks the executable a plan is about to spawn, immediately before
     /// the spawn. A runtime seen for the first time is detected now; one
     /// whose executable no longer matches its record is refused with
-    /// `BINARY_CHANGED`. A command given for `shell` is not a runtime's
-    /// executable and is not gated.
+    /// `BINARY_CHANGED`; one whose version the adapter refuses, with
+    /// `VERSION_REFUSED`, unless the plan allows it. A command given for
+    /// `shell` is not a runtime's executable and is not gated.
     ///
     /// # Errors
-    /// `BINARY_CHANGED`, or `RUNTIME_NOT_AVAILABLE` when the executable
-    /// cannot be read.
+    /// `BINARY_CHANGED`, `OPERATION_UNSUPPORTED` naming `VERSION_REFUSED`,
+    /// or `RUNTIME_NOT_AVAILABLE` when the executable cannot be read.
     pub(crate) async fn check_before_spawn(&self, catalog: &Arc<Catalog>, plan: &LaunchPlan) -> Result<(), ErrorBody> {
         let Some(descriptor) = catalog.descriptor(&plan.runtime) else { return Ok(()) };
         let Some(executable) = catalog.resolve(descriptor) else { return Ok(()) };
         if plan.program != executable {
             return Ok(());
         }
-        let recorded = self.detections.get(&plan.runtime).map(|entry| entry.identity.clone());
-        match recorded {
-            Some(identity) => {
-                let verified = tokio::task::spawn_blocking(move || identity.verify(&executable))
-                    .await
+        let recorded = self.detections.get(&plan.runtime).map(|entry| entry.clone());
+        let detection = match recorded {
+            Some(detection) => {
+                let (recorded, catalog) = (detection.clone(), Arc::clone(catalog));
+                let id = plan.runtime.clone();
+                let verified = tokio::task::spawn_blocking(move || {
+                    let descriptor = catalog.descriptor(&id).expect("a planned runtime is in the catalog");
+                    recorded.verify(descriptor, &executable)
+                })
+                .await
                     .map_err(|err| ErrorBody::new(ErrorCode::Internal, err.to_string()))?;
                 verified.map_err(|change| {
                     tracing::warn!(runtime = %plan.runtime, %change, "executable changed; start refused");
@@ -60,16 +66,18 @@ impl RuntimeGate {
                         ErrorCode::BinaryChanged,
                         format!("the executable of {} changed since it was identified ({change}); list runtimes to identify it again", plan.runtime),
                     )
-                })
+                })?;
+                detection
             }
             None => {
                 let detection = detect_blocking(catalog, descriptor).await.map_err(|reason| {
                     ErrorBody::new(ErrorCode::RuntimeNotAvailable, format!("runtime {}: {reason}", plan.runtime))
                 })?;
-                self.detections.insert(plan.runtime.clone(), detection);
-                Ok(())
+                self.detections.insert(plan.runtime.clone(), detection.clone());
+                detection
             }
-        }
+        };
+        refuse_version(descriptor, &detection, plan)
     }
 
     /// Every runtime as `runtimes` reports it, detecting those not yet
@@ -85,7 +93,7 @@ impl RuntimeGate {
                 tokio::task::spawn_blocking(move || {
                     let descriptor = catalog.descriptor(&id).expect("listed descriptors exist");
                     let Some(executable) = catalog.resolve(descriptor) else { return (id, None) };
-                    let current = recorded.filter(|detection| detection.identity.verify(&executable).is_ok());
+                    let current = recorded.filter(|detection| detection.verify(descriptor, &executable).is_ok());
                     let detection = match current {
                         Some(detection) => Ok(detection),
                         None => detect(&catalog, descriptor),
@@ -125,7 +133,7 @@ impl RuntimeGate {
             None => None,
             Some(executable) => {
                 let recorded = self.detections.get(runtime).map(|entry| entry.clone());
-                match recorded.filter(|detection| detection.identity.verify(&executable).is_ok()) {
+                match recorded.filter(|detection| detection.verify(descriptor, &executable).is_ok()) {
                     Some(detection) => Some(Ok(detection)),
                     None => Some(detect_blocking(catalog, descriptor).await),
                 }
@@ -142,6 +150,32 @@ impl RuntimeGate {
     pub(crate) fn detection(&self, runtime: &str) -> Option<Detection> {
         self.detections.get(runtime).map(|entry| entry.clone())
     }
+}
+
+/// Refuses a launch of a version the adapter refuses, unless the start
+/// allows it (then it is logged).
+fn refuse_version(descriptor: &Descriptor, detection: &Detection, plan: &LaunchPlan) -> Result<(), ErrorBody> {
+    let Some(range) = descriptor.refusal(detection.version.as_deref()) else { return Ok(()) };
+    let version = detection.version.as_deref().unwrap_or("?");
+    if plan.allow_refused_version {
+        tracing::warn!(
+            runtime = %plan.runtime,
+            version,
+            reason = %range.reason,
+            "starting a refused version: the client allowed it"
+        );
+        return Ok(());
+    }
+    Err(ErrorBody::unsupported(
+        limitation::VERSION_REFUSED,
+        format!(
+            "runtime {}: the installed version ({version}) is one panehost refuses ({}): {}; \
+             install another version, or start it anyway with allow_refused_version",
+            plan.runtime,
+            range.describe(),
+            range.reason
+        ),
+    ))
 }
 
 async fn detect_blocking(catalog: &Arc<Catalog>, descriptor: &Descriptor) -> Result<Detection, String> {
@@ -192,6 +226,30 @@ pub(crate) fn receipt_standing(
                 detection.identity.path.display(),
                 short(&detection.identity.sha256)
             ));
+        }
+        let now = detection.fingerprint();
+        match &receipt.fingerprint {
+            None => {
+                return ReceiptStanding::Void(
+                    "taken by an older host, which did not record what ran (its version and installed package)"
+                        .into(),
+                )
+            }
+            Some(taken) if *taken != now => {
+                let installed = match &detection.installation {
+                    Some(installation) => format!("{}, ", installation.description),
+                    None => String::new(),
+                };
+                return ReceiptStanding::Void(format!(
+                    "taken from {} at version {} with fingerprint {}; installed now: {installed}version {}, fingerprint {}",
+                    receipt.path,
+                    receipt.version.as_deref().unwrap_or("?"),
+                    short(taken),
+                    detection.version.as_deref().unwrap_or("?"),
+                    short(&now)
+                ));
+            }
+            Some(_) => {}
         }
     }
     if !receipt.passed {
@@ -264,5 +322,11 @@ fn runtime_info(
             .into_iter()
             .map(|profile| profile.as_str().to_owned())
             .collect(),
+        default_permission_profile: descriptor.default_profile().map(|profile| profile.as_str().to_owned()),
+        version_refused: detection.as_ref().and_then(|d| descriptor.refusal(d.version.as_deref())).map(|range| {
+            VersionRefusal { from: range.from.clone(), before: range.before.clone(), reason: range.reason.clone() }
+        }),
+        package: detection.as_ref().and_then(|d| d.installation.as_ref()).map(|i| i.description.clone()),
+        fingerprint: detection.as_ref().map(Detection::fingerprint),
     }
 }

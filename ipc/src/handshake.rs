@@ -31,7 +31,13 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// Revision 6: `sweep` in the answers of `close` and of `interrupt` with
 /// `terminate` (what of the processes a pane started was ended, and what
 /// survived).
-pub const PROTOCOL_REVISION: u32 = 6;
+/// Revision 7: `StartParams.allow_refused_version` (versions an adapter
+/// refuses, `VERSION_REFUSED`), `RuntimeInfo.default_permission_profile`
+/// (a start without a profile gets `workspace_write` where the runtime
+/// enforces it), `RuntimeInfo.version_refused`, `.package` and
+/// `.fingerprint`, and `Receipt.fingerprint` (a receipt is bound to the
+/// installed package, not only the launcher).
+pub const PROTOCOL_REVISION: u32 = 7;
 
 /// The revision a `Hello` or `Welcome` without one speaks.
 fn first_revision() -> u32 {

@@ -60,7 +60,7 @@ pub use response::{
     InterruptReport, InterruptStep, PaneDetail, PaneHistory, PaneSweep, Response, ServerMessage, Subscription,
     MAX_SWEEP_SURVIVORS,
 };
-pub use runtime::{Receipt, RuntimeInfo, RECEIPT_TIMEOUT_MS};
+pub use runtime::{Receipt, RuntimeInfo, VersionRefusal, RECEIPT_TIMEOUT_MS};
 pub use screen::{
     Cursor, InputModes, ScreenSnapshot, CLEAR_TERMINAL, MAX_SNAPSHOT_FORMATTED_LEN, MAX_SNAPSHOT_TEXT_LEN,
 };

@@ -36,6 +36,14 @@ pub const INTERRUPT_KEEPS_REQUEST: &str = "INTERRUPT_KEEPS_REQUEST";
 /// The CLI has no one-shot mode to take a completion receipt with, so it
 /// is never ready for work that requires one.
 pub const RECEIPT_UNAVAILABLE: &str = "RECEIPT_UNAVAILABLE";
+/// The installed version is one the runtime's adapter refuses (a range it
+/// names, with a reason: a release known to do harm when started, such as
+/// running a remote installer). Unlike the codes above it is not declared
+/// by the runtime but found by detection: `runtimes` shows it in
+/// `version_refused`, readiness is `not_ready` at the `version` gate, and
+/// a start is refused with `OPERATION_UNSUPPORTED` naming it unless the
+/// client sets `allow_refused_version`.
+pub const VERSION_REFUSED: &str = "VERSION_REFUSED";
 
 /// Every limitation code this crate knows: the known values of the
 /// `LimitationCode` vocabulary ([`crate::vocabulary`]).
@@ -53,4 +61,5 @@ pub const ALL: &[&str] = &[
     PERMISSION_PROFILE_UNENFORCED,
     RECEIPT_UNAVAILABLE,
     INTERRUPT_KEEPS_REQUEST,
+    VERSION_REFUSED,
 ];

@@ -295,8 +295,10 @@ pub struct StartParams {
     #[serde(default)]
     pub max_wall_ms: Option<u64>,
     /// The permission profile the runtime must enforce: `read_only`,
-    /// `workspace_write` or `full_access`. When absent, the CLI runs with
-    /// its own defaults and the user's own configuration.
+    /// `workspace_write` or `full_access`. When absent, the host's default
+    /// applies (revision 7): `workspace_write` on a runtime that enforces
+    /// it (`RuntimeInfo.default_permission_profile`); on one that does not,
+    /// the CLI runs with its own defaults and the user's configuration.
     #[serde(default)]
     #[schemars(with = "Option<crate::vocabulary::PermissionProfileSchema>")]
     pub permission_profile: Option<String>,
@@ -329,6 +331,12 @@ pub struct StartParams {
     /// from scratch). Bounded as [`crate::client_env`] says.
     #[serde(default)]
     pub env: ClientEnv,
+    /// Start even when the installed version is one the runtime's adapter
+    /// refuses (revision 7; `runtimes` shows it in `version_refused`, with
+    /// the reason); otherwise such a start is refused with
+    /// `OPERATION_UNSUPPORTED` naming `VERSION_REFUSED`. The host logs it.
+    #[serde(default)]
+    pub allow_refused_version: bool,
 }
 
 /// Which earlier session a start should resume.

@@ -212,6 +212,43 @@ pub struct RuntimeInfo {
     #[serde(default)]
     #[schemars(with = "Vec<crate::vocabulary::PermissionProfileSchema>")]
     pub permission_profiles: Vec<String>,
+    /// The permission profile a start that names none gets on this runtime
+    /// (revision 7): the host's default, `workspace_write`, when the
+    /// runtime enforces it; absent when it does not, and such a start runs
+    /// with the CLI's own defaults.
+    #[serde(default)]
+    pub default_permission_profile: Option<String>,
+    /// Set when the installed version is one the runtime's adapter refuses
+    /// (revision 7): readiness is then `not_ready` at the `version` gate,
+    /// and a start is refused with `OPERATION_UNSUPPORTED` naming
+    /// `VERSION_REFUSED` unless it sets `allow_refused_version`.
+    #[serde(default)]
+    pub version_refused: Option<VersionRefusal>,
+    /// What the executable runs from, when it was found (revision 7): the
+    /// installed package under the launcher, such as `pypi kimi-cli 1.50.0`
+    /// or `npm @qwen-code/qwen-code 0.24.4`.
+    #[serde(default)]
+    pub package: Option<String>,
+    /// The fingerprint a completion receipt is bound to (revision 7):
+    /// SHA-256 over the executable's SHA-256, its version as probed, and
+    /// its installed package's files (a PyPI distribution's `RECORD`, an
+    /// npm package's `package.json`). An upgrade in place changes it even
+    /// when the launcher on `PATH` stays byte-identical.
+    #[serde(default)]
+    pub fingerprint: Option<String>,
+}
+
+/// A range of versions an adapter refuses, and why (revision 7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct VersionRefusal {
+    /// The first version refused, as dotted numbers.
+    pub from: String,
+    /// The first version no longer refused; absent when every later
+    /// version is refused too.
+    #[serde(default)]
+    pub before: Option<String>,
+    /// Why, for people.
+    pub reason: String,
 }
 
 /// How long the host lets a receipt probe's one-shot run take before it
@@ -236,6 +273,11 @@ pub struct Receipt {
     pub version: Option<String>,
     /// Its SHA-256; a different executable voids the receipt.
     pub sha256: String,
+    /// The fingerprint of what ran (revision 7; see
+    /// [`RuntimeInfo::fingerprint`]); a different one voids the receipt,
+    /// and so does its absence (a receipt stored by an older host).
+    #[serde(default)]
+    pub fingerprint: Option<String>,
     /// When it was taken, in milliseconds since the Unix epoch.
     pub taken_at_ms: u64,
     /// How long the one-shot run took.

@@ -216,6 +216,7 @@ fn receipt() -> Receipt {
         path: "/usr/bin/claude".into(),
         version: Some("2.1.197".into()),
         sha256: "cd".repeat(32),
+        fingerprint: Some("ef".repeat(32)),
         taken_at_ms: 1_700_000_000_000,
         elapsed_ms: 4_000,
         read_only_enforced: true,
@@ -239,6 +240,7 @@ fn requests() -> Vec<Request> {
             rerun_after_host_loss: true,
             labels: [("owner".to_owned(), "ada".to_owned())].into(),
             env: [("TASK".to_owned(), "42".to_owned())].into(),
+            allow_refused_version: true,
         }),
         Request::Start(StartParams { resume: Some(ResumeRequest::Latest), ..StartParams::default() }),
         Request::Send(SendParams {
@@ -339,6 +341,10 @@ fn responses() -> Vec<Response> {
                 login: "in_terminal".into(),
                 evidence: "captured_help".into(),
                 permission_profiles: vec!["read_only".into()],
+                default_permission_profile: Some("workspace_write".into()),
+                version_refused: Some(VersionRefusal { from: "1.52.0".into(), before: None, reason: "retired".into() }),
+                package: Some("pypi kimi-cli 1.52.0".into()),
+                fingerprint: Some("01".repeat(32)),
             }],
         },
         Response::Answered(TurnReport {

@@ -278,6 +278,7 @@ fn receipt() -> Receipt {
         path: hostile("receipt-path"),
         version: Some(hostile("receipt-version")),
         sha256: hostile("sha"),
+        fingerprint: Some(hostile("fingerprint")),
         taken_at_ms: 1,
         elapsed_ms: 2,
         read_only_enforced: true,

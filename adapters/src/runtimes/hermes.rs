@@ -43,6 +43,7 @@ pub(super) fn descriptor() -> Descriptor {
         // accepted. The model and its key are in ~/.hermes/config.yaml.
         receipt: receipt(&["chat", "-Q", "--source", "tool", "-q", "{prompt}"]),
         interrupt_keeps_request: true,
+        pypi_distribution: Some("hermes-agent".into()),
         limitations: strings(&[
             UNOBSERVED,
             limitation::LOGIN_NOT_IN_TERMINAL,

@@ -9,7 +9,10 @@
 //! 1.50.0 is the last working release: 1.51.0 and 1.52.0 only print that
 //! the CLI is archived, and 1.52.0 with no argument runs an install script
 //! of its successor fetched from the internet. A later kimi is not this
-//! program.
+//! program. panehost refuses it from 1.52.0 (`refused_versions`): a pane
+//! that started it would run a remote installer. 1.51.0 only prints the
+//! notice and exits, which the floor's flags would not find either, but it
+//! does no harm.
 //!
 //! Seen live offline (tests/live-records/kimi.json, docs/LIVE.md):
 //!
@@ -29,7 +32,8 @@
 
 use super::{agent_cli, receipt, resume, strings, variables, UNOBSERVED};
 use crate::descriptor::{
-    Descriptor, Evidence, LoginForm, ModelForm, ReferenceCapture, ResumeMode, SelfUpdateOff, VersionProbe,
+    Descriptor, Evidence, LoginForm, ModelForm, ReferenceCapture, RefusedVersions, ResumeMode, SelfUpdateOff,
+    VersionProbe,
 };
 use crate::reference_pattern::{ReferencePattern, UUID};
 use panehost_ipc::limitation;
@@ -54,6 +58,12 @@ pub(super) fn descriptor() -> Descriptor {
         // approves tool calls): a receipt needs the weaker boundary
         // accepted.
         receipt: receipt(&["--quiet", "-p", "{prompt}"]),
+        pypi_distribution: Some("kimi-cli".into()),
+        refused_versions: vec![RefusedVersions {
+            from: "1.52.0".into(),
+            before: None,
+            reason: "retired; runs a remote installer at start".into(),
+        }],
         limitations: strings(&[
             limitation::PROVIDER_SELECTION_UNSUPPORTED,
             UNOBSERVED,

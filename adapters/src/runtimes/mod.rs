@@ -154,6 +154,8 @@ pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: 
         limitations: Vec::new(),
         evidence,
         npm_package: None,
+        pypi_distribution: None,
+        refused_versions: Vec::new(),
         reference_capture: ReferenceCapture::None,
         context_owner: ContextOwner::Cli,
     }

@@ -49,6 +49,8 @@ pub(super) fn descriptor() -> Descriptor {
         ]),
         evidence: Evidence::ThisRepository,
         npm_package: None,
+        pypi_distribution: None,
+        refused_versions: Vec::new(),
         reference_capture: ReferenceCapture::None,
         context_owner: ContextOwner::Cli,
     }

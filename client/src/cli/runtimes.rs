@@ -136,20 +136,33 @@ fn row(runtime: &RuntimeInfo) -> Vec<String> {
         None => runtime.readiness.clone(),
     };
     let list = |items: &[String]| if items.is_empty() { "-".to_owned() } else { items.join(",") };
+    // The profile a start without one gets is marked `*`.
+    let profiles: Vec<String> = runtime
+        .permission_profiles
+        .iter()
+        .map(|profile| match &runtime.default_permission_profile {
+            Some(default) if default == profile => format!("{profile}*"),
+            _ => profile.clone(),
+        })
+        .collect();
     vec![
         runtime.id.clone(),
         yes_no(runtime.supported),
         yes_no(runtime.available),
         readiness,
         runtime.sign_in.clone(),
-        runtime.version.clone().unwrap_or_else(|| "-".to_owned()),
+        match (&runtime.version, &runtime.version_refused) {
+            (Some(version), Some(_)) => format!("{version} (refused)"),
+            (Some(version), None) => version.clone(),
+            (None, _) => "-".to_owned(),
+        },
         match (&runtime.version_floor, &runtime.floor_status) {
             (Some(floor), Some(status)) => format!("{floor} ({status})"),
             (Some(floor), None) => floor.clone(),
             (None, _) => "-".to_owned(),
         },
         list(&runtime.resume_modes),
-        list(&runtime.permission_profiles),
+        list(&profiles),
         list(&runtime.limitations),
         detail,
     ]

@@ -1,4 +1,4 @@
-//! `panehost start RUNTIME [--cwd DIR] [--size COLSxROWS] [--model M] [--profile NAME [--accept-weaker-boundary]] [--label NAME=VALUE]... [--env NAME=VALUE]... [--rerun-after-host-loss] [-- ARGS...]`
+//! `panehost start RUNTIME [--cwd DIR] [--size COLSxROWS] [--model M] [--profile NAME [--accept-weaker-boundary]] [--allow-refused-version] [--label NAME=VALUE]... [--env NAME=VALUE]... [--rerun-after-host-loss] [-- ARGS...]`
 
 use super::context::Context;
 use super::output::{print_json, print_line};
@@ -32,12 +32,17 @@ pub(crate) struct StartArgs {
     max_wall_secs: Option<u64>,
     /// The permission profile the runtime must enforce: read_only,
     /// workspace_write or full_access (see `panehost runtimes`). A runtime
-    /// that cannot enforce it refuses to start.
+    /// that cannot enforce it refuses to start. Without it, a runtime that
+    /// enforces workspace_write gets it (the host's default).
     #[arg(long, value_name = "NAME")]
     profile: Option<String>,
     /// Start even when the runtime cannot enforce the profile.
     #[arg(long, requires = "profile")]
     accept_weaker_boundary: bool,
+    /// Start even a version the runtime's adapter refuses (`panehost
+    /// runtimes` says which and why).
+    #[arg(long)]
+    allow_refused_version: bool,
     /// Refuse to start unless the runtime is ready (see `panehost runtimes`).
     #[arg(long)]
     require_ready: bool,
@@ -93,6 +98,7 @@ pub(crate) async fn run(context: &Context, args: StartArgs) -> anyhow::Result<()
         rerun_after_host_loss: args.rerun_after_host_loss,
         labels: args.labels.into_iter().collect(),
         env: args.env.into_iter().collect(),
+        allow_refused_version: args.allow_refused_version,
     };
     let client = context.connect().await?;
     let pane = client.start(params).await?;

@@ -56,9 +56,13 @@ async fn probe_in(
     let result = tokio::task::spawn_blocking(move || receipt::take(&probe_plan, &probe_challenge, RECEIPT_TIMEOUT))
         .await
         .map_err(|err| ErrorBody::new(ErrorCode::Internal, format!("the probe failed: {err}")))?;
-    let (path, sha256) = match &detection {
-        Some(detection) => (detection.identity.path.display().to_string(), detection.identity.sha256.clone()),
-        None => (plan.program.display().to_string(), String::new()),
+    let (path, sha256, fingerprint) = match &detection {
+        Some(detection) => (
+            detection.identity.path.display().to_string(),
+            detection.identity.sha256.clone(),
+            Some(detection.fingerprint()),
+        ),
+        None => (plan.program.display().to_string(), String::new(), None),
     };
     Ok(Receipt {
         runtime: runtime.to_owned(),
@@ -67,6 +71,7 @@ async fn probe_in(
         path,
         version: detection.and_then(|detection| detection.version),
         sha256,
+        fingerprint,
         taken_at_ms,
         elapsed_ms: result.elapsed.as_millis() as u64,
         read_only_enforced,
