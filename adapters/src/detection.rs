@@ -5,10 +5,10 @@ use crate::catalog::Catalog;
 use crate::descriptor::Descriptor;
 use crate::identity::{Identity, IdentityChange};
 use crate::installation::Installation;
-use sha2::{Digest, Sha256};
-use std::path::Path;
 use crate::probe::{run_probe, ProbeOutcome, PROBE_TIMEOUT};
 use crate::version::{floor_status, FloorStatus};
+use sha2::{Digest, Sha256};
+use std::path::Path;
 use std::time::SystemTime;
 
 /// What detection found for one installed runtime.
@@ -56,7 +56,9 @@ impl Detection {
         let canonical = &self.identity.path;
         match (&self.installation, Installation::locate(descriptor, launcher, canonical)) {
             (None, None) => Ok(()),
-            (Some(installation), _) => installation.verify(descriptor, launcher, canonical).map_err(IdentityChange::Package),
+            (Some(installation), _) => {
+                installation.verify(descriptor, launcher, canonical).map_err(IdentityChange::Package)
+            }
             (None, Some(now)) => Err(IdentityChange::Package(format!("{} is installed now", now.description))),
         }
     }

@@ -63,7 +63,8 @@ impl PackageFile {
     /// unchanged, else the hash.
     fn unchanged(&self) -> bool {
         let Ok(meta) = std::fs::metadata(&self.path) else { return false };
-        FileStamp::of(&meta) == self.stamp || PackageFile::read(self.path.clone()).is_some_and(|now| now.sha256 == self.sha256)
+        FileStamp::of(&meta) == self.stamp
+            || PackageFile::read(self.path.clone()).is_some_and(|now| now.sha256 == self.sha256)
     }
 }
 
@@ -91,9 +92,7 @@ impl Installation {
         let paths = |installation: &Installation| installation.files.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
         match now {
             None => Err(format!("{} is no longer found", self.description)),
-            Some(now) if paths(&now) != paths(self) => {
-                Err(format!("{} is now {}", self.description, now.description))
-            }
+            Some(now) if paths(&now) != paths(self) => Err(format!("{} is now {}", self.description, now.description)),
             Some(_) => match self.files.iter().find(|file| !file.unchanged()) {
                 Some(file) => Err(format!("{} changed ({})", self.description, file.path.display())),
                 None => Ok(()),
@@ -135,14 +134,18 @@ fn pypi(distribution: &str, launcher: &Path, canonical: &Path) -> Option<Install
                 .flatten()
                 .filter_map(|entry| {
                     let name = entry.file_name().to_str()?.to_owned();
-                    let version = name.to_ascii_lowercase().strip_prefix(&wanted)?.strip_suffix(".dist-info")?.to_owned();
+                    let version =
+                        name.to_ascii_lowercase().strip_prefix(&wanted)?.strip_suffix(".dist-info")?.to_owned();
                     Some((version, entry.path()))
                 })
                 .collect();
             found.sort();
             if let Some((version, dist_info)) = found.pop() {
                 let record = PackageFile::read(dist_info.join("RECORD"))?;
-                return Some(Installation { description: format!("pypi {distribution} {version}"), files: vec![record] });
+                return Some(Installation {
+                    description: format!("pypi {distribution} {version}"),
+                    files: vec![record],
+                });
             }
         }
     }
@@ -161,7 +164,9 @@ fn site_packages(prefix: &Path) -> Vec<PathBuf> {
             .collect();
         pythons.sort();
         for python in pythons {
-            found.extend(["site-packages", "dist-packages"].map(|dir| python.join(dir)).into_iter().filter(|d| d.is_dir()));
+            found.extend(
+                ["site-packages", "dist-packages"].map(|dir| python.join(dir)).into_iter().filter(|d| d.is_dir()),
+            );
         }
     }
     found
@@ -225,6 +230,110 @@ fn read_small(path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtimes;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn descriptor(id: &str) -> Descriptor {
+        runtimes::built_in().into_iter().find(|d| d.id == id).unwrap()
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// A virtual environment as pip leaves it: `bin/python3.13`, a
+    /// launcher `bin/kimi` naming it, and the distribution's `dist-info`.
+    fn venv(root: &Path, version: &str, record: &str, launcher: &str) -> PathBuf {
+        write(&root.join("bin/python3.13"), "");
+        let kimi = root.join("bin/kimi");
+        write(&kimi, launcher);
+        std::fs::set_permissions(&kimi, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let site = root.join("lib/python3.13/site-packages");
+        write(&site.join(format!("kimi_cli-{version}.dist-info/RECORD")), record);
+        write(&site.join("other_package-9.9.dist-info/RECORD"), "other\n");
+        kimi
+    }
+
+    #[test]
+    fn a_pypi_launcher_leads_to_its_distributions_record_and_an_upgrade_in_place_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("venv");
+        let launcher_text = format!(
+            "#!{}/bin/python3.13\n# -*- coding: utf-8 -*-\nimport sys\nfrom kimi_cli.cli import cli\n",
+            root.display()
+        );
+        let kimi = venv(&root, "1.50.0", "kimi_cli/__init__.py,sha256=aaa,10\n", &launcher_text);
+        let kimi_descriptor = descriptor("kimi");
+        let found = Installation::locate(&kimi_descriptor, &kimi, &kimi).expect("found");
+        assert_eq!(found.description, "pypi kimi-cli 1.50.0");
+        assert_eq!(found.files.len(), 1);
+        assert!(found.files[0].path.ends_with("kimi_cli-1.50.0.dist-info/RECORD"), "{found:?}");
+        assert_eq!(found.verify(&kimi_descriptor, &kimi, &kimi), Ok(()));
+        // A runtime that names no package, or another one, finds nothing.
+        assert_eq!(Installation::locate(&descriptor("grok"), &kimi, &kimi), None);
+        assert_eq!(Installation::locate(&descriptor("hermes"), &kimi, &kimi), None);
+
+        // Reinstalled with other files: the RECORD differs.
+        let record = root.join("lib/python3.13/site-packages/kimi_cli-1.50.0.dist-info/RECORD");
+        write(&record, "kimi_cli/__init__.py,sha256=bbb,10\n");
+        let changed = found.verify(&kimi_descriptor, &kimi, &kimi).unwrap_err();
+        assert!(changed.contains("pypi kimi-cli 1.50.0 changed"), "{changed}");
+
+        // Upgraded: the old dist-info is gone, a new one is there, and the
+        // launcher is byte-identical.
+        std::fs::remove_dir_all(record.parent().unwrap()).unwrap();
+        write(&root.join("lib/python3.13/site-packages/kimi_cli-1.51.0.dist-info/RECORD"), "x\n");
+        assert_eq!(std::fs::read_to_string(&kimi).unwrap(), launcher_text);
+        let upgraded = found.verify(&kimi_descriptor, &kimi, &kimi).unwrap_err();
+        assert_eq!(upgraded, "pypi kimi-cli 1.50.0 is now pypi kimi-cli 1.51.0");
+    }
+
+    #[test]
+    fn pips_exec_launcher_of_a_long_path_and_a_linked_launcher_are_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("env");
+        let launcher_text = format!(
+            "#!/bin/sh\n'''exec' \"{}/bin/python3.13\" \"$0\" \"$@\"\n' '''\nfrom kimi_cli.cli import cli\n",
+            root.display()
+        );
+        let kimi = venv(&root, "1.52.0", "r\n", &launcher_text);
+        assert_eq!(interpreter_of(&kimi), Some(root.join("bin/python3.13")));
+        // On PATH through a link in another directory, as the live proof
+        // exposes it: the launcher's resolved path leads to the prefix.
+        let exposed = dir.path().join("exposed");
+        std::fs::create_dir_all(&exposed).unwrap();
+        std::os::unix::fs::symlink(&kimi, exposed.join("kimi")).unwrap();
+        let found = Installation::locate(&descriptor("kimi"), &exposed.join("kimi"), &kimi).expect("found");
+        assert_eq!(found.description, "pypi kimi-cli 1.52.0");
+    }
+
+    #[test]
+    fn an_npm_launcher_leads_to_its_package_json_and_entry_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let modules = dir.path().join("node_modules");
+        let package = modules.join("@qwen-code/qwen-code");
+        let manifest = |version: &str| {
+            format!(r#"{{"name":"@qwen-code/qwen-code","version":"{version}","bin":{{"qwen":"cli.js"}}}}"#)
+        };
+        write(&package.join("package.json"), &manifest("0.15.10"));
+        write(&package.join("cli.js"), "#!/usr/bin/env node\n");
+        // A package of another name above it is passed over.
+        write(&dir.path().join("package.json"), r#"{"name":"cache","version":"1.0.0"}"#);
+        std::fs::create_dir_all(modules.join(".bin")).unwrap();
+        let launcher = modules.join(".bin/qwen");
+        std::os::unix::fs::symlink("../@qwen-code/qwen-code/cli.js", &launcher).unwrap();
+        let canonical = std::fs::canonicalize(&launcher).unwrap();
+        let qwen = descriptor("qwen");
+        let found = Installation::locate(&qwen, &launcher, &canonical).expect("found");
+        assert_eq!(found.description, "npm @qwen-code/qwen-code 0.15.10");
+        let names: Vec<_> = found.files.iter().map(|f| f.path.file_name().unwrap().to_owned()).collect();
+        assert_eq!(names, ["package.json", "cli.js"]);
+        assert_eq!(found.verify(&qwen, &launcher, &canonical), Ok(()));
+        write(&package.join("package.json"), &manifest("0.24.4"));
+        let upgraded = found.verify(&qwen, &launcher, &canonical).unwrap_err();
+        assert!(upgraded.contains("changed"), "{upgraded}");
+    }
 
     #[test]
     fn distribution_names_are_normalized_as_dist_info_directories_spell_them() {

@@ -138,7 +138,8 @@ fn profile_form<'a>(
     descriptor: &'a Descriptor,
     request: &StartRequest,
 ) -> Result<Option<(PermissionProfile, &'a ProfileForm)>, AdmissionError> {
-    let default = || descriptor.default_profile().and_then(|profile| Some((profile, descriptor.profile_form(profile)?)));
+    let default =
+        || descriptor.default_profile().and_then(|profile| Some((profile, descriptor.profile_form(profile)?)));
     let Some(profile) = request.permission_profile else { return Ok(default()) };
     match descriptor.profile_form(profile) {
         Some(form) => Ok(Some((profile, form))),

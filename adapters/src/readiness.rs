@@ -265,7 +265,8 @@ mod tests {
         let mut detection = detection(FloorStatus::AtOrAbove);
         let receipt = ReceiptStanding::Valid(Duration::ZERO);
         let judge_version = |detection: &Detection| {
-            let evidence = Evidence { detection: Some(detection), not_found: None, sign_in: &SIGNED_IN, receipt: &receipt };
+            let evidence =
+                Evidence { detection: Some(detection), not_found: None, sign_in: &SIGNED_IN, receipt: &receipt };
             assess(&descriptor("kimi"), evidence)
         };
         for refused in ["kimi, version 1.52.0", "kimi, version 1.52.1", "2.0"] {

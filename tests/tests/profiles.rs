@@ -51,11 +51,13 @@ fn a_profile_reaches_codex_argv_through_the_host() {
     assert_eq!(codex.permission_profiles, ["read_only", "workspace_write", "full_access"], "{codex:?}");
     assert!(!codex.limitations.iter().any(|code| code == "PERMISSION_PROFILE_UNENFORCED"), "{codex:?}");
 
-    // Without a profile the CLI keeps its own defaults: no sandbox flag.
+    // Without a profile: the host's default, workspace_write, exactly as a
+    // start that names it passes it (whatever the CLI's own default is).
+    assert_eq!(codex.default_permission_profile.as_deref(), Some("workspace_write"), "{codex:?}");
     start_and_see(
         &mut conn,
         StartParams { runtime: "codex".into(), ..StartParams::default() },
-        "argv: --no-daemon -c check_for_update_on_startup=false -c notify=[",
+        "argv: --no-daemon -c check_for_update_on_startup=false -s workspace-write -a on-request -c notify=[",
     );
     for (profile, flags) in [
         ("read_only", "-s read-only -a never"),
@@ -77,6 +79,29 @@ fn a_profile_reaches_codex_argv_through_the_host() {
     assert_eq!(refused.code, "INVALID_ARGUMENT", "an unknown profile is never accepted: {refused}");
     let log = host.stop();
     assert!(!log.contains("weaker boundary"), "an enforced profile is no weaker boundary:\n{log}");
+}
+
+#[test]
+fn a_start_without_a_profile_passes_the_default_modes_flags_to_claude_and_qwen() {
+    let fake = FakeBin::new();
+    // Each stand-in records its argv in a file and on its screen.
+    for name in ["claude", "qwen"] {
+        fake.script(name, &format!("printf '%s\\n' \"$@\" > \"$0.argv\"; echo \"{name} argv: $*\"; read line"));
+    }
+    let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
+    let mut conn = host.connect(Encoding::Bincode);
+    for (id, mode) in [("claude", ["--permission-mode", "acceptEdits"]), ("qwen", ["--approval-mode", "default"])] {
+        let info = runtime(&mut conn, id);
+        assert_eq!(info.default_permission_profile.as_deref(), Some("workspace_write"), "{info:?}");
+        start_and_see(&mut conn, StartParams { runtime: id.into(), ..StartParams::default() }, &format!("{id} argv: "));
+        let argv = std::fs::read_to_string(fake.dir.path().join(format!("{id}.argv"))).unwrap();
+        let argv: Vec<&str> = argv.lines().collect();
+        assert!(argv.windows(2).any(|pair| pair == mode), "{id}: {argv:?} lacks {mode:?}");
+    }
+    // A runtime that enforces no workspace_write keeps the CLI's defaults.
+    assert_eq!(runtime(&mut conn, "grok").default_permission_profile, None);
+    assert_eq!(runtime(&mut conn, "opencode").default_permission_profile, None);
+    host.stop();
 }
 
 #[test]
