@@ -59,7 +59,7 @@ impl RuntimeGate {
                     recorded.verify(descriptor, &executable)
                 })
                 .await
-                    .map_err(|err| ErrorBody::new(ErrorCode::Internal, err.to_string()))?;
+                .map_err(|err| ErrorBody::new(ErrorCode::Internal, err.to_string()))?;
                 verified.map_err(|change| {
                     tracing::warn!(runtime = %plan.runtime, %change, "executable changed; start refused");
                     ErrorBody::new(
@@ -231,8 +231,7 @@ pub(crate) fn receipt_standing(
         match &receipt.fingerprint {
             None => {
                 return ReceiptStanding::Void(
-                    "taken by an older host, which did not record what ran (its version and installed package)"
-                        .into(),
+                    "taken by an older host, which did not record what ran (its version and installed package)".into(),
                 )
             }
             Some(taken) if *taken != now => {
