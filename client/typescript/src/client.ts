@@ -276,6 +276,7 @@ export class Client {
       rerun_after_host_loss: params.rerun_after_host_loss ?? false,
       labels,
       env,
+      allow_refused_version: params.allow_refused_version ?? false,
     };
     return paneSummary(await this.call({ start: body }, "started", options));
   }

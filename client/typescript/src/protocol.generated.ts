@@ -1,7 +1,7 @@
 /**
  * The raw JSON messages of the protocol, as the host writes and reads
  * them: one type per `$defs` entry of docs/protocol.schema.json,
- * "panehost protocol 1, revision 6: the JSON encoding".
+ * "panehost protocol 1, revision 7: the JSON encoding".
  * `wire.ts` turns them into the types of `types.ts`.
  *
  * Generated from the schema by `npm run generate:protocol`
@@ -545,10 +545,11 @@ export type LimitationCode =
   | "PERMISSION_PROFILE_UNENFORCED"
   | "RECEIPT_UNAVAILABLE"
   | "INTERRUPT_KEEPS_REQUEST"
+  | "VERSION_REFUSED"
   | (string & {});
 
 /** The known values of {@link LimitationCode}, in the order the host declares them. */
-export const LimitationCodeValues = ["START_REQUIRES_RESOLVED_MODEL", "NATIVE_RESUME_UNSUPPORTED", "PROVIDER_SELECTION_ONLY", "PROVIDER_SELECTION_INTERACTIVE_PICKER", "PROVIDER_SELECTION_UNSUPPORTED", "REFERENCE_PENDING_LIVE_PROOF", "REFERENCE_STEERED_BY_WRAPPER", "HOST_LOSS_RESTARTS_FRESH", "COMPLETION_UNOBSERVED", "LOGIN_NOT_IN_TERMINAL", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE", "INTERRUPT_KEEPS_REQUEST"] as const;
+export const LimitationCodeValues = ["START_REQUIRES_RESOLVED_MODEL", "NATIVE_RESUME_UNSUPPORTED", "PROVIDER_SELECTION_ONLY", "PROVIDER_SELECTION_INTERACTIVE_PICKER", "PROVIDER_SELECTION_UNSUPPORTED", "REFERENCE_PENDING_LIVE_PROOF", "REFERENCE_STEERED_BY_WRAPPER", "HOST_LOSS_RESTARTS_FRESH", "COMPLETION_UNOBSERVED", "LOGIN_NOT_IN_TERMINAL", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE", "INTERRUPT_KEEPS_REQUEST", "VERSION_REFUSED"] as const;
 
 /**
  * How a user signs in to a runtime's provider.
@@ -798,6 +799,12 @@ export interface Receipt {
    * How long the one-shot run took.
    */
   elapsed_ms: number;
+  /**
+   * The fingerprint of what ran (revision 7; see
+   * [`RuntimeInfo::fingerprint`]); a different one voids the receipt,
+   * and so does its absence (a receipt stored by an older host).
+   */
+  fingerprint?: string | null;
   /**
    * Whether the answer was exactly the object asked for.
    */
@@ -1236,6 +1243,13 @@ export interface RuntimeInfo {
    */
   completion?: CompletionSource;
   /**
+   * The permission profile a start that names none gets on this runtime
+   * (revision 7): the host's default, `workspace_write`, when the
+   * runtime enforces it; absent when it does not, and such a start runs
+   * with the CLI's own defaults.
+   */
+  default_permission_profile?: string | null;
+  /**
    * A name for people.
    */
   display_name: string;
@@ -1244,6 +1258,14 @@ export interface RuntimeInfo {
    * `documentation`, `this_repository` or `operator`.
    */
   evidence?: Evidence;
+  /**
+   * The fingerprint a completion receipt is bound to (revision 7):
+   * SHA-256 over the executable's SHA-256, its version as probed, and
+   * its installed package's files (a PyPI distribution's `RECORD`, an
+   * npm package's `package.json`). An upgrade in place changes it even
+   * when the launcher on `PATH` stays byte-identical.
+   */
+  fingerprint?: string | null;
   /**
    * `at_or_above`, `below` or `indeterminate`; absent until detected.
    */
@@ -1261,6 +1283,12 @@ export interface RuntimeInfo {
    * `not_required`.
    */
   login?: LoginForm;
+  /**
+   * What the executable runs from, when it was found (revision 7): the
+   * installed package under the launcher, such as `pypi kimi-cli 1.50.0`
+   * or `npm @qwen-code/qwen-code 0.24.4`.
+   */
+  package?: string | null;
   /**
    * The resolved executable, when found.
    */
@@ -1330,6 +1358,13 @@ export interface RuntimeInfo {
    * The oldest version the adapter's flags are known to hold for.
    */
   version_floor?: string | null;
+  /**
+   * Set when the installed version is one the runtime's adapter refuses
+   * (revision 7): readiness is then `not_ready` at the `version` gate,
+   * and a start is refused with `OPERATION_UNSUPPORTED` naming
+   * `VERSION_REFUSED` unless it sets `allow_refused_version`.
+   */
+  version_refused?: VersionRefusal | null;
 }
 
 /**
@@ -1499,6 +1534,13 @@ export interface StartParams {
    */
   accept_weaker_boundary?: boolean;
   /**
+   * Start even when the installed version is one the runtime's adapter
+   * refuses (revision 7; `runtimes` shows it in `version_refused`, with
+   * the reason); otherwise such a start is refused with
+   * `OPERATION_UNSUPPORTED` naming `VERSION_REFUSED`. The host logs it.
+   */
+  allow_refused_version?: boolean;
+  /**
    * For `shell` only: a command (program and arguments) to run instead
    * of the interactive shell. Other runtimes refuse it: the host builds
    * their argv itself.
@@ -1536,8 +1578,10 @@ export interface StartParams {
   model?: string | null;
   /**
    * The permission profile the runtime must enforce: `read_only`,
-   * `workspace_write` or `full_access`. When absent, the CLI runs with
-   * its own defaults and the user's own configuration.
+   * `workspace_write` or `full_access`. When absent, the host's default
+   * applies (revision 7): `workspace_write` on a runtime that enforces
+   * it (`RuntimeInfo.default_permission_profile`); on one that does not,
+   * the CLI runs with its own defaults and the user's configuration.
    */
   permission_profile?: PermissionProfile | null;
   /**
@@ -1759,6 +1803,25 @@ export type UsageKind =
 
 /** The known values of {@link UsageKind}, in the order the host declares them. */
 export const UsageKindValues = ["measured", "estimated", "unavailable"] as const;
+
+/**
+ * A range of versions an adapter refuses, and why (revision 7).
+ */
+export interface VersionRefusal {
+  /**
+   * The first version no longer refused; absent when every later
+   * version is refused too.
+   */
+  before?: string | null;
+  /**
+   * The first version refused, as dotted numbers.
+   */
+  from: string;
+  /**
+   * Why, for people.
+   */
+  reason: string;
+}
 
 /**
  * Parameters of `wait_for`.

@@ -212,6 +212,13 @@ export function runtimeInfo(raw: Raw.RuntimeInfo): RuntimeInfo {
     login: raw.login ?? "",
     evidence: raw.evidence ?? "",
     permission_profiles: raw.permission_profiles ?? [],
+    default_permission_profile: raw.default_permission_profile ?? null,
+    version_refused:
+      raw.version_refused == null
+        ? null
+        : { from: raw.version_refused.from, before: raw.version_refused.before ?? null, reason: raw.version_refused.reason },
+    package: raw.package ?? null,
+    fingerprint: raw.fingerprint ?? null,
   };
 }
 
@@ -240,6 +247,7 @@ export function receipt(raw: Raw.Receipt): Receipt {
     path: raw.path,
     version: raw.version ?? null,
     sha256: raw.sha256,
+    fingerprint: raw.fingerprint ?? null,
     taken_at_ms: raw.taken_at_ms,
     elapsed_ms: raw.elapsed_ms,
     read_only_enforced: raw.read_only_enforced,

@@ -30,7 +30,9 @@ describe("requests and answers on the wire", () => {
         const runtimes = await peer.next();
         const minimal = { id: "fx", display_name: "Fx", supported: true, available: false, resume_modes: [], limitations: [] };
         const receipt = { runtime: "fx", passed: false, detail: "timeout", path: "/bin/fx", sha256: "ab", taken_at_ms: 5, elapsed_ms: 6, read_only_enforced: true };
-        peer.send({ response: { id: runtimes.id, body: { runtimes: { runtimes: [minimal, { ...minimal, id: "fy", receipt, permission_profiles: ["read_only"] }] } } } });
+        const refused = { from: "1.52.0", reason: "retired" };
+        const fz = { ...minimal, id: "fz", default_permission_profile: "workspace_write", version_refused: refused, package: "pypi fz 1.52.0", fingerprint: "cd" };
+        peer.send({ response: { id: runtimes.id, body: { runtimes: { runtimes: [minimal, { ...minimal, id: "fy", receipt, permission_profiles: ["read_only"] }, fz] } } } });
         // `ask` and `probe_runtime` come on the same connection.
         const ask = await peer.next();
         requests.push(ask.request);
@@ -43,15 +45,18 @@ describe("requests and answers on the wire", () => {
       },
     );
     const client = await connected({ socketPath: host.path });
-    const pane = await client.start({ runtime: "fx", permission_profile: "read_only", accept_weaker_boundary: true, require_ready: true, max_wall_ms: 900 });
+    const pane = await client.start({ runtime: "fx", permission_profile: "read_only", accept_weaker_boundary: true, require_ready: true, max_wall_ms: 900, allow_refused_version: true });
     // A host that does not send them: the defaults, never `undefined`.
     assert.deepEqual([pane.activity, pane.restored_by, pane.completion], ["unknown", "", ""]);
     assert.deepEqual(await client.interrupt("p1", { terminate: true }), { pane: "p1", outcome: "not_running", steps: [], sweep: null });
     assert.deepEqual((await client.interrupt("p1", { terminate: true })).sweep, { method: "process_tree", ended: 2, survivors: [4242] });
     assert.deepEqual(await client.close("p1"), { pane: "p1", status: { code: 0, signal: null }, sweep: null });
-    const [fx, fy] = await client.runtimes();
+    const [fx, fy, fz] = await client.runtimes();
     assert.deepEqual([fx!.receipt, fx!.permission_profiles, fx!.readiness_gate, fx!.receipt_valid], [null, [], null, false]);
-    assert.deepEqual(fy!.receipt, { runtime: "fx", passed: false, detail: "timeout", path: "/bin/fx", version: null, sha256: "ab", taken_at_ms: 5, elapsed_ms: 6, read_only_enforced: true });
+    // Revision 7's fields: null from a host that does not send them.
+    assert.deepEqual([fx!.default_permission_profile, fx!.version_refused, fx!.package, fx!.fingerprint], [null, null, null, null]);
+    assert.deepEqual([fz!.default_permission_profile, fz!.version_refused, fz!.package, fz!.fingerprint], ["workspace_write", { from: "1.52.0", before: null, reason: "retired" }, "pypi fz 1.52.0", "cd"]);
+    assert.deepEqual(fy!.receipt, { runtime: "fx", passed: false, detail: "timeout", path: "/bin/fx", version: null, sha256: "ab", fingerprint: null, taken_at_ms: 5, elapsed_ms: 6, read_only_enforced: true });
     assert.deepEqual(fy!.permission_profiles, ["read_only"]);
     const turn = await client.ask("p1", "hello");
     assert.deepEqual(turn.usage, { kind: "measured", input_tokens: 12, output_tokens: null, cost_micro_usd: null });
@@ -61,7 +66,7 @@ describe("requests and answers on the wire", () => {
     assert.equal(receipt.passed, true);
     assert.equal(receipt.version, null);
     assert.deepEqual(requests, [
-      { start: { runtime: "fx", cwd: null, size: null, command: [], model: null, resume: null, max_wall_ms: 900, permission_profile: "read_only", accept_weaker_boundary: true, require_ready: true, rerun_after_host_loss: false, labels: {}, env: {} } },
+      { start: { runtime: "fx", cwd: null, size: null, command: [], model: null, resume: null, max_wall_ms: 900, permission_profile: "read_only", accept_weaker_boundary: true, require_ready: true, rerun_after_host_loss: false, labels: {}, env: {}, allow_refused_version: true } },
       { interrupt: { pane: "p1", terminate: true } },
       { close: { pane: "p1" } },
       { ask: { pane: "p1", text: "hello", timeout_ms: null } },

@@ -72,7 +72,10 @@ export interface StartParams {
   /**
    * The permission profile the runtime must enforce for this launch:
    * `read_only`, `workspace_write` or `full_access` (see
-   * {@link PermissionProfile}). Default: none, the CLI's own defaults. A
+   * {@link PermissionProfile}). Default: the host's default,
+   * `workspace_write`, on a runtime that enforces it
+   * (`RuntimeInfo.default_permission_profile`, protocol revision 7), else
+   * none: the CLI's own defaults. A
    * runtime that does not enforce it (not in
    * `RuntimeInfo.permission_profiles`) refuses the start with
    * `OPERATION_UNSUPPORTED` and limitation `PERMISSION_PROFILE_UNENFORCED`,
@@ -90,6 +93,14 @@ export interface StartParams {
    * `permission_profile` is asked for). Default `false`.
    */
   require_ready?: boolean;
+  /**
+   * Start even when the installed version is one the runtime's adapter
+   * refuses (`RuntimeInfo.version_refused`, protocol revision 7; the host
+   * logs it); otherwise such a start is refused with
+   * `OPERATION_UNSUPPORTED` and limitation `VERSION_REFUSED`. A host of an
+   * older revision refuses no version and ignores it. Default `false`.
+   */
+  allow_refused_version?: boolean;
   /**
    * For `shell` with a `command` (revision 2): run the command again when a
    * host restart finds the pane's keeper gone (after a reboot, say).

@@ -63,6 +63,36 @@ export interface RuntimeInfo {
    * another is refused unless it accepts a weaker boundary.
    */
   permission_profiles: PermissionProfile[];
+  /**
+   * What a start naming no profile gets (protocol revision 7): the host's
+   * default, `workspace_write`, when the runtime enforces it; `null` when
+   * it does not (the CLI's own defaults), and from an older host.
+   */
+  default_permission_profile: PermissionProfile | null;
+  /**
+   * Set when the installed version is one the runtime's adapter refuses
+   * (revision 7): readiness is `not_ready` at the `version` gate, and a
+   * start is refused with `OPERATION_UNSUPPORTED` and limitation
+   * `VERSION_REFUSED` unless it sets `allow_refused_version`.
+   */
+  version_refused: VersionRefusal | null;
+  /** The installed package it runs from, such as `pypi kimi-cli 1.50.0` (revision 7). */
+  package: string | null;
+  /**
+   * What a receipt is bound to (revision 7): SHA-256 over the executable,
+   * its version and its installed package's files.
+   */
+  fingerprint: string | null;
+}
+
+/** A range of versions an adapter refuses, and why (protocol revision 7). */
+export interface VersionRefusal {
+  /** The first version refused. */
+  from: string;
+  /** The first version no longer refused; `null`: every later one is. */
+  before: string | null;
+  /** Why, for people. */
+  reason: string;
 }
 
 /**
@@ -84,6 +114,11 @@ export interface Receipt {
   version: string | null;
   /** Its SHA-256 (lowercase hex). */
   sha256: string;
+  /**
+   * The runtime's fingerprint when it was taken (revision 7): a different
+   * one, or none, voids the receipt. `null` from an older host.
+   */
+  fingerprint: string | null;
   /** When the receipt was taken, in milliseconds since the Unix epoch. */
   taken_at_ms: number;
   /** How long the one-shot run took, in milliseconds. */
