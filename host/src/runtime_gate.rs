@@ -166,16 +166,14 @@ fn refuse_version(descriptor: &Descriptor, detection: &Detection, plan: &LaunchP
         );
         return Ok(());
     }
-    Err(ErrorBody::unsupported(
-        limitation::VERSION_REFUSED,
-        format!(
-            "runtime {}: the installed version ({version}) is one panehost refuses ({}): {}; \
-             install another version, or start it anyway with allow_refused_version",
-            plan.runtime,
-            range.describe(),
-            range.reason
-        ),
-    ))
+    let message = format!(
+        "runtime {}: the installed version ({}) is one panehost refuses ({}): {}; install another version, or start it anyway with allow_refused_version",
+        plan.runtime,
+        version,
+        range.describe(),
+        range.reason
+    );
+    Err(ErrorBody::unsupported(limitation::VERSION_REFUSED, message))
 }
 
 async fn detect_blocking(catalog: &Arc<Catalog>, descriptor: &Descriptor) -> Result<Detection, String> {

@@ -186,7 +186,7 @@ fn the_host_builds_codex_argv_from_its_descriptor() {
     conn.follow_until_text(
         sub,
         &mut transcript,
-        "argv: resume --last --no-daemon -c check_for_update_on_startup=false -c notify=[",
+        "argv: resume --last --no-daemon -c check_for_update_on_startup=false -s workspace-write -a on-request -c notify=[",
     );
     conn.follow_until_text(sub, &mut transcript, "\",\"notify\",\"--event\",\"turn_completed\"] -m gpt-5");
     conn.ok(Request::Close { pane });
