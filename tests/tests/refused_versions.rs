@@ -98,13 +98,20 @@ fn a_version_before_the_refused_range_starts_as_before() {
 }
 
 #[test]
-fn the_runtimes_table_marks_a_refused_version() {
+fn the_runtimes_table_marks_a_refused_version_and_the_default_profile() {
     let fake = fake_kimi("1.52.0");
+    fake.script("qwen", "echo 0.15.10");
     let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
     let table = Cli::for_host(&host).ok(&["runtimes", "--wide"]);
-    let row = table.lines().find(|line| line.starts_with("kimi ")).unwrap_or_else(|| panic!("{table}"));
-    assert!(row.contains("kimi, version 1.52.0 (refused)"), "{row}");
-    assert!(row.contains("not_ready (version)"), "{row}");
-    assert!(row.contains("retired; runs a remote installer at start"), "{row}");
+    let row = |id: &str| {
+        table.lines().find(|line| line.starts_with(&format!("{id} "))).unwrap_or_else(|| panic!("{table}")).to_owned()
+    };
+    let kimi = row("kimi");
+    assert!(kimi.contains("kimi, version 1.52.0 (refused)"), "{kimi}");
+    assert!(kimi.contains("not_ready (version)"), "{kimi}");
+    assert!(kimi.contains("retired; runs a remote installer at start"), "{kimi}");
+    // The profile a start without one gets is marked.
+    let qwen = row("qwen");
+    assert!(qwen.contains("read_only,workspace_write*,full_access"), "{qwen}");
     host.stop();
 }
