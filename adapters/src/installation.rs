@@ -211,7 +211,10 @@ fn npm(package: &str, executable: &str, launcher: &Path, canonical: &Path) -> Op
             _ => None,
         };
         let mut files = vec![PackageFile::read(manifest)?];
-        if let Some(entry) = entry.map(|entry| dir.join(entry)).filter(|entry| entry.starts_with(&dir)) {
+        // The entry file, unless it is the executable itself (its identity
+        // covers it already: not hashed twice).
+        let entry = entry.map(|entry| dir.join(entry)).filter(|entry| entry.starts_with(&dir));
+        if let Some(entry) = entry.filter(|entry| std::fs::canonicalize(entry).ok().as_deref() != Some(canonical)) {
             files.extend(PackageFile::read(entry));
         }
         return Some(Installation { description: format!("npm {package} {version}"), files });
@@ -327,7 +330,14 @@ mod tests {
         let qwen = descriptor("qwen");
         let found = Installation::locate(&qwen, &launcher, &canonical).expect("found");
         assert_eq!(found.description, "npm @qwen-code/qwen-code 0.15.10");
+        // The entry file is the executable: its identity covers it.
         let names: Vec<_> = found.files.iter().map(|f| f.path.file_name().unwrap().to_owned()).collect();
+        assert_eq!(names, ["package.json"]);
+        // Started through a wrapper, the entry file is a file of its own.
+        let wrapper = dir.path().join("bin/qwen");
+        write(&wrapper, "#!/bin/sh\nexec node /somewhere/cli.js \"$@\"\n");
+        let wrapped = Installation::locate(&qwen, &launcher, &wrapper).expect("found beside the launcher");
+        let names: Vec<_> = wrapped.files.iter().map(|f| f.path.file_name().unwrap().to_owned()).collect();
         assert_eq!(names, ["package.json", "cli.js"]);
         assert_eq!(found.verify(&qwen, &launcher, &canonical), Ok(()));
         write(&package.join("package.json"), &manifest("0.24.4"));
