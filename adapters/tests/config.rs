@@ -562,3 +562,44 @@ fn declared_hooks_point_a_custom_runtime_at_the_host() {
                   limitations = [\"NATIVE_RESUME_UNSUPPORTED\", \"HOST_LOSS_RESTARTS_FRESH\", \"COMPLETION_UNOBSERVED\", \"LOGIN_NOT_IN_TERMINAL\", \"PERMISSION_PROFILE_UNENFORCED\", \"RECEIPT_UNAVAILABLE\"]  # <-\n";
     assert_refused(claims, "bad", &["COMPLETION_UNOBSERVED"]);
 }
+
+#[test]
+fn refused_versions_load_as_ranges_with_reasons() {
+    let text = minimal(
+        "[runtime.aged]",
+        "refused_versions = [{ from = \"2.0\", before = \"2.1.4\", reason = \"deletes its history\" }, { from = \"3.0.0\", reason = \"retired\" }]",
+    );
+    let loaded = load(&text);
+    assert!(loaded.problems.is_empty(), "{:#?}", loaded.problems);
+    let aged = runtime(&loaded, "aged");
+    assert_eq!(aged.refused_versions.len(), 2);
+    assert_eq!(aged.refusal(Some("aged 2.1.3")).map(|range| range.reason.as_str()), Some("deletes its history"));
+    assert_eq!(aged.refusal(Some("aged 2.1.4")), None);
+    assert_eq!(aged.refusal(Some("aged 4.0")).map(|range| range.reason.as_str()), Some("retired"));
+    assert_eq!(aged.refusal(Some("aged 1.9.9")), None);
+    // Without the key, nothing is refused.
+    assert!(runtime(&load(&minimal("[runtime.fine]", "")), "fine").refused_versions.is_empty());
+}
+
+#[test]
+fn a_bad_refused_range_is_refused_on_its_line() {
+    for (entry, says) in [
+        ("{ from = \"two\", reason = \"r\" }", "`from` must be dotted numbers"),
+        ("{ reason = \"r\" }", "`from` must be dotted numbers"),
+        ("{ from = \"2.0\", before = \"next\", reason = \"r\" }", "`before` must be dotted numbers"),
+        ("{ from = \"2.0\", before = \"2.0.0\", reason = \"r\" }", "later version than `from`"),
+        ("{ from = \"2.0\", before = \"1.9\", reason = \"r\" }", "later version than `from`"),
+        ("{ from = \"2.0\" }", "`reason` must be one line"),
+        ("{ from = \"2.0\", reason = \"two\\nlines\" }", "`reason` must be one line"),
+        ("{ from = \"2.0\", reason = \"r\", until = \"3.0\" }", "unknown key `until`"),
+        ("\"2.0\"", "must be a table"),
+    ] {
+        let bad = minimal("[runtime.aged]", &format!("refused_versions = [{entry}]  # <-"));
+        assert_refused(&bad, "aged", &["refused_versions", says]);
+    }
+    assert_refused(
+        &minimal("[runtime.aged]", "refused_versions = \"2.0\"  # <-"),
+        "aged",
+        &["must be an array of tables"],
+    );
+}

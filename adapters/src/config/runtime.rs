@@ -10,7 +10,8 @@ use crate::completion::{DeclaredHooks, HookInjection, NOTIFY_COMMAND_PLACEHOLDER
 use crate::contract::{implied_limitations, LaunchFacts};
 use crate::descriptor::{
     CommandPolicy, CompletionSignal, Descriptor, Evidence, Executable, LoginForm, ModelForm, ReceiptForm,
-    ReceiptSupport, ResumeForm, ResumeMode, SelfUpdateOff, VersionProbe, PROMPT_PLACEHOLDER, REFERENCE_PLACEHOLDER,
+    ReceiptSupport, RefusedVersions, ResumeForm, ResumeMode, SelfUpdateOff, VersionProbe, PROMPT_PLACEHOLDER,
+    REFERENCE_PLACEHOLDER,
 };
 use crate::environment::HostEnvironment;
 use crate::reference_pattern::ReferencePattern;
@@ -26,6 +27,7 @@ const RUNTIME_KEYS: &[&str] = &[
     "known_paths",
     "version_args",
     "version_floor",
+    "refused_versions",
     "supported",
     "base_args",
     "model_flag",
@@ -48,6 +50,15 @@ const RUNTIME_KEYS: &[&str] = &[
 
 /// The keys of a runtime's `resume` table.
 const RESUME_KEYS: &[&str] = &["reference", "reference_pattern", "latest", "picker", "leads"];
+
+/// The keys of an entry of `refused_versions`.
+const REFUSED_VERSION_KEYS: &[&str] = &["from", "before", "reason"];
+
+/// Most entries `refused_versions` may hold.
+const MAX_REFUSED_RANGES: usize = 32;
+
+/// Longest reason of a refused range, in bytes.
+const MAX_REFUSAL_REASON: usize = 256;
 
 /// The values of `login`.
 const LOGIN_VALUES: &[&str] = &["in_terminal", "outside_terminal", "not_required"];
@@ -177,6 +188,8 @@ impl Reader<'_> {
             }
         }
 
+        let refused_versions = self.refused_versions(table);
+
         let supported = self.optional(table, "supported", Reader::boolean).unwrap_or(true);
         let base_args = self.args(table, "base_args").unwrap_or_default();
         let model = self.model(table);
@@ -222,6 +235,7 @@ impl Reader<'_> {
             *known_paths = paths;
         }
         descriptor.version = VersionProbe { args: version_args, floor: version_floor };
+        descriptor.refused_versions = refused_versions;
         descriptor.supported = supported;
         descriptor.command_policy = CommandPolicy::HostBuildsArgv;
         descriptor.base_args = base_args;
@@ -585,6 +599,76 @@ impl Reader<'_> {
 
     fn resume_strings(&mut self, resume: &Table, key: &str) -> Option<Vec<String>> {
         resume.get(key).and_then(|value| self.strings(value, &["resume", key]))
+    }
+
+    /// `refused_versions = [{ from = "1.52.0", before = "1.53.0", reason = "..." }]`:
+    /// each range from dotted numbers to (optionally) later ones, with a
+    /// one-line reason.
+    fn refused_versions(&mut self, table: &Table) -> Vec<RefusedVersions> {
+        let Some(value) = table.get("refused_versions") else { return Vec::new() };
+        let Value::Array(items) = value else {
+            self.problem(
+                &["refused_versions"],
+                format!("`refused_versions` must be an array of tables, not {}", a_type(value)),
+            );
+            return Vec::new();
+        };
+        if items.len() > MAX_REFUSED_RANGES {
+            self.problem(
+                &["refused_versions"],
+                format!("`refused_versions` holds at most {MAX_REFUSED_RANGES} ranges"),
+            );
+            return Vec::new();
+        }
+        let mut ranges = Vec::with_capacity(items.len());
+        for (index, item) in items.iter().enumerate() {
+            let which = format!("`refused_versions` item {}", index + 1);
+            let Value::Table(entry) = item else {
+                self.problem(&["refused_versions"], format!("{which} must be a table, not {}", a_type(item)));
+                continue;
+            };
+            if let Some(key) = entry.keys().find(|key| !REFUSED_VERSION_KEYS.contains(&key.as_str())) {
+                self.problem(
+                    &["refused_versions"],
+                    format!("{which}: unknown key `{key}`; the keys are {}", REFUSED_VERSION_KEYS.join(", ")),
+                );
+                continue;
+            }
+            let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
+            let (from, before, reason) = (text("from"), text("before"), text("reason"));
+            let Some(from) = from.filter(|from| dotted_version(from)) else {
+                self.problem(
+                    &["refused_versions"],
+                    format!("{which}: `from` must be dotted numbers, such as \"1.2.0\""),
+                );
+                continue;
+            };
+            if entry.contains_key("before") && !before.as_deref().is_some_and(dotted_version) {
+                self.problem(
+                    &["refused_versions"],
+                    format!("{which}: `before` must be dotted numbers, such as \"1.3.0\""),
+                );
+                continue;
+            }
+            let parts = |version: &str| crate::version::parse_version(version).unwrap_or_default();
+            let ordered = |before: &str| crate::version::compare(&parts(before), &parts(&from)).is_gt();
+            if !before.as_deref().is_none_or(ordered) {
+                self.problem(&["refused_versions"], format!("{which}: `before` must be a later version than `from`"));
+                continue;
+            }
+            let fine = reason.as_deref().is_some_and(|reason| {
+                !reason.trim().is_empty() && reason.len() <= MAX_REFUSAL_REASON && !reason.chars().any(char::is_control)
+            });
+            if !fine {
+                self.problem(
+                    &["refused_versions"],
+                    format!("{which}: `reason` must be one line of 1 to {MAX_REFUSAL_REASON} bytes"),
+                );
+                continue;
+            }
+            ranges.push(RefusedVersions { from, before, reason: reason.unwrap_or_default() });
+        }
+        ranges
     }
 
     /// The declared codes, each known and listed once.
