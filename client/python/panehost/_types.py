@@ -28,9 +28,9 @@ from ._wire import (
     write_str,
 )
 
-SCHEMA_TITLE = 'panehost protocol 1, revision 6: the JSON encoding'
+SCHEMA_TITLE = 'panehost protocol 1, revision 7: the JSON encoding'
 """The title of the schema these types were generated from."""
-SCHEMA_REVISION: Optional[int] = 6
+SCHEMA_REVISION: Optional[int] = 7
 """The protocol revision the schema describes."""
 
 
@@ -178,6 +178,7 @@ class LimitationCode(WireEnum):
     PERMISSION_PROFILE_UNENFORCED = 'PERMISSION_PROFILE_UNENFORCED'
     RECEIPT_UNAVAILABLE = 'RECEIPT_UNAVAILABLE'
     INTERRUPT_KEEPS_REQUEST = 'INTERRUPT_KEEPS_REQUEST'
+    VERSION_REFUSED = 'VERSION_REFUSED'
 
 
 class LoginForm(WireEnum):
@@ -899,6 +900,7 @@ class Receipt:
     - ``runtime``: The runtime id.
     - ``sha256``: Its SHA-256; a different executable voids the receipt.
     - ``taken_at_ms``: When it was taken, in milliseconds since the Unix epoch.
+    - ``fingerprint``: The fingerprint of what ran (revision 7; see [`RuntimeInfo::fingerprint`]); a different one voids the receipt, and so does its absence (a receipt stored by an older host).
     - ``version``: Its version, as its version probe printed it.
     """
 
@@ -910,10 +912,11 @@ class Receipt:
     runtime: str
     sha256: str
     taken_at_ms: int
+    fingerprint: Optional[str] = None
     version: Optional[str] = None
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
-    _FIELDS: ClassVar[frozenset] = frozenset(('detail', 'elapsed_ms', 'passed', 'path', 'read_only_enforced', 'runtime', 'sha256', 'taken_at_ms', 'version'))
+    _FIELDS: ClassVar[frozenset] = frozenset(('detail', 'elapsed_ms', 'passed', 'path', 'read_only_enforced', 'runtime', 'sha256', 'taken_at_ms', 'fingerprint', 'version'))
 
     @classmethod
     def _from_body(cls, value: Any, path: str) -> 'Receipt':
@@ -927,6 +930,7 @@ class Receipt:
             runtime=read_str(read_required(obj, 'runtime', path), path + ".runtime"),
             sha256=read_str(read_required(obj, 'sha256', path), path + ".sha256"),
             taken_at_ms=read_int(read_required(obj, 'taken_at_ms', path), path + ".taken_at_ms", minimum=0, maximum=18446744073709551615),
+            **({'fingerprint': (None if obj['fingerprint'] is None else read_str(obj['fingerprint'], path + ".fingerprint"))} if 'fingerprint' in obj else {}),
             **({'version': (None if obj['version'] is None else read_str(obj['version'], path + ".version"))} if 'version' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
@@ -941,6 +945,8 @@ class Receipt:
         out['runtime'] = self.runtime
         out['sha256'] = self.sha256
         out['taken_at_ms'] = self.taken_at_ms
+        if self.fingerprint is not None:
+            out['fingerprint'] = (None if self.fingerprint is None else self.fingerprint)
         if self.version is not None:
             out['version'] = (None if self.version is None else self.version)
         return out
@@ -1010,9 +1016,12 @@ class RuntimeInfo:
     - ``resume_modes``: Native-resume modes, such as `REFERENCE` or `PROVIDER_SELECTION`.
     - ``supported``: Whether policy allows starting it.
     - ``completion``: How the end of a turn is observed for a pane started now: `hook`, `notify_program`, `terminal_notification`, `screen_heuristic`, `unobserved` or `shell_integration` ([`crate::turn::completion`]); what its panes report.
+    - ``default_permission_profile``: The permission profile a start that names none gets on this runtime (revision 7): the host's default, `workspace_write`, when the runtime enforces it; absent when it does not, and such a start runs with the CLI's own defaults.
     - ``evidence``: Where the adapter's flags come from: `captured_help`, `documentation`, `this_repository` or `operator`.
+    - ``fingerprint``: The fingerprint a completion receipt is bound to (revision 7): SHA-256 over the executable's SHA-256, its version as probed, and its installed package's files (a PyPI distribution's `RECORD`, an npm package's `package.json`). An upgrade in place changes it even when the launcher on `PATH` stays byte-identical.
     - ``floor_status``: `at_or_above`, `below` or `indeterminate`; absent until detected.
     - ``login``: How a user signs in: `in_terminal`, `outside_terminal` or `not_required`.
+    - ``package``: What the executable runs from, when it was found (revision 7): the installed package under the launcher, such as `pypi kimi-cli 1.50.0` or `npm @qwen-code/qwen-code 0.24.4`.
     - ``path``: The resolved executable, when found.
     - ``permission_profiles``: The permission profiles the runtime enforces (`read_only`, `workspace_write`, `full_access`); a start asking for another is refused unless it accepts a weaker boundary.
     - ``readiness``: `ready`, `not_ready` or `reduced` (its version could not be read: it can be started, with the capabilities that need a known version withheld).
@@ -1026,6 +1035,7 @@ class RuntimeInfo:
     - ``unavailable_reason``: Why it cannot be started now, when it cannot.
     - ``version``: The version the executable reported, when probed.
     - ``version_floor``: The oldest version the adapter's flags are known to hold for.
+    - ``version_refused``: Set when the installed version is one the runtime's adapter refuses (revision 7): readiness is then `not_ready` at the `version` gate, and a start is refused with `OPERATION_UNSUPPORTED` naming `VERSION_REFUSED` unless it sets `allow_refused_version`.
     """
 
     available: bool
@@ -1035,9 +1045,12 @@ class RuntimeInfo:
     resume_modes: List[Union[ResumeMode, str]]
     supported: bool
     completion: Union[CompletionSource, str] = ''
+    default_permission_profile: Optional[str] = None
     evidence: Union[Evidence, str] = ''
+    fingerprint: Optional[str] = None
     floor_status: Optional[Union[FloorStatus, str]] = None
     login: Union[LoginForm, str] = ''
+    package: Optional[str] = None
     path: Optional[str] = None
     permission_profiles: List[Union[PermissionProfile, str]] = field(default_factory=list)
     readiness: Union[Readiness, str] = ''
@@ -1051,9 +1064,10 @@ class RuntimeInfo:
     unavailable_reason: Optional[str] = None
     version: Optional[str] = None
     version_floor: Optional[str] = None
+    version_refused: Optional[VersionRefusal] = None
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
-    _FIELDS: ClassVar[frozenset] = frozenset(('available', 'display_name', 'id', 'limitations', 'resume_modes', 'supported', 'completion', 'evidence', 'floor_status', 'login', 'path', 'permission_profiles', 'readiness', 'readiness_gate', 'readiness_reason', 'receipt', 'receipt_valid', 'sha256', 'sign_in', 'sign_in_detail', 'unavailable_reason', 'version', 'version_floor'))
+    _FIELDS: ClassVar[frozenset] = frozenset(('available', 'display_name', 'id', 'limitations', 'resume_modes', 'supported', 'completion', 'default_permission_profile', 'evidence', 'fingerprint', 'floor_status', 'login', 'package', 'path', 'permission_profiles', 'readiness', 'readiness_gate', 'readiness_reason', 'receipt', 'receipt_valid', 'sha256', 'sign_in', 'sign_in_detail', 'unavailable_reason', 'version', 'version_floor', 'version_refused'))
 
     @classmethod
     def _from_body(cls, value: Any, path: str) -> 'RuntimeInfo':
@@ -1066,9 +1080,12 @@ class RuntimeInfo:
             resume_modes=[read_open(ResumeMode, _item, path + ".resume_modes") for _item in read_list(read_required(obj, 'resume_modes', path), path + ".resume_modes")],
             supported=read_bool(read_required(obj, 'supported', path), path + ".supported"),
             **({'completion': read_open(CompletionSource, obj['completion'], path + ".completion")} if 'completion' in obj else {}),
+            **({'default_permission_profile': (None if obj['default_permission_profile'] is None else read_str(obj['default_permission_profile'], path + ".default_permission_profile"))} if 'default_permission_profile' in obj else {}),
             **({'evidence': read_open(Evidence, obj['evidence'], path + ".evidence")} if 'evidence' in obj else {}),
+            **({'fingerprint': (None if obj['fingerprint'] is None else read_str(obj['fingerprint'], path + ".fingerprint"))} if 'fingerprint' in obj else {}),
             **({'floor_status': (None if obj['floor_status'] is None else read_open(FloorStatus, obj['floor_status'], path + ".floor_status"))} if 'floor_status' in obj else {}),
             **({'login': read_open(LoginForm, obj['login'], path + ".login")} if 'login' in obj else {}),
+            **({'package': (None if obj['package'] is None else read_str(obj['package'], path + ".package"))} if 'package' in obj else {}),
             **({'path': (None if obj['path'] is None else read_str(obj['path'], path + ".path"))} if 'path' in obj else {}),
             **({'permission_profiles': [read_open(PermissionProfile, _item, path + ".permission_profiles") for _item in read_list(obj['permission_profiles'], path + ".permission_profiles")]} if 'permission_profiles' in obj else {}),
             **({'readiness': read_open(Readiness, obj['readiness'], path + ".readiness")} if 'readiness' in obj else {}),
@@ -1082,6 +1099,7 @@ class RuntimeInfo:
             **({'unavailable_reason': (None if obj['unavailable_reason'] is None else read_str(obj['unavailable_reason'], path + ".unavailable_reason"))} if 'unavailable_reason' in obj else {}),
             **({'version': (None if obj['version'] is None else read_str(obj['version'], path + ".version"))} if 'version' in obj else {}),
             **({'version_floor': (None if obj['version_floor'] is None else read_str(obj['version_floor'], path + ".version_floor"))} if 'version_floor' in obj else {}),
+            **({'version_refused': (None if obj['version_refused'] is None else VersionRefusal.from_json(obj['version_refused'], path + ".version_refused"))} if 'version_refused' in obj else {}),
             extra_fields=extra_fields(obj, cls._FIELDS),
         )
 
@@ -1094,10 +1112,16 @@ class RuntimeInfo:
         out['resume_modes'] = [write_str(_item) for _item in self.resume_modes]
         out['supported'] = self.supported
         out['completion'] = write_str(self.completion)
+        if self.default_permission_profile is not None:
+            out['default_permission_profile'] = (None if self.default_permission_profile is None else self.default_permission_profile)
         out['evidence'] = write_str(self.evidence)
+        if self.fingerprint is not None:
+            out['fingerprint'] = (None if self.fingerprint is None else self.fingerprint)
         if self.floor_status is not None:
             out['floor_status'] = (None if self.floor_status is None else write_str(self.floor_status))
         out['login'] = write_str(self.login)
+        if self.package is not None:
+            out['package'] = (None if self.package is None else self.package)
         if self.path is not None:
             out['path'] = (None if self.path is None else self.path)
         out['permission_profiles'] = [write_str(_item) for _item in self.permission_profiles]
@@ -1120,6 +1144,8 @@ class RuntimeInfo:
             out['version'] = (None if self.version is None else self.version)
         if self.version_floor is not None:
             out['version_floor'] = (None if self.version_floor is None else self.version_floor)
+        if self.version_refused is not None:
+            out['version_refused'] = (None if self.version_refused is None else self.version_refused.to_json())
         return out
 
     @classmethod
@@ -1313,13 +1339,14 @@ class StartParams:
 
     - ``runtime``: The runtime id, such as `shell`.
     - ``accept_weaker_boundary``: Start even when the runtime cannot enforce `permission_profile` (the host logs it); otherwise such a start is refused with `OPERATION_UNSUPPORTED` naming `PERMISSION_PROFILE_UNENFORCED`.
+    - ``allow_refused_version``: Start even when the installed version is one the runtime's adapter refuses (revision 7; `runtimes` shows it in `version_refused`, with the reason); otherwise such a start is refused with `OPERATION_UNSUPPORTED` naming `VERSION_REFUSED`. The host logs it.
     - ``command``: For `shell` only: a command (program and arguments) to run instead of the interactive shell. Other runtimes refuse it: the host builds their argv itself.
     - ``cwd``: The working directory; the host's home directory when absent.
     - ``env``: Environment variables for the pane's process (revision 3), over what the host sets: for `shell` and runtimes from the configuration file only; agent runtimes refuse them (their environment is built from scratch). Bounded as [`crate::client_env`] says.
     - ``labels``: Client labels (revision 3): names and values the client chooses (an owner, a task id), returned wherever the pane is described and matched by `list`. Bounded as [`crate::labels`] says.
     - ``max_wall_ms``: Close the pane (as `close` does) once it has run this long, in milliseconds.
     - ``model``: The model, for runtimes that take one.
-    - ``permission_profile``: The permission profile the runtime must enforce: `read_only`, `workspace_write` or `full_access`. When absent, the CLI runs with its own defaults and the user's own configuration.
+    - ``permission_profile``: The permission profile the runtime must enforce: `read_only`, `workspace_write` or `full_access`. When absent, the host's default applies (revision 7): `workspace_write` on a runtime that enforces it (`RuntimeInfo.default_permission_profile`); on one that does not, the CLI runs with its own defaults and the user's configuration.
     - ``require_ready``: Refuse the start with `RUNTIME_NOT_READY` unless the runtime is ready (or reduced) as `runtimes` reports it: supported, installed, its version not below the floor, signed in where that can be seen, and a completion receipt for this executable under 24 hours old.
     - ``rerun_after_host_loss``: For `shell` with a `command` (revision 2): run the command again when a host restart finds its keeper gone (after a reboot, say). Without it such a pane is not restored, and ends with a reason: a one-shot command is not run twice unasked. Other runtimes resume their session natively and ignore it.
     - ``resume``: Resume an earlier session of the runtime instead of starting fresh.
@@ -1328,6 +1355,7 @@ class StartParams:
 
     runtime: str
     accept_weaker_boundary: bool = False
+    allow_refused_version: bool = False
     command: List[str] = field(default_factory=list)
     cwd: Optional[str] = None
     env: Dict[str, str] = field(default_factory=dict)
@@ -1341,7 +1369,7 @@ class StartParams:
     size: Optional[Size] = None
     extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """Fields the host sent that this version of the types does not know."""
-    _FIELDS: ClassVar[frozenset] = frozenset(('runtime', 'accept_weaker_boundary', 'command', 'cwd', 'env', 'labels', 'max_wall_ms', 'model', 'permission_profile', 'require_ready', 'rerun_after_host_loss', 'resume', 'size'))
+    _FIELDS: ClassVar[frozenset] = frozenset(('runtime', 'accept_weaker_boundary', 'allow_refused_version', 'command', 'cwd', 'env', 'labels', 'max_wall_ms', 'model', 'permission_profile', 'require_ready', 'rerun_after_host_loss', 'resume', 'size'))
 
     @classmethod
     def _from_body(cls, value: Any, path: str) -> 'StartParams':
@@ -1349,6 +1377,7 @@ class StartParams:
         return cls(
             runtime=read_str(read_required(obj, 'runtime', path), path + ".runtime"),
             **({'accept_weaker_boundary': read_bool(obj['accept_weaker_boundary'], path + ".accept_weaker_boundary")} if 'accept_weaker_boundary' in obj else {}),
+            **({'allow_refused_version': read_bool(obj['allow_refused_version'], path + ".allow_refused_version")} if 'allow_refused_version' in obj else {}),
             **({'command': [read_str(_item, path + ".command") for _item in read_list(obj['command'], path + ".command")]} if 'command' in obj else {}),
             **({'cwd': (None if obj['cwd'] is None else read_str(obj['cwd'], path + ".cwd"))} if 'cwd' in obj else {}),
             **({'env': {_key: read_str(_item, path + ".env") for _key, _item in read_object(obj['env'], path + ".env").items()}} if 'env' in obj else {}),
@@ -1367,6 +1396,7 @@ class StartParams:
         out: Dict[str, Any] = {}
         out['runtime'] = self.runtime
         out['accept_weaker_boundary'] = self.accept_weaker_boundary
+        out['allow_refused_version'] = self.allow_refused_version
         out['command'] = list(self.command)
         if self.cwd is not None:
             out['cwd'] = (None if self.cwd is None else self.cwd)
@@ -1598,6 +1628,52 @@ class Usage:
 
     @classmethod
     def from_json(cls, value: Any, path: str = 'Usage') -> 'Usage':
+        """Reads it from its JSON value."""
+        return cls._from_body(value, path)
+
+    def to_json(self) -> Dict[str, Any]:
+        """Its JSON value."""
+        return self._body_json()
+
+
+@dataclass(frozen=True)
+class VersionRefusal:
+    """A range of versions an adapter refuses, and why (revision 7).
+
+    Fields on the wire:
+
+    - ``from``: The first version refused, as dotted numbers.
+    - ``reason``: Why, for people.
+    - ``before``: The first version no longer refused; absent when every later version is refused too.
+    """
+
+    from_: str
+    reason: str
+    before: Optional[str] = None
+    extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """Fields the host sent that this version of the types does not know."""
+    _FIELDS: ClassVar[frozenset] = frozenset(('from', 'reason', 'before'))
+
+    @classmethod
+    def _from_body(cls, value: Any, path: str) -> 'VersionRefusal':
+        obj = read_object(value, path)
+        return cls(
+            from_=read_str(read_required(obj, 'from', path), path + ".from"),
+            reason=read_str(read_required(obj, 'reason', path), path + ".reason"),
+            **({'before': (None if obj['before'] is None else read_str(obj['before'], path + ".before"))} if 'before' in obj else {}),
+            extra_fields=extra_fields(obj, cls._FIELDS),
+        )
+
+    def _body_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {}
+        out['from'] = self.from_
+        out['reason'] = self.reason
+        if self.before is not None:
+            out['before'] = (None if self.before is None else self.before)
+        return out
+
+    @classmethod
+    def from_json(cls, value: Any, path: str = 'VersionRefusal') -> 'VersionRefusal':
         """Reads it from its JSON value."""
         return cls._from_body(value, path)
 
@@ -4562,6 +4638,7 @@ __all__ = [
     'TerminalRelease',
     'TurnReport',
     'Usage',
+    'VersionRefusal',
     'WaitForParams',
     'WaitMatch',
     'Welcome',
