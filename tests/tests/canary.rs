@@ -694,3 +694,27 @@ fn live_without_its_live_proof_is_refused_with_where_it_looked() {
     assert!(outcome.stderr.contains(&missing.display().to_string()), "{outcome:?}");
     assert!(outcome.stderr.contains("cargo build -p panehost-tests"), "{outcome:?}");
 }
+
+#[test]
+fn a_version_the_adapter_refuses_fails_with_its_reason() {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    // kimi from 1.52.0 is refused: a retirement release that runs a remote
+    // installer when started.
+    let help = "usage: kimi [--session ID] [--model NAME] [--work-dir DIR] [--yolo] [login]";
+    let candidate = stand_in(&bin, &version_and_help("kimi, version 1.52.0", help));
+    let args = ["--runtime", "kimi", "--binary", candidate.to_str().unwrap(), "--json"];
+    let outcome = dirs.run(&args);
+    if !sandbox_available() {
+        return expect_blocked_here(&outcome);
+    }
+    assert_eq!(outcome.code(), Some(4), "{outcome:?}");
+    let report = report_of(&outcome);
+    let failures = findings(&report, "failures");
+    assert!(
+        failures.iter().any(|failure| failure
+            .starts_with("version kimi, version 1.52.0 is one the adapter refuses (from 1.52.0)")
+            && failure.contains("retired")),
+        "{failures:?}"
+    );
+}

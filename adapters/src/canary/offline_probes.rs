@@ -140,6 +140,15 @@ fn read_version(descriptor: &Descriptor, run: &ProbeRun, record: &mut VersionRec
     record.printed = Some(line.trim().to_owned()).filter(|line| !line.is_empty());
     let status = floor_status(record.printed.as_deref(), descriptor.version.floor.as_deref());
     record.floor_status = status.as_str().to_owned();
+    if let Some(refused) = descriptor.refusal(record.printed.as_deref()) {
+        findings.failures.push(format!(
+            "version {} is one the adapter refuses (from {}{}): {}",
+            line.trim(),
+            refused.from,
+            refused.before.as_deref().map(|before| format!(" before {before}")).unwrap_or_default(),
+            refused.reason
+        ));
+    }
     match (status, &descriptor.version.floor) {
         (FloorStatus::Below, floor) => findings.failures.push(format!(
             "version {} is below the floor {}",
