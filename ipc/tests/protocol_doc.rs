@@ -9,9 +9,16 @@ use panehost_ipc::{
     decode, limitation, Encoding, ErrorCode, Event, HandshakeReply, Hello, PaneState, Request, RequestFrame, Response,
     ResumeRequest, ServerMessage, StreamStart, WaitTarget, PROTOCOL_REVISION,
 };
-use serde::de::{DeserializeOwned, Error as _, Visitor};
+use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
+
+mod support;
+
+/// An enum's variant names, as a set.
+fn variant_set<T: DeserializeOwned>() -> BTreeSet<&'static str> {
+    support::variant_names::<T>().into_iter().collect()
+}
 
 const DOC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/PROTOCOL.md");
 
@@ -98,40 +105,6 @@ fn examples(doc: &str) -> Vec<(Kind, Block)> {
         }
     }
     examples
-}
-
-/// The serde names of an enum's variants, as its derived `Deserialize`
-/// declares them (so the list follows the type, not this test).
-fn variant_names<T: DeserializeOwned>() -> BTreeSet<&'static str> {
-    struct Probe<'a>(&'a mut Vec<&'static str>);
-
-    impl<'de> serde::Deserializer<'de> for Probe<'_> {
-        type Error = serde::de::value::Error;
-
-        fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
-            Err(Self::Error::custom("only enums are probed"))
-        }
-
-        fn deserialize_enum<V: Visitor<'de>>(
-            self,
-            _name: &'static str,
-            variants: &'static [&'static str],
-            _visitor: V,
-        ) -> Result<V::Value, Self::Error> {
-            self.0.extend_from_slice(variants);
-            Err(Self::Error::custom("probed"))
-        }
-
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-            option unit unit_struct newtype_struct seq tuple tuple_struct map struct identifier ignored_any
-        }
-    }
-
-    let mut names = Vec::new();
-    let _ = T::deserialize(Probe(&mut names));
-    assert!(!names.is_empty(), "{} is not an enum", std::any::type_name::<T>());
-    names.into_iter().collect()
 }
 
 /// The variant name of an externally tagged JSON enum value: the string of a
@@ -253,14 +226,14 @@ fn every_tagged_example_decodes() {
 #[test]
 fn examples_show_every_variant() {
     let seen = check_examples(&read_doc());
-    assert_all_shown("Request", variant_names::<Request>(), &seen.requests);
-    assert_all_shown("ServerMessage", variant_names::<ServerMessage>(), &seen.server_messages);
-    assert_all_shown("Response", variant_names::<Response>(), &seen.responses);
-    assert_all_shown("Event", variant_names::<Event>(), &seen.events);
-    assert_all_shown("StreamStart", variant_names::<StreamStart>(), &seen.stream_starts);
-    assert_all_shown("HandshakeReply", variant_names::<HandshakeReply>(), &seen.handshake_replies);
-    assert_all_shown("PaneState", variant_names::<PaneState>(), &seen.pane_states);
-    assert_all_shown("ResumeRequest", variant_names::<ResumeRequest>(), &seen.resume_requests);
+    assert_all_shown("Request", variant_set::<Request>(), &seen.requests);
+    assert_all_shown("ServerMessage", variant_set::<ServerMessage>(), &seen.server_messages);
+    assert_all_shown("Response", variant_set::<Response>(), &seen.responses);
+    assert_all_shown("Event", variant_set::<Event>(), &seen.events);
+    assert_all_shown("StreamStart", variant_set::<StreamStart>(), &seen.stream_starts);
+    assert_all_shown("HandshakeReply", variant_set::<HandshakeReply>(), &seen.handshake_replies);
+    assert_all_shown("PaneState", variant_set::<PaneState>(), &seen.pane_states);
+    assert_all_shown("ResumeRequest", variant_set::<ResumeRequest>(), &seen.resume_requests);
 }
 
 #[test]
@@ -293,7 +266,7 @@ fn the_fence_parser_sees_tags_and_line_numbers() {
     assert_eq!((blocks[0].line, blocks[0].info.as_str()), (2, "json request"));
     assert_eq!(blocks[0].text, "{\"id\":1,\"request\":{\"list\":{}}}");
     assert_eq!(examples(doc).len(), 1);
-    assert!(variant_names::<Request>().contains("list"));
+    assert!(variant_set::<Request>().contains("list"));
 }
 
 // --- hex payloads ------------------------------------------------------------
@@ -503,53 +476,21 @@ fn ticked(cell: &str) -> Vec<String> {
     cell.split('`').skip(1).step_by(2).map(str::to_owned).collect()
 }
 
-/// The serde names of an enum's variants, in declaration order.
-fn ordered_variants<T: DeserializeOwned>() -> Vec<&'static str> {
-    struct Probe<'a>(&'a mut Vec<&'static str>);
-
-    impl<'de> serde::Deserializer<'de> for Probe<'_> {
-        type Error = serde::de::value::Error;
-
-        fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
-            Err(Self::Error::custom("only enums are probed"))
-        }
-
-        fn deserialize_enum<V: Visitor<'de>>(
-            self,
-            _name: &'static str,
-            variants: &'static [&'static str],
-            _visitor: V,
-        ) -> Result<V::Value, Self::Error> {
-            self.0.extend_from_slice(variants);
-            Err(Self::Error::custom("probed"))
-        }
-
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-            option unit unit_struct newtype_struct seq tuple tuple_struct map struct identifier ignored_any
-        }
-    }
-
-    let mut names = Vec::new();
-    let _ = T::deserialize(Probe(&mut names));
-    names
-}
-
 #[test]
 fn the_variant_index_table_lists_every_variant_of_every_enum_in_order() {
     let doc = read_doc();
     let tables = tables(&doc);
     let indices = table(&tables, &["Enum", "Index: variant"]);
     let enums: Vec<(&str, Vec<&'static str>)> = vec![
-        ("Request", ordered_variants::<Request>()),
-        ("ServerMessage", ordered_variants::<ServerMessage>()),
-        ("Response", ordered_variants::<Response>()),
-        ("Event", ordered_variants::<Event>()),
-        ("StreamStart", ordered_variants::<StreamStart>()),
-        ("PaneState", ordered_variants::<PaneState>()),
-        ("ResumeRequest", ordered_variants::<ResumeRequest>()),
-        ("WaitTarget", ordered_variants::<WaitTarget>()),
-        ("Encoding", ordered_variants::<Encoding>()),
+        ("Request", support::variant_names::<Request>()),
+        ("ServerMessage", support::variant_names::<ServerMessage>()),
+        ("Response", support::variant_names::<Response>()),
+        ("Event", support::variant_names::<Event>()),
+        ("StreamStart", support::variant_names::<StreamStart>()),
+        ("PaneState", support::variant_names::<PaneState>()),
+        ("ResumeRequest", support::variant_names::<ResumeRequest>()),
+        ("WaitTarget", support::variant_names::<WaitTarget>()),
+        ("Encoding", support::variant_names::<Encoding>()),
     ];
     let listed: Vec<String> = indices.rows.iter().map(|row| ticked(&row[0]).join("")).collect();
     assert_eq!(listed, enums.iter().map(|(name, _)| name.to_string()).collect::<Vec<_>>(), "the enums the table lists");
@@ -581,7 +522,7 @@ fn the_events_table_names_every_event_in_order() {
     let tables = tables(&doc);
     let events = table(&tables, &["Event", "Fields", "Meaning"]);
     let shown: Vec<String> = events.rows.iter().flat_map(|row| ticked(&row[0])).collect();
-    assert_eq!(shown, ordered_variants::<Event>(), "PROTOCOL.md line {}", events.line);
+    assert_eq!(shown, support::variant_names::<Event>(), "PROTOCOL.md line {}", events.line);
     for row in &events.rows {
         let names = ticked(&row[0]);
         let watch_only = names.iter().all(|name| {

@@ -9,41 +9,10 @@ use panehost_ipc::event::{stream, STREAMS};
 use panehost_ipc::request::ANSWERS;
 use panehost_ipc::schema::protocol_schema;
 use panehost_ipc::{limitation, vocabulary, ErrorCode, Event, Request, Response};
-use serde::de::{DeserializeOwned, Error as _, Visitor};
 use serde_json::{json, Value};
+use support::variant_names;
 
-/// The serde names of an enum's variants, in declaration order, as its
-/// derived `Deserialize` declares them.
-fn variant_names<T: DeserializeOwned>() -> Vec<&'static str> {
-    struct Probe<'a>(&'a mut Vec<&'static str>);
-
-    impl<'de> serde::Deserializer<'de> for Probe<'_> {
-        type Error = serde::de::value::Error;
-
-        fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
-            Err(Self::Error::custom("only enums are probed"))
-        }
-
-        fn deserialize_enum<V: Visitor<'de>>(
-            self,
-            _name: &'static str,
-            variants: &'static [&'static str],
-            _visitor: V,
-        ) -> Result<V::Value, Self::Error> {
-            self.0.extend_from_slice(variants);
-            Err(Self::Error::custom("probed"))
-        }
-
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-            option unit unit_struct newtype_struct seq tuple tuple_struct map struct identifier ignored_any
-        }
-    }
-
-    let mut names = Vec::new();
-    let _ = T::deserialize(Probe(&mut names));
-    names
-}
+mod support;
 
 #[test]
 fn every_vocabulary_is_a_definition_of_the_shared_shape_with_its_values() {
