@@ -525,23 +525,5 @@ fn unexpected(expected: &'static str, got: &Response) -> ClientError {
 
 /// The wire name of a response's kind.
 pub(crate) fn response_kind(response: &Response) -> &'static str {
-    match response {
-        Response::Started(_) => "started",
-        Response::Sent { .. } => "sent",
-        Response::Interrupted(_) => "interrupted",
-        Response::Inspected(_) => "inspected",
-        Response::Subscribed(_) => "subscribed",
-        Response::Unsubscribed { .. } => "unsubscribed",
-        Response::Resized { .. } => "resized",
-        Response::Panes { .. } => "panes",
-        Response::Closed { .. } => "closed",
-        Response::Runtimes { .. } => "runtimes",
-        Response::Answered(_) => "answered",
-        Response::Notified {} => "notified",
-        Response::Receipt(_) => "receipt",
-        Response::History(_) => "history",
-        Response::Watching { .. } => "watching",
-        Response::Waited(_) => "waited",
-        Response::TerminalReleased(_) => "terminal_released",
-    }
+    response.name()
 }
