@@ -40,12 +40,14 @@ mod stdin_thread;
 mod stop;
 mod table;
 mod terminal;
+mod terminal_width;
+mod text_wrap;
 mod wait;
 mod watch;
 mod web;
 
 use crate::error::ClientError;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use context::Context;
 use std::fmt;
 use std::path::PathBuf;
@@ -79,7 +81,11 @@ pub struct Entrypoints {
 /// Runs the `panehost` command with the process's arguments and returns its
 /// exit code.
 pub fn main(entrypoints: Entrypoints) -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = Cli::command()
+        .term_width(terminal_width::columns())
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
@@ -175,8 +181,63 @@ fn run_client(context: Context, command: Command) -> anyhow::Result<()> {
     result
 }
 
+/// What `panehost --help` ends with.
+const MAIN_AFTER_HELP: &str = "\
+Without a subcommand, panehost opens a shell in a new pane, attached.
+A client starts a host in the background when none answers.
+
+Examples:
+  panehost start shell                 # prints the pane's id
+  panehost send p3fa9c01b 'echo hello' --enter
+  panehost inspect p3fa9c01b
+  panehost runtimes
+
+Subcommands that panehost runs itself are left out above: host, up and
+notify (each has its --help; see README.md).";
+
+const START_EXAMPLES: &str = "\
+Examples:
+  panehost start shell
+  panehost start shell --label task=42 -- make test
+  panehost start claude --model sonnet --require-ready
+  panehost start codex --resume-latest --profile read_only";
+
+const RUNTIMES_EXAMPLES: &str = "\
+Examples:
+  panehost runtimes
+  panehost runtimes --wide
+  panehost runtimes --probe claude";
+
+const WAIT_EXAMPLES: &str = "\
+Examples:
+  panehost wait p3fa9c01b '[$#] $'      # a shell's prompt (root's ends in #)
+  panehost wait p3fa9c01b 'done' --timeout 60
+  panehost wait p3fa9c01b 'Welcome' --output --from 0";
+
+const CANARY_EXIT_CODES: &str = "\
+Exit codes:
+  0  PASS: the version was read, is at or above the floor, and every
+     requirement is in its help
+  3  PASS_WITH_UNVERIFIED: nothing failed, but something could not be
+     verified offline (the version, the floor, a self-update switch)
+  4  FAIL: the candidate breaks the adapter
+  5  BLOCKED: nothing could be judged (no sandbox, staging failed)
+  1  a request the canary cannot act on; 2 a usage error
+With --all-installed: the most severe verdict's code (FAIL, BLOCKED, then
+PASS_WITH_UNVERIFIED), 0 when nothing needed judging. See docs/CANARY.md.
+
+Examples:
+  panehost canary --runtime claude --version 2.1.240
+  panehost canary --runtime codex --binary ~/bin/codex --json
+  panehost canary --all-installed";
+
 #[derive(Debug, Parser)]
-#[command(name = "panehost", version, about = "A per-user host of terminal panes for coding agents and shells.")]
+#[command(
+    name = "panehost",
+    version,
+    about = "A per-user host of terminal panes for coding agents and shells.",
+    after_help = MAIN_AFTER_HELP
+)]
 struct Cli {
     #[command(flatten)]
     globals: GlobalArgs,
@@ -184,81 +245,110 @@ struct Cli {
     command: Option<Command>,
 }
 
+/// The help heading of the options every subcommand takes.
+const GLOBAL_OPTIONS: &str = "Global options";
+/// The help heading of the options that aim a client at another machine.
+const REMOTE_OPTIONS: &str = "Remote options (another machine, through ssh)";
+
 /// Options every subcommand takes.
 #[derive(Debug, clap::Args)]
 pub(crate) struct GlobalArgs {
     /// The host's socket [default: $XDG_RUNTIME_DIR/panehost/host.sock, else a per-user directory under the temp dir]
-    #[arg(long, global = true, env = "PANEHOST_SOCKET", value_name = "PATH")]
+    #[arg(long, global = true, env = "PANEHOST_SOCKET", value_name = "PATH", help_heading = GLOBAL_OPTIONS)]
     pub(crate) socket: Option<PathBuf>,
     /// The host's state directory [default: $XDG_STATE_HOME/panehost, else ~/.local/state/panehost]
-    #[arg(long, global = true, env = "PANEHOST_STATE_DIR", value_name = "DIR")]
+    #[arg(long, global = true, env = "PANEHOST_STATE_DIR", value_name = "DIR", help_heading = GLOBAL_OPTIONS)]
     pub(crate) state_dir: Option<PathBuf>,
     /// Log filter, such as `debug` or `panehost_client=trace` (client logs go to standard error)
-    #[arg(long, global = true, env = "PANEHOST_LOG", value_name = "FILTER")]
+    #[arg(long, global = true, env = "PANEHOST_LOG", value_name = "FILTER", help_heading = GLOBAL_OPTIONS)]
     pub(crate) log: Option<String>,
     /// Drive the host of a user on another machine through ssh: [user@]host, or ssh://[user@]host[:port]
-    #[arg(long, global = true, env = "PANEHOST_REMOTE", value_name = "DEST")]
+    #[arg(long, global = true, env = "PANEHOST_REMOTE", value_name = "DEST", help_heading = REMOTE_OPTIONS)]
     pub(crate) remote: Option<String>,
     /// With --remote: the panehost program on the other machine, e.g. ~/.cargo/bin/panehost [default: panehost]
-    #[arg(long, global = true, env = "PANEHOST_REMOTE_PROGRAM", value_name = "PROGRAM")]
+    #[arg(long, global = true, env = "PANEHOST_REMOTE_PROGRAM", value_name = "PROGRAM", help_heading = REMOTE_OPTIONS)]
     pub(crate) remote_panehost: Option<String>,
     /// With --remote: the host's socket on the other machine [default: the default there]
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", help_heading = REMOTE_OPTIONS)]
     pub(crate) remote_socket: Option<String>,
     /// With --remote: the ssh configuration file (ssh -F) [default: ssh's own]
-    #[arg(long, global = true, env = "PANEHOST_SSH_CONFIG", value_name = "FILE")]
+    #[arg(long, global = true, env = "PANEHOST_SSH_CONFIG", value_name = "FILE", help_heading = REMOTE_OPTIONS)]
     pub(crate) ssh_config: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run the host in the foreground.
+    /// Run the host in the foreground (what a client starts on demand, and
+    /// the systemd unit runs).
+    #[command(hide = true, after_help = "Examples:\n  panehost host\n  panehost host --socket /run/user/1000/ph.sock")]
     Host,
     /// Stop the host; its panes stay with their keepers for the next host
     /// (or are closed, with --close-panes).
+    #[command(after_help = "Examples:\n  panehost stop\n  panehost stop --close-panes")]
     Stop(stop::StopArgs),
     /// Start a pane and attach to it (what plain `panehost` does, with a shell).
+    #[command(after_help = "Examples:\n  panehost new\n  panehost new claude --cwd ~/src/app")]
     New(new::NewArgs),
     /// Start a pane and print its id.
+    #[command(after_help = START_EXAMPLES)]
     Start(start::StartArgs),
     /// List panes.
+    #[command(visible_alias = "list", after_help = "Examples:\n  panehost ls\n  panehost ls --label task=42\n  panehost list --json")]
     Ls(ls::LsArgs),
     /// Type text (or standard input) into a pane.
+    #[command(after_help = "Examples:\n  panehost send p3fa9c01b 'echo hello' --enter\n  printf 'ls\\n' | panehost send p3fa9c01b")]
     Send(send::SendArgs),
     /// Interrupt what a pane is doing.
+    #[command(after_help = "Examples:\n  panehost interrupt p3fa9c01b\n  panehost interrupt p3fa9c01b --terminate --json")]
     Interrupt(interrupt::InterruptArgs),
     /// Show a pane and its screen.
+    #[command(after_help = "Examples:\n  panehost inspect p3fa9c01b\n  panehost inspect p3fa9c01b --json")]
     Inspect(inspect::InspectArgs),
     /// Print a pane's last lines of output as text.
+    #[command(after_help = "Examples:\n  panehost history p3fa9c01b\n  panehost history p3fa9c01b --lines 200")]
     History(history::HistoryArgs),
     /// Stream a pane's output and events.
+    #[command(after_help = "Examples:\n  panehost events p3fa9c01b\n  panehost events p3fa9c01b --json --from 0")]
     Events(events::EventsArgs),
     /// Attach this terminal to a pane.
+    #[command(after_help = "Examples:\n  panehost attach p3fa9c01b          # Ctrl-\\ detaches\n  panehost attach p3fa9c01b --detach-key ^B")]
     Attach(attach::AttachArgs),
     /// Change a pane's terminal size.
+    #[command(after_help = "Examples:\n  panehost resize p3fa9c01b 120x40")]
     Resize(resize::ResizeArgs),
     /// End a pane's process and forget the pane.
+    #[command(after_help = "Examples:\n  panehost close p3fa9c01b\n  panehost close p3fa9c01b --json")]
     Close(close::CloseArgs),
     /// List the runtimes the host can start.
+    #[command(after_help = RUNTIMES_EXAMPLES)]
     Runtimes(runtimes::RuntimesArgs),
     /// Sign in to a runtime in a new pane (attached when this is a terminal).
+    #[command(after_help = "Examples:\n  panehost login codex")]
     Login(login::LoginArgs),
     /// Submit a prompt and wait until the turn ends.
+    #[command(after_help = "Examples:\n  panehost ask p3fa9c01b 'ls | wc -l'\n  panehost ask p3fa9c01b 'Summarise README.md' --timeout 300 --json")]
     Ask(ask::AskArgs),
     /// Wait until a pane's screen (or output) matches a pattern.
+    #[command(after_help = WAIT_EXAMPLES)]
     Wait(wait::WaitArgs),
     /// Follow every pane: each that starts, changes activity, exits or leaves.
+    #[command(after_help = "Examples:\n  panehost watch\n  panehost watch --json")]
     Watch(watch::WatchArgs),
     /// Report a turn signal from a CLI's hook (run inside a pane).
+    #[command(hide = true, after_help = "Examples (what a hook inside a pane runs):\n  panehost notify --event turn_completed < payload.json")]
     Notify(notify::NotifyArgs),
     /// Bridge JSON-lines requests on standard input to the host.
+    #[command(after_help = "Examples:\n  echo '{\"id\":1,\"request\":{\"list\":{}}}' | panehost control")]
     Control,
     /// Serve a web terminal for the panes on a local HTTP port.
+    #[command(after_help = "Examples:\n  panehost web --install-assets     # once\n  panehost web\n  panehost web --listen 127.0.0.1:8080")]
     Web(web::WebArgs),
     /// Start the host unless one answers, and print its socket as JSON
     /// (what --remote runs on the other machine).
+    #[command(hide = true, after_help = "Examples (what --remote runs on the other machine):\n  panehost up --hold")]
     Up(remote::UpArgs),
     /// Judge a candidate version of a runtime's CLI offline; never installs it.
+    #[command(after_help = CANARY_EXIT_CODES)]
     Canary(canary::CanaryArgs),
 }
 

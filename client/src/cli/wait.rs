@@ -12,7 +12,7 @@ use panehost_ipc::{PaneId, Response, WaitForParams, WaitTarget};
 pub(crate) struct WaitArgs {
     /// The pane.
     pane: String,
-    /// A regular expression (Rust `regex` syntax), such as '\$ $' or 'claude> '.
+    /// A regular expression (Rust `regex` syntax), such as '[$#] $' (a shell's prompt) or 'claude> '.
     pattern: String,
     /// Match the output as the program wrote it, escape sequences included,
     /// instead of the screen; only output from now on counts (or from --from).
