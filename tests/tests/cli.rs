@@ -392,9 +392,9 @@ fn runtimes_lists_shell_and_the_fixture_with_their_limits() {
     );
     assert_eq!(fixture["completion"], "terminal_notification", "{fixture}");
 
-    // The table fits 100 columns and leaves the tests' runtime out...
+    // The table fits 80 columns and leaves the tests' runtime out...
     let narrow = cli.ok(&["runtimes"]);
-    assert!(narrow.lines().all(|line| line.chars().count() <= 100), "{narrow}");
+    assert!(narrow.lines().all(|line| line.chars().count() <= 80), "{narrow}");
     assert!(!narrow.lines().any(|line| line.starts_with("fixture ")), "{narrow}");
     // ...and with --wide --all says the same as the JSON.
     let table = cli.ok(&["runtimes", "--wide", "--all"]);
@@ -408,7 +408,7 @@ fn runtimes_lists_shell_and_the_fixture_with_their_limits() {
     assert!(row("shell").contains("NATIVE_RESUME_UNSUPPORTED"), "{table}");
     assert!(row("fixture").contains("REFERENCE,PROVIDER_SELECTION"), "{table}");
     // No completion receipt yet: the row says which gate and what to run.
-    assert!(row("fixture").contains("not_ready (receipt)"), "{table}");
+    assert!(row("fixture").contains("not ready: no receipt"), "{table}");
     assert!(row("fixture").contains("panehost runtimes --probe fixture"), "{table}");
 
     // Taking one: refused without the weaker boundary (the fixture has no

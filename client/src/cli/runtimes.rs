@@ -2,7 +2,8 @@
 
 use super::context::Context;
 use super::output::{print_json, print_line, print_text};
-use super::{json, table};
+use super::{json, printable, table, terminal_width, text_wrap};
+use panehost_ipc::runtime::{readiness, readiness_gate};
 use panehost_ipc::{Receipt, Response, RuntimeInfo};
 
 /// Arguments of `runtimes`.
@@ -38,9 +39,6 @@ pub(crate) struct RuntimesArgs {
 /// found when its binary is on PATH): listed only with `--all`.
 const TEST_RUNTIMES: &[&str] = &["fixture"];
 
-/// The width the default table keeps within.
-const TABLE_WIDTH: usize = 100;
-
 /// Lists the runtimes as a table or a JSON array, or takes a receipt.
 pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result<()> {
     let client = context.connect().await?;
@@ -63,9 +61,7 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
     if args.json {
         print_json(&json::answer(Response::Runtimes { runtimes }))?;
     } else if !args.wide {
-        let headers = ["ID", "AVAILABLE", "READINESS", "VERSION", "DETAIL"];
-        let rows: Vec<Vec<String>> = runtimes.iter().map(narrow_row).collect();
-        print_text(&fit(table::render(&headers, &rows), TABLE_WIDTH))?;
+        print_text(&narrow_table(&runtimes, terminal_width::columns()))?;
     } else {
         let rows: Vec<Vec<String>> = runtimes.iter().map(row).collect();
         let headers = [
@@ -100,41 +96,103 @@ fn describe_receipt(receipt: &Receipt) -> String {
     )
 }
 
-/// The columns that fit a terminal: the rest is in `--wide` and `--json`.
-fn narrow_row(runtime: &RuntimeInfo) -> Vec<String> {
-    let full = row(runtime);
-    vec![full[0].clone(), full[2].clone(), full[3].clone(), full[5].clone(), full[10].clone()]
+/// The table that fits a terminal `width` wide: a runtime's id, readiness
+/// and version on its line, and what stops it (or where it is) on the
+/// lines below, wrapped. The rest is in `--wide` and `--json`.
+fn narrow_table(runtimes: &[RuntimeInfo], width: usize) -> String {
+    let words: Vec<String> = runtimes.iter().map(readiness_words).collect();
+    let column = |cells: &mut dyn Iterator<Item = usize>, header: &str| cells.max().unwrap_or(0).max(header.len());
+    let id_width = column(&mut runtimes.iter().map(|runtime| printable::line(&runtime.id).chars().count()), "ID");
+    let words_width = column(&mut words.iter().map(|words| words.chars().count()), "READINESS");
+    // The version takes what the other columns leave (a long one is cut).
+    let version_width = width.saturating_sub(id_width + words_width + 4).max(MIN_VERSION_CHARS);
+    let rows: Vec<Vec<String>> = runtimes
+        .iter()
+        .zip(words)
+        .map(|(runtime, words)| vec![runtime.id.clone(), words, shortened(version(runtime), version_width)])
+        .collect();
+    let table = table::render(&["ID", "READINESS", "VERSION"], &rows);
+    let mut lines = table.lines();
+    let mut out = String::new();
+    if let Some(header) = lines.next() {
+        out.push_str(header);
+        out.push('\n');
+    }
+    for (line, runtime) in lines.zip(runtimes) {
+        out.push_str(line);
+        out.push('\n');
+        for detail in text_wrap::wrap(&printable::line(&detail(runtime)), width.saturating_sub(DETAIL_INDENT.len())) {
+            out.push_str(DETAIL_INDENT);
+            out.push_str(&detail);
+            out.push('\n');
+        }
+    }
+    out
 }
 
-/// Cuts every line of `table` to `width` characters, marking a cut with
-/// `…`.
-fn fit(table: String, width: usize) -> String {
-    table
-        .lines()
-        .map(|line| {
-            if line.chars().count() <= width {
-                line.to_owned()
-            } else {
-                let kept: String = line.chars().take(width - 1).collect();
-                format!("{kept}…")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n"
+/// Where a runtime's detail lines start.
+const DETAIL_INDENT: &str = "    ";
+
+/// The fewest characters of a version the narrow table shows, however
+/// narrow the terminal.
+const MIN_VERSION_CHARS: usize = 12;
+
+/// `text`, cut to `most` characters with `…` marking the cut.
+fn shortened(text: String, most: usize) -> String {
+    if text.chars().count() <= most {
+        return text;
+    }
+    let kept: String = text.chars().take(most.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
+/// What a runtime's readiness means, in words: `ready`, or `not ready:`
+/// and what stops it (`not installed`, `signed out`, ...). The wire's
+/// `not_ready` with the gate `installed` names the gate that failed, which
+/// read as "installed"; the table says what failed instead.
+fn readiness_words(runtime: &RuntimeInfo) -> String {
+    match (runtime.readiness.as_str(), runtime.readiness_gate.as_deref()) {
+        (readiness::READY, _) => "ready".to_owned(),
+        (readiness::REDUCED, _) => "ready, reduced (version unread)".to_owned(),
+        (readiness::NOT_READY, Some(gate)) => {
+            let stopped_by = match gate {
+                readiness_gate::SUPPORTED => "unsupported",
+                readiness_gate::INSTALLED if runtime.path.is_some() => "not identified",
+                readiness_gate::INSTALLED => "not installed",
+                readiness_gate::VERSION if runtime.version_refused.is_some() => "version refused",
+                readiness_gate::VERSION => "version below floor",
+                readiness_gate::SIGN_IN => "signed out",
+                readiness_gate::RECEIPT => "no receipt (--probe)",
+                other => return format!("not ready: gate {other}"),
+            };
+            format!("not ready: {stopped_by}")
+        }
+        (readiness::NOT_READY, None) => "not ready".to_owned(),
+        (other, Some(gate)) => format!("{other} (gate {gate})"),
+        (other, None) => other.to_owned(),
+    }
+}
+
+/// The version found; marked when the adapter refuses it.
+fn version(runtime: &RuntimeInfo) -> String {
+    match (&runtime.version, &runtime.version_refused) {
+        (Some(version), Some(_)) => format!("{version} (refused)"),
+        (Some(version), None) => version.clone(),
+        (None, _) => "-".to_owned(),
+    }
+}
+
+/// Why the runtime is not ready or not available, else where it is.
+fn detail(runtime: &RuntimeInfo) -> String {
+    match (&runtime.readiness_reason, &runtime.unavailable_reason, &runtime.path) {
+        (Some(reason), _, _) | (None, Some(reason), _) => reason.clone(),
+        (None, None, Some(path)) => path.clone(),
+        (None, None, None) => String::new(),
+    }
 }
 
 fn row(runtime: &RuntimeInfo) -> Vec<String> {
     let yes_no = |flag: bool| if flag { "yes" } else { "no" }.to_owned();
-    let detail = match (&runtime.readiness_reason, &runtime.unavailable_reason, &runtime.path) {
-        (Some(reason), _, _) | (None, Some(reason), _) => reason.clone(),
-        (None, None, Some(path)) => path.clone(),
-        (None, None, None) => String::new(),
-    };
-    let readiness = match &runtime.readiness_gate {
-        Some(gate) => format!("{} ({gate})", runtime.readiness),
-        None => runtime.readiness.clone(),
-    };
     let list = |items: &[String]| if items.is_empty() { "-".to_owned() } else { items.join(",") };
     // The profile a start without one gets is marked `*`.
     let profiles: Vec<String> = runtime
@@ -149,13 +207,9 @@ fn row(runtime: &RuntimeInfo) -> Vec<String> {
         runtime.id.clone(),
         yes_no(runtime.supported),
         yes_no(runtime.available),
-        readiness,
+        readiness_words(runtime),
         runtime.sign_in.clone(),
-        match (&runtime.version, &runtime.version_refused) {
-            (Some(version), Some(_)) => format!("{version} (refused)"),
-            (Some(version), None) => version.clone(),
-            (None, _) => "-".to_owned(),
-        },
+        version(runtime),
         match (&runtime.version_floor, &runtime.floor_status) {
             (Some(floor), Some(status)) => format!("{floor} ({status})"),
             (Some(floor), None) => floor.clone(),
@@ -164,20 +218,43 @@ fn row(runtime: &RuntimeInfo) -> Vec<String> {
         list(&runtime.resume_modes),
         list(&profiles),
         list(&runtime.limitations),
-        detail,
+        detail(runtime),
     ]
 }
 
 #[cfg(test)]
 mod tests {
-    use super::fit;
+    use super::*;
+
+    fn runtime(id: &str, readiness: &str, gate: Option<&str>, reason: &str) -> RuntimeInfo {
+        let mut info: RuntimeInfo = serde_json::from_value(serde_json::json!({
+            "id": id, "display_name": id, "supported": true, "available": false,
+            "resume_modes": [], "limitations": [], "readiness": readiness, "sign_in": "not_required",
+            "completion": "screen_heuristic", "login": "not_required", "evidence": "operator",
+            "permission_profiles": []
+        }))
+        .unwrap();
+        info.readiness_gate = gate.map(str::to_owned);
+        info.readiness_reason = Some(reason.to_owned());
+        info
+    }
 
     #[test]
-    fn the_default_table_keeps_within_its_width() {
-        let table = format!("ID  DETAIL\nshell  {}\n", "x".repeat(300));
-        let fitted = fit(table, 100);
-        assert!(fitted.lines().all(|line| line.chars().count() <= 100), "{fitted}");
-        assert!(fitted.lines().nth(1).unwrap().ends_with('…'));
-        assert_eq!(fit("a\nb\n".to_owned(), 100), "a\nb\n");
+    fn the_default_table_keeps_within_its_width_and_wraps_the_detail() {
+        let long = format!("none of [\"claude\"] was found on PATH ({}) or at a known path", "/opt/x/bin:".repeat(20));
+        let runtimes = [runtime("claude", "not_ready", Some("installed"), &long), runtime("shell", "ready", None, "")];
+        let table = narrow_table(&runtimes, 80);
+        assert!(table.lines().all(|line| line.chars().count() <= 80), "{table}");
+        assert!(table.lines().nth(1).unwrap().contains("not ready: not installed"), "{table}");
+        assert!(table.contains("or at a known path"), "nothing of the detail is cut: {table}");
+    }
+
+    #[test]
+    fn readiness_reads_as_what_it_means() {
+        let words = |readiness, gate| readiness_words(&runtime("x", readiness, gate, ""));
+        assert_eq!(words("not_ready", Some("installed")), "not ready: not installed");
+        assert_eq!(words("not_ready", Some("sign_in")), "not ready: signed out");
+        assert_eq!(words("ready", None), "ready");
+        assert_eq!(words("not_ready", Some("new_gate")), "not ready: gate new_gate");
     }
 }
