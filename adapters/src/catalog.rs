@@ -61,14 +61,53 @@ impl Catalog {
         }
     }
 
-    /// Why the runtime's executable was not found.
-    pub fn not_found_reason(descriptor: &Descriptor) -> String {
+    /// Why the runtime's executable was not found, naming where the host
+    /// looked: the directories of its search path and the known paths.
+    pub fn not_found_reason(&self, descriptor: &Descriptor) -> String {
         match &descriptor.executable {
-            Executable::Named { names, .. } => format!("none of {names:?} was found on PATH or at a known path"),
+            Executable::Named { names, known_paths } => {
+                let home = self.environment.home();
+                let known: Vec<String> = known_paths.iter().map(|path| expand_home(path, &home)).collect();
+                let searched = match self.environment.get("PATH") {
+                    Some(path) => format!("PATH ({path})"),
+                    None => "PATH (unset)".to_owned(),
+                };
+                if known.is_empty() {
+                    format!("none of {names:?} was found on {searched}")
+                } else {
+                    format!("none of {names:?} was found on {searched} or at {}", known.join(", "))
+                }
+            }
             Executable::FromVariable { variable, fallback } => {
                 format!("neither ${variable} nor {fallback} is executable")
             }
         }
+    }
+
+    /// This catalog as a client sees the machine: `client_path` (the
+    /// client's `PATH`) searched first, then the host's own `PATH`, each
+    /// directory once; launches built from it get that `PATH` too, so a CLI
+    /// installed after the host started (and an interpreter installed
+    /// beside it) is found and runs. Only absolute directories of the
+    /// client's are taken: a relative one means the client's working
+    /// directory, which the host does not share. `None` when the client's
+    /// `PATH` adds no directory.
+    pub fn with_client_search_path(&self, client_path: &str) -> Option<Catalog> {
+        let host_path = self.environment.get("PATH").unwrap_or("");
+        let mut directories: Vec<&str> = Vec::new();
+        let client_dirs = client_path.split(':').filter(|dir| dir.starts_with('/'));
+        for dir in client_dirs.chain(host_path.split(':').filter(|dir| !dir.is_empty())) {
+            if !directories.contains(&dir) {
+                directories.push(dir);
+            }
+        }
+        let combined = directories.join(":");
+        if combined == host_path {
+            return None;
+        }
+        let mut environment = self.environment.clone();
+        environment.variables.insert("PATH".to_owned(), combined);
+        Some(Catalog { descriptors: self.descriptors.clone(), environment })
     }
 
     /// Checks a start request and builds what to spawn. Refusals come in a
@@ -182,7 +221,7 @@ impl Catalog {
         let descriptor = self.descriptor(runtime).ok_or_else(|| AdmissionError::UnknownRuntime(runtime.to_owned()))?;
         let program = self.resolve(descriptor).ok_or_else(|| AdmissionError::NotAvailable {
             runtime: descriptor.id.clone(),
-            reason: Catalog::not_found_reason(descriptor),
+            reason: self.not_found_reason(descriptor),
         })?;
         if !descriptor.supported {
             return Err(AdmissionError::NotSupported(descriptor.id.clone()));
@@ -225,5 +264,35 @@ fn expand_home(path: &str, home: &Path) -> String {
     match path.strip_prefix("~/") {
         Some(rest) => home.join(rest).display().to_string(),
         None => path.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod client_search_path_tests {
+    use super::*;
+
+    fn catalog_with_path(path: &str) -> Catalog {
+        let mut environment = HostEnvironment::default();
+        environment.variables.insert("PATH".to_owned(), path.to_owned());
+        environment.variables.insert("HOME".to_owned(), "/home/ada".to_owned());
+        Catalog::built_in(environment)
+    }
+
+    #[test]
+    fn the_clients_directories_come_first_each_once_and_only_absolute_ones() {
+        let catalog = catalog_with_path("/usr/bin:/bin");
+        let seen = catalog.with_client_search_path("/opt/new/bin:.:bin:/usr/bin::/home/ada/.npm/bin").unwrap();
+        assert_eq!(seen.environment().get("PATH"), Some("/opt/new/bin:/usr/bin:/home/ada/.npm/bin:/bin"));
+        assert!(catalog.with_client_search_path("/usr/bin:/bin").is_none());
+        assert!(catalog.with_client_search_path("relative:.").is_none());
+    }
+
+    #[test]
+    fn a_runtime_not_found_says_where_the_host_looked() {
+        let catalog = catalog_with_path("/usr/bin:/bin");
+        let claude = catalog.descriptor("claude").unwrap();
+        let reason = catalog.not_found_reason(claude);
+        assert!(reason.contains("PATH (/usr/bin:/bin)"), "{reason}");
+        assert!(reason.contains("/home/ada/"), "the known paths, expanded: {reason}");
     }
 }

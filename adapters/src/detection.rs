@@ -70,7 +70,7 @@ impl Detection {
 /// # Errors
 /// Fails when the executable is not found or cannot be read.
 pub fn detect(catalog: &Catalog, descriptor: &Descriptor) -> Result<Detection, String> {
-    let program = catalog.resolve(descriptor).ok_or_else(|| Catalog::not_found_reason(descriptor))?;
+    let program = catalog.resolve(descriptor).ok_or_else(|| catalog.not_found_reason(descriptor))?;
     let identity = Identity::of(&program).map_err(|err| format!("cannot read {}: {err}", program.display()))?;
     let (version, version_error) = if descriptor.version.args.is_empty() {
         (None, None)

@@ -197,7 +197,7 @@ fn judge(
     receipt: Option<&Receipt>,
 ) -> (Readiness, SignInReading, bool) {
     let not_found = match outcome {
-        None => Some(Catalog::not_found_reason(descriptor)),
+        None => Some(catalog.not_found_reason(descriptor)),
         Some(Err(reason)) => Some(reason.clone()),
         Some(Ok(_)) => None,
     };
@@ -274,7 +274,7 @@ fn runtime_info(
 ) -> RuntimeInfo {
     let (readiness, sign_in, receipt_valid) = judge(catalog, descriptor, &outcome, receipt.as_ref());
     let not_found = match &outcome {
-        None => Some(Catalog::not_found_reason(descriptor)),
+        None => Some(catalog.not_found_reason(descriptor)),
         Some(Err(reason)) => Some(reason.clone()),
         Some(Ok(_)) => None,
     };

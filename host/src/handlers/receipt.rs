@@ -2,6 +2,8 @@
 //! start may require.
 
 use crate::server::host_state::HostState;
+use panehost_adapters::Catalog;
+use std::sync::Arc;
 use panehost_adapters::readiness::ReadinessState;
 use panehost_adapters::receipt::{self, Challenge, RECEIPT_TIMEOUT};
 use panehost_ipc::{ErrorBody, ErrorCode, Receipt, Response, StartParams};
@@ -18,6 +20,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// no random value or scratch directory can be had.
 pub(crate) async fn handle_probe_runtime(
     host: &HostState,
+    catalog: &Arc<Catalog>,
     runtime: &str,
     model: Option<&str>,
     accept_weaker_boundary: bool,
@@ -26,7 +29,7 @@ pub(crate) async fn handle_probe_runtime(
         .map_err(|err| ErrorBody::new(ErrorCode::Internal, format!("no random value for the challenge: {err}")))?;
     let scratch = receipt::scratch_dir(&host.receipts.scratch_parent(), &challenge)
         .map_err(|err| ErrorBody::new(ErrorCode::Internal, format!("no scratch directory for the probe: {err}")))?;
-    let result = probe_in(host, runtime, model, accept_weaker_boundary, &challenge, scratch.clone()).await;
+    let result = probe_in(host, catalog, runtime, model, accept_weaker_boundary, &challenge, scratch.clone()).await;
     let _ = std::fs::remove_dir_all(&scratch);
     let receipt = result?;
     if let Err(err) = host.receipts.save_async(receipt.clone()).await {
@@ -38,18 +41,18 @@ pub(crate) async fn handle_probe_runtime(
 
 async fn probe_in(
     host: &HostState,
+    catalog: &Arc<Catalog>,
     runtime: &str,
     model: Option<&str>,
     accept_weaker_boundary: bool,
     challenge: &Challenge,
     scratch: std::path::PathBuf,
 ) -> Result<Receipt, ErrorBody> {
-    let (plan, read_only_enforced) = host
-        .catalog
+    let (plan, read_only_enforced) = catalog
         .admit_receipt(runtime, scratch, &challenge.prompt(), model, accept_weaker_boundary)
         .map_err(|err| err.to_error_body())?;
     // The same identity gate as a spawn: the receipt is of this executable.
-    host.runtime_gate.check_before_spawn(&host.catalog, &plan).await?;
+    host.runtime_gate.check_before_spawn(catalog, &plan).await?;
     let detection = host.runtime_gate.detection(runtime);
     let taken_at_ms = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_millis() as u64;
     let (probe_plan, probe_challenge) = (plan.clone(), challenge.clone());
@@ -84,11 +87,15 @@ async fn probe_in(
 ///
 /// # Errors
 /// `RUNTIME_NOT_READY`.
-pub(crate) async fn require_ready(host: &HostState, params: &StartParams) -> Result<(), ErrorBody> {
-    if !params.require_ready || host.catalog.descriptor(&params.runtime).is_none() {
+pub(crate) async fn require_ready(
+    host: &HostState,
+    catalog: &Arc<Catalog>,
+    params: &StartParams,
+) -> Result<(), ErrorBody> {
+    if !params.require_ready || catalog.descriptor(&params.runtime).is_none() {
         return Ok(());
     }
-    let readiness = host.runtime_gate.readiness_of(&host.catalog, &host.receipts, &params.runtime).await;
+    let readiness = host.runtime_gate.readiness_of(catalog, &host.receipts, &params.runtime).await;
     let gate = readiness.gate.map(|gate| gate.as_str()).unwrap_or("-");
     let reason = readiness.reason.clone().unwrap_or_default();
     match readiness.state {

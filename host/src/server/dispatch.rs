@@ -14,6 +14,8 @@ use crate::server::host_state::HostState;
 use crate::server::outbox::Outbox;
 use crate::server::passed_descriptors::PassedDescriptors;
 use crate::server::peer_process::PeerProcess;
+use crate::server::peer_search_path::peer_search_path;
+use panehost_adapters::Catalog;
 use crate::server::subscription::{EventSink, SubscriptionTask};
 use crate::server::watch::WatchTask;
 use panehost_adapters::LaunchPlan;
@@ -177,7 +179,10 @@ pub(crate) fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, req
             let ended = context.requests_ended.clone();
             later(terminal_attach::handle_attach_terminal(host, pane, detach_key, passed, ended).in_current_span())
         }
-        Request::Start(params) => later(async move { handle_start(&host, params).await }.in_current_span()),
+        Request::Start(params) => {
+            let catalog = catalog_seen_by(&host, context.peer.as_ref());
+            later(async move { handle_start(&host, &catalog, params).await }.in_current_span())
+        }
         Request::Send(params) => match input_place(&host, &params.pane) {
             Ok((pane, place)) => later(turns::handle_send(pane, place, params).in_current_span()),
             Err(err) => Err(err).into(),
@@ -232,25 +237,42 @@ pub(crate) fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, req
             Err(err) => Err(err).into(),
         },
         Request::Close { pane } => later(async move { handle_close(&host, &pane).await }.in_current_span()),
-        Request::Runtimes {} => later(
-            async move {
-                let runtimes = host.runtime_gate.runtime_infos(&host.catalog, &host.receipts).await;
-                Ok(Response::Runtimes { runtimes })
-            }
-            .in_current_span(),
-        ),
-        Request::Login { runtime, cwd, size } => {
-            later(async move { handle_login(&host, &runtime, cwd.as_deref(), size).await }.in_current_span())
-        }
-        Request::ProbeRuntime { runtime, model, accept_weaker_boundary } => {
+        Request::Runtimes {} => {
+            let catalog = catalog_seen_by(&host, context.peer.as_ref());
             later(
                 async move {
-                    receipt::handle_probe_runtime(&host, &runtime, model.as_deref(), accept_weaker_boundary).await
+                    let runtimes = host.runtime_gate.runtime_infos(&catalog, &host.receipts).await;
+                    Ok(Response::Runtimes { runtimes })
+                }
+                .in_current_span(),
+            )
+        }
+        Request::Login { runtime, cwd, size } => {
+            let catalog = catalog_seen_by(&host, context.peer.as_ref());
+            later(async move { handle_login(&host, &catalog, &runtime, cwd.as_deref(), size).await }.in_current_span())
+        }
+        Request::ProbeRuntime { runtime, model, accept_weaker_boundary } => {
+            let catalog = catalog_seen_by(&host, context.peer.as_ref());
+            later(
+                async move {
+                    receipt::handle_probe_runtime(&host, &catalog, &runtime, model.as_deref(), accept_weaker_boundary)
+                        .await
                 }
                 .in_current_span(),
             )
         }
     }
+}
+
+/// The runtimes as the connecting process sees the machine: its `PATH`
+/// searched before the host's own (`peer_search_path`), so that a CLI
+/// installed after the host started is found; the host's catalog when the
+/// peer's `PATH` cannot be read or adds nothing.
+fn catalog_seen_by(host: &HostState, peer: Option<&PeerProcess>) -> Arc<Catalog> {
+    peer.and_then(peer_search_path)
+        .and_then(|path| host.catalog.with_client_search_path(&path))
+        .map(Arc::new)
+        .unwrap_or_else(|| Arc::clone(&host.catalog))
 }
 
 /// The pane a request writes to, and its place in the pane's input line,
@@ -269,14 +291,14 @@ fn check_size(size: Size) -> Result<Size, ErrorBody> {
     size.check().map_err(|err| ErrorBody::new(ErrorCode::InvalidArgument, err.to_string()))
 }
 
-async fn handle_start(host: &HostState, params: StartParams) -> Result<Response, ErrorBody> {
+async fn handle_start(host: &HostState, catalog: &Arc<Catalog>, params: StartParams) -> Result<Response, ErrorBody> {
     let size = check_size(params.size.unwrap_or(Size::DEFAULT))?;
     check_labels(&params.labels).map_err(|err| ErrorBody::new(ErrorCode::InvalidArgument, err.to_string()))?;
     check_client_env(&params.env).map_err(|err| ErrorBody::new(ErrorCode::InvalidArgument, err.to_string()))?;
-    let plan = host.catalog.admit(&params).map_err(|err| err.to_error_body())?;
-    receipt::require_ready(host, &params).await?;
+    let plan = catalog.admit(&params).map_err(|err| err.to_error_body())?;
+    receipt::require_ready(host, catalog, &params).await?;
     let unenforced = plan.unenforced_profile;
-    let response = spawn_pane(host, plan, params.clone(), size).await?;
+    let response = spawn_pane(host, catalog, plan, params.clone(), size).await?;
     if let (Some(profile), Response::Started(summary)) = (unenforced, &response) {
         tracing::warn!(
             pane = %summary.id,
@@ -295,26 +317,33 @@ async fn handle_start(host: &HostState, params: StartParams) -> Result<Response,
 
 async fn handle_login(
     host: &HostState,
+    catalog: &Arc<Catalog>,
     runtime: &str,
     cwd: Option<&str>,
     size: Option<Size>,
 ) -> Result<Response, ErrorBody> {
     let size = check_size(size.unwrap_or(Size::DEFAULT))?;
-    let plan = host.catalog.admit_login(runtime, cwd).map_err(|err| err.to_error_body())?;
+    let plan = catalog.admit_login(runtime, cwd).map_err(|err| err.to_error_body())?;
     let start = StartParams {
         runtime: runtime.to_owned(),
         cwd: cwd.map(str::to_owned),
         size: Some(size),
         ..StartParams::default()
     };
-    spawn_pane(host, plan, start, size).await
+    spawn_pane(host, catalog, plan, start, size).await
 }
 
 /// Checks the executable's identity, then spawns: nothing happens in
 /// between.
-async fn spawn_pane(host: &HostState, plan: LaunchPlan, start: StartParams, size: Size) -> Result<Response, ErrorBody> {
+async fn spawn_pane(
+    host: &HostState,
+    catalog: &Arc<Catalog>,
+    plan: LaunchPlan,
+    start: StartParams,
+    size: Size,
+) -> Result<Response, ErrorBody> {
     let _slot = host.start_slot()?;
-    host.runtime_gate.check_before_spawn(&host.catalog, &plan).await?;
+    host.runtime_gate.check_before_spawn(catalog, &plan).await?;
     let id = host.registry.new_id();
     let runtime = plan.runtime.clone();
     let pane = Pane::start(id, Launch { plan, start, size }, host.pane_services())

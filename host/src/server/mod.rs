@@ -9,5 +9,6 @@ pub(crate) mod host_state;
 pub(crate) mod outbox;
 pub(crate) mod passed_descriptors;
 pub(crate) mod peer_process;
+pub(crate) mod peer_search_path;
 pub(crate) mod subscription;
 pub(crate) mod watch;
