@@ -86,5 +86,21 @@ fn the_command_prints_the_history() {
     let answer: PaneHistory = cli.answer(&["history", pane.as_str(), "--json"]);
     assert_eq!((&answer.pane, answer.from, answer.truncated), (&pane, 0, false));
     assert_eq!(answer.text.lines().collect::<Vec<_>>(), expected);
+    // --lines cut them: every line is still held, and the note says so.
+    let cut = cli.run(&["history", pane.as_str(), "--lines", "5"]);
+    assert!(cut.status.success(), "{cut:?}");
+    assert!(!cut.stderr.contains("not held"), "{cut:?}");
+    assert!(cut.stderr.contains("left out: 5 lines above the screen were asked for"), "{cut:?}");
+    host.stop();
+}
+
+#[test]
+fn the_command_says_when_the_ring_no_longer_holds_older_lines() {
+    let host = TestHost::start_with_env(&[("PANEHOST_RING_BYTES", "4096")]);
+    let mut conn = host.connect(Encoding::Json);
+    let pane = finished_seq(&mut conn, 3000);
+    let outcome = Cli::for_host(&host).run(&["history", pane.as_str()]);
+    assert!(outcome.status.success(), "{outcome:?}");
+    assert!(outcome.stderr.contains("older lines are not held"), "{outcome:?}");
     host.stop();
 }
