@@ -36,6 +36,12 @@ pub struct AutostartCommand {
     pub log_file: Option<PathBuf>,
     /// How long the started host has to answer.
     pub ready_timeout: Duration,
+    /// A line written to standard error once a host this command started
+    /// answers, with `{pid}` replaced by the host's pid: a command line
+    /// tells its user that a background host now runs. Nothing is written
+    /// when `None` (the default: a library stays quiet), nor when another
+    /// client's host answered first.
+    pub announce: Option<String>,
 }
 
 impl AutostartCommand {
@@ -47,7 +53,16 @@ impl AutostartCommand {
             env: Vec::new(),
             log_file: None,
             ready_timeout: DEFAULT_READY_TIMEOUT,
+            announce: None,
         }
+    }
+
+    /// Writes `line` to standard error once the host this starts answers
+    /// (see [`AutostartCommand::announce`]).
+    #[must_use]
+    pub fn announce(mut self, line: impl Into<String>) -> Self {
+        self.announce = Some(line.into());
+        self
     }
 
     /// Adds arguments.
@@ -169,6 +184,10 @@ where
         tokio::time::sleep(POLL_INTERVAL).await;
         let last_error = match connect().await {
             Err(error) if error.is_unreachable() => error,
+            Ok(connected) => {
+                announce_started(command, &mut child);
+                return Ok(connected);
+            }
             other => return other,
         };
         if exit_status.is_none() {
@@ -197,6 +216,15 @@ where
                 }
             });
         }
+    }
+}
+
+/// Writes the command's announcement, unless the host it started has
+/// exited (another client's host answered).
+fn announce_started(command: &AutostartCommand, child: &mut tokio::process::Child) {
+    let (Some(line), Some(pid)) = (&command.announce, child.id()) else { return };
+    if matches!(child.try_wait(), Ok(None)) {
+        eprintln!("{}", line.replace("{pid}", &pid.to_string()));
     }
 }
 

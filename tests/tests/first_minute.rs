@@ -61,8 +61,14 @@ fn a_command_says_when_the_host_runs_another_build_and_how_to_replace_it() {
     assert!(outcome.status.success(), "{outcome:?}");
     assert!(outcome.stderr.contains("runs another build of panehost"), "{outcome:?}");
     assert!(outcome.stderr.contains("`panehost stop`"), "{outcome:?}");
-    // The host this build starts says nothing.
+    // The host this build starts is announced once, then says nothing.
     cli.ok(&["stop"]);
+    let outcome = cli.run(&["ls"]);
+    assert!(outcome.status.success(), "{outcome:?}");
+    let started = format!("panehost: started a host (pid {{pid}}) at {}; `panehost stop` ends it", cli.socket.display());
+    let pid = outcome.stderr.split("(pid ").nth(1).and_then(|rest| rest.split(')').next()).unwrap_or("?");
+    assert_eq!(outcome.stderr, format!("{}\n", started.replace("{pid}", pid)), "{outcome:?}");
+    assert!(pid.parse::<u32>().is_ok_and(process_exists), "the pid is the running host's: {outcome:?}");
     let outcome = cli.run(&["ls"]);
     assert!(outcome.status.success() && outcome.stderr.is_empty(), "{outcome:?}");
     cli.ok(&["stop", "--close-panes"]);

@@ -117,7 +117,8 @@ impl Context {
     }
 
     /// This executable, run as `panehost --socket S --state-dir D host`,
-    /// logging to `<state dir>/host.log`.
+    /// logging to `<state dir>/host.log`; its start is announced on
+    /// standard error.
     pub(crate) fn autostart_command(&self) -> anyhow::Result<AutostartCommand> {
         let program = std::env::current_exe().context("cannot find this executable to start the host")?;
         let mut command = AutostartCommand::new(program)
@@ -128,7 +129,11 @@ impl Context {
                 self.state_dir.clone().into_os_string(),
                 OsString::from("host"),
             ])
-            .log_file(self.state_dir.join("host.log"));
+            .log_file(self.state_dir.join("host.log"))
+            .announce(format!(
+                "panehost: started a host (pid {{pid}}) at {}; `panehost stop` ends it",
+                self.socket.display()
+            ));
         if let Some(filter) = &self.log_filter {
             command = command.env("PANEHOST_LOG", filter);
         }
