@@ -44,7 +44,10 @@ fn a_cli_installed_after_the_host_started_is_found_on_the_clients_path() {
 
     // Installed now (a stand-in answering --version at the adapter's floor).
     let floor = missing["version_floor"].as_str().unwrap_or("1.0.0").to_owned();
-    installed.script("claude", &format!("case \"$1\" in --version) echo '{floor} (Claude Code)'; exit 0;; esac\nexec sleep 60"));
+    installed.script(
+        "claude",
+        &format!("case \"$1\" in --version) echo '{floor} (Claude Code)'; exit 0;; esac\nexec sleep 60"),
+    );
     let found = claude(&runtimes_seen_with_path(&cli, &client_path));
     assert_eq!(found["available"], true, "{found}");
     assert_eq!(found["path"].as_str().unwrap(), installed.dir.path().join("claude").display().to_string(), "{found}");

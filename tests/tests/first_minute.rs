@@ -65,7 +65,8 @@ fn a_command_says_when_the_host_runs_another_build_and_how_to_replace_it() {
     cli.ok(&["stop"]);
     let outcome = cli.run(&["ls"]);
     assert!(outcome.status.success(), "{outcome:?}");
-    let started = format!("panehost: started a host (pid {{pid}}) at {}; `panehost stop` ends it", cli.socket.display());
+    let started =
+        format!("panehost: started a host (pid {{pid}}) at {}; `panehost stop` ends it", cli.socket.display());
     let pid = outcome.stderr.split("(pid ").nth(1).and_then(|rest| rest.split(')').next()).unwrap_or("?");
     assert_eq!(outcome.stderr, format!("{}\n", started.replace("{pid}", pid)), "{outcome:?}");
     assert!(pid.parse::<u32>().is_ok_and(process_exists), "the pid is the running host's: {outcome:?}");

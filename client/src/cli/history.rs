@@ -30,10 +30,15 @@ pub(crate) async fn run(context: &Context, args: HistoryArgs) -> anyhow::Result<
         print_json(&json::answer(Response::History(history)))?;
     } else {
         if history.from > 0 {
-            eprintln!("(older lines are not held: the host holds output from offset {} to {})", history.from, history.to);
+            eprintln!(
+                "(older lines are not held: the host holds output from offset {} to {})",
+                history.from, history.to
+            );
         } else if history.truncated {
             let asked = args.lines.map_or_else(|| "the default 1000".to_owned(), |lines| lines.to_string());
-            eprintln!("(older lines were left out: {asked} lines above the screen were asked for; --lines asks for more)");
+            eprintln!(
+                "(older lines were left out: {asked} lines above the screen were asked for; --lines asks for more)"
+            );
         }
         print_lines(history.text.trim_end_matches('\n'))?;
     }

@@ -293,13 +293,20 @@ enum Command {
     #[command(after_help = START_EXAMPLES)]
     Start(start::StartArgs),
     /// List panes.
-    #[command(visible_alias = "list", after_help = "Examples:\n  panehost ls\n  panehost ls --label task=42\n  panehost list --json")]
+    #[command(
+        visible_alias = "list",
+        after_help = "Examples:\n  panehost ls\n  panehost ls --label task=42\n  panehost list --json"
+    )]
     Ls(ls::LsArgs),
     /// Type text (or standard input) into a pane.
-    #[command(after_help = "Examples:\n  panehost send p3fa9c01b 'echo hello' --enter\n  printf 'ls\\n' | panehost send p3fa9c01b")]
+    #[command(
+        after_help = "Examples:\n  panehost send p3fa9c01b 'echo hello' --enter\n  printf 'ls\\n' | panehost send p3fa9c01b"
+    )]
     Send(send::SendArgs),
     /// Interrupt what a pane is doing.
-    #[command(after_help = "Examples:\n  panehost interrupt p3fa9c01b\n  panehost interrupt p3fa9c01b --terminate --json")]
+    #[command(
+        after_help = "Examples:\n  panehost interrupt p3fa9c01b\n  panehost interrupt p3fa9c01b --terminate --json"
+    )]
     Interrupt(interrupt::InterruptArgs),
     /// Show a pane and its screen.
     #[command(after_help = "Examples:\n  panehost inspect p3fa9c01b\n  panehost inspect p3fa9c01b --json")]
@@ -311,7 +318,9 @@ enum Command {
     #[command(after_help = "Examples:\n  panehost events p3fa9c01b\n  panehost events p3fa9c01b --json --from 0")]
     Events(events::EventsArgs),
     /// Attach this terminal to a pane.
-    #[command(after_help = "Examples:\n  panehost attach p3fa9c01b          # Ctrl-\\ detaches\n  panehost attach p3fa9c01b --detach-key ^B")]
+    #[command(
+        after_help = "Examples:\n  panehost attach p3fa9c01b          # Ctrl-\\ detaches\n  panehost attach p3fa9c01b --detach-key ^B"
+    )]
     Attach(attach::AttachArgs),
     /// Change a pane's terminal size.
     #[command(after_help = "Examples:\n  panehost resize p3fa9c01b 120x40")]
@@ -326,7 +335,9 @@ enum Command {
     #[command(after_help = "Examples:\n  panehost login codex")]
     Login(login::LoginArgs),
     /// Submit a prompt and wait until the turn ends.
-    #[command(after_help = "Examples:\n  panehost ask p3fa9c01b 'ls | wc -l'\n  panehost ask p3fa9c01b 'Summarise README.md' --timeout 300 --json")]
+    #[command(
+        after_help = "Examples:\n  panehost ask p3fa9c01b 'ls | wc -l'\n  panehost ask p3fa9c01b 'Summarise README.md' --timeout 300 --json"
+    )]
     Ask(ask::AskArgs),
     /// Wait until a pane's screen (or output) matches a pattern.
     #[command(after_help = WAIT_EXAMPLES)]
@@ -335,13 +346,18 @@ enum Command {
     #[command(after_help = "Examples:\n  panehost watch\n  panehost watch --json")]
     Watch(watch::WatchArgs),
     /// Report a turn signal from a CLI's hook (run inside a pane).
-    #[command(hide = true, after_help = "Examples (what a hook inside a pane runs):\n  panehost notify --event turn_completed < payload.json")]
+    #[command(
+        hide = true,
+        after_help = "Examples (what a hook inside a pane runs):\n  panehost notify --event turn_completed < payload.json"
+    )]
     Notify(notify::NotifyArgs),
     /// Bridge JSON-lines requests on standard input to the host.
     #[command(after_help = "Examples:\n  echo '{\"id\":1,\"request\":{\"list\":{}}}' | panehost control")]
     Control,
     /// Serve a web terminal for the panes on a local HTTP port.
-    #[command(after_help = "Examples:\n  panehost web --install-assets     # once\n  panehost web\n  panehost web --listen 127.0.0.1:8080")]
+    #[command(
+        after_help = "Examples:\n  panehost web --install-assets     # once\n  panehost web\n  panehost web --listen 127.0.0.1:8080"
+    )]
     Web(web::WebArgs),
     /// Start the host unless one answers, and print its socket as JSON
     /// (what --remote runs on the other machine).

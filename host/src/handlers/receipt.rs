@@ -2,11 +2,11 @@
 //! start may require.
 
 use crate::server::host_state::HostState;
-use panehost_adapters::Catalog;
-use std::sync::Arc;
 use panehost_adapters::readiness::ReadinessState;
 use panehost_adapters::receipt::{self, Challenge, RECEIPT_TIMEOUT};
+use panehost_adapters::Catalog;
 use panehost_ipc::{ErrorBody, ErrorCode, Receipt, Response, StartParams};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Runs the runtime's one-shot mode on a fresh challenge, in a scratch

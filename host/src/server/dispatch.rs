@@ -15,9 +15,9 @@ use crate::server::outbox::Outbox;
 use crate::server::passed_descriptors::PassedDescriptors;
 use crate::server::peer_process::PeerProcess;
 use crate::server::peer_search_path::peer_search_path;
-use panehost_adapters::Catalog;
 use crate::server::subscription::{EventSink, SubscriptionTask};
 use crate::server::watch::WatchTask;
+use panehost_adapters::Catalog;
 use panehost_adapters::LaunchPlan;
 use panehost_ipc::{
     check_client_env, check_labels, labels_match, ErrorBody, ErrorCode, PaneDetail, PaneHistory, PaneId, Request,

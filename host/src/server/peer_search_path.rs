@@ -57,7 +57,8 @@ mod tests {
 
     #[test]
     fn a_running_process_gives_its_path() {
-        let mut child = std::process::Command::new("sleep").arg("1000").env("PATH", "/from/the/client:/bin").spawn().unwrap();
+        let mut child =
+            std::process::Command::new("sleep").arg("1000").env("PATH", "/from/the/client:/bin").spawn().unwrap();
         let peer = PeerProcess::of(child.id());
         assert_eq!(peer_search_path(&peer).as_deref(), Some("/from/the/client:/bin"));
         child.kill().unwrap();
