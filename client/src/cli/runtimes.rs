@@ -118,16 +118,43 @@ fn narrow_table(runtimes: &[RuntimeInfo], width: usize) -> String {
         out.push_str(header);
         out.push('\n');
     }
+    let detail_width = width.saturating_sub(DETAIL_INDENT.len());
     for (line, runtime) in lines.zip(runtimes) {
         out.push_str(line);
         out.push('\n');
-        for detail in text_wrap::wrap(&printable::line(&detail(runtime)), width.saturating_sub(DETAIL_INDENT.len())) {
+        // Where the host looked is the same for every runtime not
+        // installed: said once, below the table.
+        if is_not_installed(runtime) {
+            continue;
+        }
+        for detail in text_wrap::wrap(&printable::line(&detail(runtime)), detail_width) {
             out.push_str(DETAIL_INDENT);
             out.push_str(&detail);
             out.push('\n');
         }
     }
+    let not_installed: Vec<&RuntimeInfo> = runtimes.iter().filter(|runtime| is_not_installed(runtime)).collect();
+    if let Some(first) = not_installed.first() {
+        let note = format!(
+            "{} not installed; where the host looked, for {}: {} (--wide: for each)",
+            not_installed.len(),
+            first.id,
+            detail(first)
+        );
+        out.push('\n');
+        for line in text_wrap::wrap(&printable::line(&note), width) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
     out
+}
+
+/// Not found at all (rather than found and not identified).
+fn is_not_installed(runtime: &RuntimeInfo) -> bool {
+    runtime.readiness == readiness::NOT_READY
+        && runtime.readiness_gate.as_deref() == Some(readiness_gate::INSTALLED)
+        && runtime.path.is_none()
 }
 
 /// Where a runtime's detail lines start.
@@ -247,6 +274,7 @@ mod tests {
         assert!(table.lines().all(|line| line.chars().count() <= 80), "{table}");
         assert!(table.lines().nth(1).unwrap().contains("not ready: not installed"), "{table}");
         assert!(table.contains("or at a known path"), "nothing of the detail is cut: {table}");
+        assert_eq!(table.matches("was found on PATH").count(), 1, "said once: {table}");
     }
 
     #[test]
