@@ -84,27 +84,33 @@ impl Catalog {
         }
     }
 
-    /// This catalog as a client sees the machine: `client_path` (the
-    /// client's `PATH`) searched first, then the host's own `PATH`, each
-    /// directory once; launches built from it get that `PATH` too, so a CLI
-    /// installed after the host started (and an interpreter installed
-    /// beside it) is found and runs. Only absolute directories of the
+    /// This catalog as a client sees the machine: the host's own `PATH`,
+    /// then the directories of `client_path` (the client's `PATH`) that it
+    /// lacks, each once; launches built from it get that `PATH` too, so a
+    /// CLI installed after the host started in a directory only the client
+    /// searches (and an interpreter installed beside it) is found and runs.
+    /// The host's directories come first: what the host found before it
+    /// still finds, whichever client asks. Only absolute directories of the
     /// client's are taken: a relative one means the client's working
     /// directory, which the host does not share. `None` when the client's
     /// `PATH` adds no directory.
     pub fn with_client_search_path(&self, client_path: &str) -> Option<Catalog> {
         let host_path = self.environment.get("PATH").unwrap_or("");
-        let mut directories: Vec<&str> = Vec::new();
-        let client_dirs = client_path.split(':').filter(|dir| dir.starts_with('/'));
-        for dir in client_dirs.chain(host_path.split(':').filter(|dir| !dir.is_empty())) {
-            if !directories.contains(&dir) {
-                directories.push(dir);
+        let host_dirs: Vec<&str> = host_path.split(':').filter(|dir| !dir.is_empty()).collect();
+        let mut added: Vec<&str> = Vec::new();
+        for dir in client_path.split(':').filter(|dir| dir.starts_with('/')) {
+            if !host_dirs.contains(&dir) && !added.contains(&dir) {
+                added.push(dir);
             }
         }
-        let combined = directories.join(":");
-        if combined == host_path {
+        if added.is_empty() {
             return None;
         }
+        let combined = if host_dirs.is_empty() {
+            added.join(":")
+        } else {
+            format!("{}:{}", host_path.trim_end_matches(':'), added.join(":"))
+        };
         let mut environment = self.environment.clone();
         environment.variables.insert("PATH".to_owned(), combined);
         Some(Catalog { descriptors: self.descriptors.clone(), environment })
@@ -279,10 +285,11 @@ mod client_search_path_tests {
     }
 
     #[test]
-    fn the_clients_directories_come_first_each_once_and_only_absolute_ones() {
+    fn the_clients_directories_follow_the_hosts_each_once_and_only_absolute_ones() {
         let catalog = catalog_with_path("/usr/bin:/bin");
-        let seen = catalog.with_client_search_path("/opt/new/bin:.:bin:/usr/bin::/home/ada/.npm/bin").unwrap();
-        assert_eq!(seen.environment().get("PATH"), Some("/opt/new/bin:/usr/bin:/home/ada/.npm/bin:/bin"));
+        let seen =
+            catalog.with_client_search_path("/opt/new/bin:.:bin:/usr/bin::/home/ada/.npm/bin:/opt/new/bin").unwrap();
+        assert_eq!(seen.environment().get("PATH"), Some("/usr/bin:/bin:/opt/new/bin:/home/ada/.npm/bin"));
         assert!(catalog.with_client_search_path("/usr/bin:/bin").is_none());
         assert!(catalog.with_client_search_path("relative:.").is_none());
     }

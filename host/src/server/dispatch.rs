@@ -264,10 +264,11 @@ pub(crate) fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, req
     }
 }
 
-/// The runtimes as the connecting process sees the machine: its `PATH`
-/// searched before the host's own (`peer_search_path`), so that a CLI
-/// installed after the host started is found; the host's catalog when the
-/// peer's `PATH` cannot be read or adds nothing.
+/// The runtimes as the connecting process sees the machine: the host's
+/// own `PATH`, then the directories of the peer's (`peer_search_path`) it
+/// lacks, so that a CLI installed after the host started in a directory
+/// only the client searches is found; the host's catalog when the peer's
+/// `PATH` cannot be read or adds nothing.
 fn catalog_seen_by(host: &HostState, peer: Option<&PeerProcess>) -> Arc<Catalog> {
     peer.and_then(peer_search_path)
         .and_then(|path| host.catalog.with_client_search_path(&path))
