@@ -160,7 +160,7 @@ impl Terminal {
     /// before it has switched the terminal to raw mode, so from then on keys
     /// go to the pane rather than to the terminal's line editor.
     fn wait_until_drawn(&self) {
-        self.wait_until("the pane to be drawn", |text| !text.is_empty());
+        self.wait_until("the pane to be drawn", |text| !after_host_note(text).is_empty());
     }
 
     /// Waits up to [`WAIT`] for the command to exit on its own.
@@ -379,6 +379,8 @@ fn a_host_started_from_the_terminal_runs_in_a_session_of_its_own_and_takes_the_t
     // terminal's command starts is stopped however the test ends.
     let _stops_the_host = StopsTheHost(&host);
     let mut terminal = Terminal::spawn(&host, &[], Size { cols: 90, rows: 25 });
+    // The command says that it started a host, then attaches.
+    terminal.wait_for("panehost: started a host");
     terminal.wait_until_drawn();
     terminal.type_keys(b"echo from-$((2+3))\r");
     terminal.wait_for("from-5");
@@ -397,6 +399,19 @@ fn a_host_started_from_the_terminal_runs_in_a_session_of_its_own_and_takes_the_t
     terminal.type_keys(&[DETACH_KEY]);
     terminal.wait_for("[detached from");
     assert!(terminal.wait_for_exit().success(), "{:?}", terminal.text());
+}
+
+/// The output after the note a command writes when it starts a host in the
+/// background (`panehost: started a host ...`), which comes before the
+/// command attaches: all of it when there is no such note.
+fn after_host_note(text: &str) -> &str {
+    if !text.starts_with("panehost: started a host") {
+        return text;
+    }
+    match text.split_once("ends it") {
+        Some((_, rest)) => rest.trim_start_matches(['\r', '\n']),
+        None => "",
+    }
 }
 
 /// Stops, with its panes, the host serving a test host's socket (one a
