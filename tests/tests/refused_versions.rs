@@ -108,7 +108,7 @@ fn the_runtimes_table_marks_a_refused_version_and_the_default_profile() {
     };
     let kimi = row("kimi");
     assert!(kimi.contains("kimi, version 1.52.0 (refused)"), "{kimi}");
-    assert!(kimi.contains("not_ready (version)"), "{kimi}");
+    assert!(kimi.contains("not ready: version refused"), "{kimi}");
     assert!(kimi.contains("retired; runs a remote installer at start"), "{kimi}");
     // The profile a start without one gets is marked.
     let qwen = row("qwen");
