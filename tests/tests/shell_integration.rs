@@ -554,13 +554,15 @@ fn an_interrupt_just_after_a_command_leaves_the_next_command_whole() {
 fn an_interrupt_whose_prompt_is_slow_to_come_is_the_keys_doing() {
     let host = bash_host();
     let mut conn = host.connect(Encoding::Json);
-    let pane = conn.start(start_params("shell", &[])).id;
+    let started = conn.start(start_params("shell", &[]));
+    let (pane, shell) = (started.id, started.pid);
     ask(&mut conn, &pane, r#"PROMPT_COMMAND="sleep 3;$PROMPT_COMMAND""#);
     let send = SendParams { pane: pane.clone(), text: "sleep 100".into(), enter: true, ..Default::default() };
     conn.ok(Request::Send(send));
-    wait_for("the command to begin", || {
-        let Response::Inspected(detail) = conn.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
-        (detail.pane.activity == "busy").then_some(()).ok_or(detail.pane.activity)
+    // The command is the terminal's foreground job (the prompt's mark that
+    // says it began comes a moment before bash starts it).
+    wait_for("`sleep 100` in the terminal's foreground", || {
+        foreground_child(shell, "sleep\0100\0").map(drop).ok_or("not yet".to_owned())
     });
     let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: false }) else {
         panic!()
@@ -569,6 +571,26 @@ fn an_interrupt_whose_prompt_is_slow_to_come_is_the_keys_doing() {
     assert_eq!((report.outcome.as_str(), actions), ("turn_cancelled", vec!["keys", "observed"]), "{report:?}");
     conn.ok(Request::Close { pane });
     host.stop();
+}
+
+/// A child of `parent` whose command line is `cmdline` and whose process
+/// group is its terminal's foreground group, if there is one.
+fn foreground_child(parent: u32, cmdline: &str) -> Option<u32> {
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<u32>().ok()) else { continue };
+        let Ok(command) = std::fs::read(format!("/proc/{pid}/cmdline")) else { continue };
+        if command != cmdline.as_bytes() {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        // After the command's name in parentheses: state, ppid, pgrp,
+        // session, tty_nr, tpgid.
+        let fields: Vec<&str> = stat.rsplit_once(") ").map(|(_, rest)| rest.split(' ').collect()).unwrap_or_default();
+        if fields.len() > 5 && fields[1] == parent.to_string() && fields[2] == fields[5] {
+            return Some(pid);
+        }
+    }
+    None
 }
 
 #[test]
