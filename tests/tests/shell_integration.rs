@@ -562,7 +562,7 @@ fn an_interrupt_whose_prompt_is_slow_to_come_is_the_keys_doing() {
     // The command is the terminal's foreground job (the prompt's mark that
     // says it began comes a moment before bash starts it).
     wait_for("`sleep 100` in the terminal's foreground", || {
-        foreground_child(shell, "sleep\0100\0").map(drop).ok_or("not yet".to_owned())
+        foreground_child(shell, "sleep\x00100\x00").map(drop).ok_or("not yet".to_owned())
     });
     let Response::Interrupted(report) = conn.ok(Request::Interrupt { pane: pane.clone(), terminate: false }) else {
         panic!()
