@@ -96,7 +96,7 @@ fn run_ok(program: &str, args: &[&str]) -> String {
 /// The second user's uid, making the user first when missing: a shell, a
 /// home, and a password field of `*` (no password; `!` would mean a locked
 /// account, which sshd refuses without PAM).
-fn second_user() -> u32 {
+pub fn second_user() -> u32 {
     let deadline = Instant::now() + WAIT;
     loop {
         let id = run("id", &["-u", SECOND_USER]);
