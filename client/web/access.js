@@ -9,12 +9,13 @@
 
 const KEY = 'panehost-token';
 
-/** Moves a token in the address's fragment into sessionStorage. */
+/** Moves a token in the address's fragment into sessionStorage; true when there was one. */
 export function takeTokenFromAddress() {
   const match = /(?:^#|&)token=([0-9a-f]+)/.exec(location.hash);
-  if (!match) return;
+  if (!match) return false;
   sessionStorage.setItem(KEY, match[1]);
   history.replaceState(history.state, '', `${location.pathname}${location.search}`);
+  return true;
 }
 
 /** The token this tab holds, or null. */
@@ -32,4 +33,14 @@ export function authorization() {
 export function socketProtocols() {
   const held = token();
   return held ? ['panehost', `panehost.token.${held}`] : ['panehost'];
+}
+
+/**
+ * Why the gateway refused this tab (a 401), in words: it holds no token,
+ * or one it does not accept. The page shows it above how to get the right one.
+ */
+export function tokenProblem() {
+  return token()
+    ? 'This page holds an access token that this panehost web does not accept: it came from another run of panehost web.'
+    : 'This page needs the access token of the panehost web that serves it, and it was opened without one.';
 }

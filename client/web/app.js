@@ -5,7 +5,7 @@
 // `panehost.view.renderedOffset`; every drawn output also fires a
 // `panehost:rendered` event on window with {pane, generation, offset}.
 
-import { takeTokenFromAddress } from '/access.js';
+import { takeTokenFromAddress, token, tokenProblem } from '/access.js';
 import { PaneList } from '/pane-list.js';
 import { PaneView } from '/terminal-view.js';
 import { ResumeStore } from '/resume-store.js';
@@ -22,6 +22,8 @@ const elements = {
   termView: document.getElementById('term-view'),
   terminal: document.getElementById('terminal'),
   notice: document.getElementById('notice'),
+  tokenHelp: document.getElementById('token-help'),
+  tokenReason: document.getElementById('token-help-reason'),
 };
 
 const panehost = { store, view: null, term: null, list: null };
@@ -53,6 +55,7 @@ function closeView() {
   panehost.term = null;
   elements.terminal.replaceChildren();
   elements.notice.hidden = true;
+  elements.tokenHelp.hidden = true;
   elements.interrupt.hidden = true;
   elements.paneName.textContent = '';
   elements.status.textContent = '';
@@ -62,6 +65,14 @@ function showPane(pane) {
   if (panehost.view?.pane === pane) return;
   closeView();
   list.hide();
+  if (!token()) {
+    // Without a token the socket would only be refused, again and again.
+    elements.paneName.textContent = pane;
+    elements.status.textContent = 'no access token';
+    elements.tokenReason.textContent = tokenProblem();
+    elements.tokenHelp.hidden = false;
+    return;
+  }
   elements.termView.hidden = false;
   elements.paneName.textContent = pane;
   elements.interrupt.hidden = false;
@@ -104,4 +115,11 @@ elements.interrupt.addEventListener('click', () => {
   panehost.term?.focus();
 });
 window.addEventListener('popstate', route);
+// The right address pasted into this tab differs only in its fragment: the
+// browser does not reload the page, so take the token and show the view again.
+window.addEventListener('hashchange', () => {
+  if (!takeTokenFromAddress()) return;
+  closeView();
+  route();
+});
 route();

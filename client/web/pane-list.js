@@ -2,7 +2,7 @@
 // the host's `panes` answer in the protocol's JSON (docs/PROTOCOL.md): each
 // pane a PaneSummary.
 
-import { authorization } from '/access.js';
+import { authorization, tokenProblem } from '/access.js';
 
 const REFRESH_MS = 2000;
 
@@ -29,6 +29,8 @@ export class PaneList {
     this.table = view.querySelector('#panes');
     this.body = this.table.querySelector('tbody');
     this.error = view.querySelector('#list-error');
+    this.tokenHelp = document.getElementById('token-help');
+    this.tokenReason = document.getElementById('token-help-reason');
     this.empty = view.querySelector('#list-empty');
     this.timer = null;
     this.panes = [];
@@ -41,6 +43,7 @@ export class PaneList {
 
   hide() {
     this.view.hidden = true;
+    this.tokenHelp.hidden = true;
     clearTimeout(this.timer);
     this.timer = null;
   }
@@ -50,16 +53,32 @@ export class PaneList {
     try {
       const response = await fetch('/api/panes', { headers: { accept: 'application/json', ...authorization() } });
       const body = await response.json().catch(() => ({}));
-      if (!response.ok) {
+      this.showTokenHelp(response.status === 401);
+      if (response.status === 401) {
+        this.table.hidden = true;
+        this.empty.hidden = true;
+        this.error.hidden = true;
+      } else if (!response.ok) {
         throw new Error(body.error ? `${body.error.code}: ${body.error.message}` : `HTTP ${response.status}`);
+      } else {
+        this.render(body.panes);
+        this.error.hidden = true;
       }
-      this.render(body.panes);
-      this.error.hidden = true;
     } catch (error) {
       this.error.textContent = `Cannot list the panes: ${error.message}`;
       this.error.hidden = false;
     }
     if (!this.view.hidden) this.timer = setTimeout(() => this.refresh(), REFRESH_MS);
+  }
+
+  /**
+   * A 401: the tab holds no token, or one of an earlier `panehost web`.
+   * Says how to get the right one instead of only the status.
+   */
+  showTokenHelp(shown) {
+    this.tokenHelp.hidden = !shown;
+    if (!shown) return;
+    this.tokenReason.textContent = tokenProblem();
   }
 
   render(panes) {

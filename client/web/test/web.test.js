@@ -440,6 +440,39 @@ describe('panehost web', () => {
     await page.setViewportSize({ width: 1000, height: 600 });
   });
 
+  test('a page opened without the token, or with a wrong one, says how to get it', async () => {
+    // A new tab holds no token: sessionStorage belongs to one tab.
+    const tab = await browser.context.newPage();
+    try {
+      const help = tab.locator('#token-help');
+      const shown = async (what) => {
+        await waitFor(async () => (await help.isVisible()) && (await help.textContent()).includes(what), {
+          what: `the token help saying "${what}"`,
+          describe: async () => JSON.stringify(await tab.locator('main').innerText()),
+        });
+        const text = await help.textContent();
+        assert.match(text, /panehost web/);
+        assert.match(text, /#token=/);
+        assert.equal(await tab.locator('#list-error').isVisible(), false, 'no bare "HTTP 401"');
+      };
+      await tab.goto(`${rig.base}/`);
+      await shown('opened without one');
+      await tab.goto(`${rig.base}/?pane=${shellPane}`);
+      await shown('opened without one');
+      assert.equal(await tab.locator('#status').textContent(), 'no access token');
+
+      await tab.goto(`${rig.base}/#token=${'0'.repeat(64)}`);
+      await shown('does not accept');
+
+      // The right address: the help goes, the panes come.
+      await tab.goto(rig.url);
+      await tab.locator(`tr[data-pane="${shellPane}"]`).waitFor({ timeout: 15000 });
+      assert.equal(await help.isVisible(), false);
+    } finally {
+      await tab.close();
+    }
+  });
+
   test('refuses other host names, requests without the token, and WebSockets from other origins', async () => {
     // The page's own files hold no data: they need no token. The panes do.
     for (const route of ['/', '/app.js', '/access.js']) {
