@@ -75,7 +75,6 @@ function showPane(pane) {
   }
   elements.termView.hidden = false;
   elements.paneName.textContent = pane;
-  elements.interrupt.hidden = false;
   document.title = `${pane} · panehost`;
   const view = new PaneView({
     pane,
@@ -85,6 +84,10 @@ function showPane(pane) {
       elements.status.textContent = text;
     },
     onNotice: showNotice,
+    // Interrupt is offered only while the process runs: never on an exited pane.
+    onRunning: (running) => {
+      elements.interrupt.hidden = !running;
+    },
     onTitle: (title) => {
       document.title = title ? `${title} · ${pane}` : `${pane} · panehost`;
     },

@@ -68,14 +68,18 @@ export class PaneView {
    * @param {(text: string) => void} options.onStatus connection state for people
    * @param {(text: string) => void} options.onNotice a notice to show
    * @param {(title: string) => void} options.onTitle the window title the process set
+   * @param {(running: boolean) => void} options.onRunning whether the pane's process
+   *   is known to run (its stream started and it has not exited): what the
+   *   actions on the process (interrupt) apply to
    */
-  constructor({ pane, container, store, onStatus, onNotice, onTitle }) {
+  constructor({ pane, container, store, onStatus, onNotice, onTitle, onRunning = () => {} }) {
     this.pane = pane;
     this.container = container;
     this.store = store;
     this.onStatus = onStatus;
     this.onNotice = onNotice;
     this.onTitle = onTitle;
+    this.onRunning = onRunning;
 
     this.queue = [];
     this.waiting = false;
@@ -94,6 +98,8 @@ export class PaneView {
 
     this.socket = null;
     this.ended = false;
+    // The process exited (an `exited` event, or the pane is gone).
+    this.exited = false;
     this.disposed = false;
     this.attempt = 0;
     this.retryTimer = null;
@@ -264,7 +270,10 @@ export class PaneView {
     } else if (kind === 'generation_changed') {
       this.enqueueScreen(body.snapshot, generation);
       this.onNotice("The pane's process was replaced; this is its new screen.");
+      this.exited = false;
     }
+    // An exited pane's stream brings its `exited` event next.
+    if (!this.exited) this.onRunning(true);
     // The pane takes this page's size (after a snapshot, once it is drawn).
     this.enqueue({ kind: 'fit' });
     this.flushInput();
@@ -290,6 +299,8 @@ export class PaneView {
         this.enqueue({ kind: 'size', cols: body.size.cols, rows: body.size.rows });
         break;
       case 'exited': {
+        this.exited = true;
+        this.onRunning(false);
         const { status } = body;
         this.onNotice(
           status.signal ? `The process ended by ${status.signal}.` : `The process exited with code ${status.code}.`,
@@ -298,6 +309,8 @@ export class PaneView {
       }
       case 'ended':
         this.ended = true;
+        this.exited = true;
+        this.onRunning(false);
         if (body.reason === 'closed') {
           this.store.forget(this.pane);
           this.onStatus('the pane was closed');
@@ -319,6 +332,8 @@ export class PaneView {
     }
     if (error.code === 'UNKNOWN_PANE') {
       this.ended = true;
+      this.exited = true;
+      this.onRunning(false);
       this.store.forget(this.pane);
       this.onStatus('this pane no longer exists');
     } else if (error.code === 'OFFSET_OUT_OF_RANGE') {
@@ -356,7 +371,9 @@ export class PaneView {
 
   /** Presses the runtime's interrupt (the protocol's `interrupt`). */
   interrupt() {
-    if (this.isOpen()) {
+    if (this.exited) {
+      this.onNotice('The process has exited: there is nothing to interrupt.');
+    } else if (this.isOpen()) {
       this.socket.send(JSON.stringify({ interrupt: true }));
       this.onNotice('Interrupting…');
     } else {

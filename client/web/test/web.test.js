@@ -174,6 +174,32 @@ describe('panehost web', () => {
     assert.equal(await row.locator('td').nth(2).textContent(), 'exited (3)');
   });
 
+  test('Interrupt is offered while the process runs, never on an exited pane', async () => {
+    const interrupt = page.locator('#interrupt');
+    const status = () => page.locator('#status').textContent();
+
+    // A pane that exited before the page opened it.
+    const exited = await rig.startShell(['sh', '-c', 'exit 5']);
+    await waitFor(async () => JSON.parse(await rig.run('ls', '--json')).panes.some((p) => p.id === exited && p.state.exited), {
+      what: 'the pane to exit',
+    });
+    await page.goto(`${rig.base}/?pane=${exited}`);
+    await waitFor(async () => (await status()) === 'ended (exited)', { what: 'the stream to end', describe: status });
+    assert.equal(await interrupt.isVisible(), false, 'no Interrupt on an exited pane');
+
+    // A pane that exits while it is shown.
+    const running = await rig.startShell(['sh', '-c', 'read line; exit 4']);
+    await page.goto(`${rig.base}/?pane=${running}`);
+    await waitFor(async () => (await status()) === 'live' && (await interrupt.isVisible()), {
+      what: 'Interrupt on a running pane',
+      describe: status,
+    });
+    await page.locator('#terminal').click();
+    await page.keyboard.press('Enter');
+    await waitFor(async () => (await status()) === 'ended (exited)', { what: 'the process to exit', describe: status });
+    assert.equal(await interrupt.isVisible(), false, 'no Interrupt once the process exited');
+  });
+
   test('the interrupt button stops a running command', async () => {
     await page.goto(`${rig.base}/?pane=${shellPane}`);
     await waitFor(async () => (await pageState(page))?.offset != null, { what: 'the pane to be drawn' });
