@@ -21,6 +21,22 @@ function stateText(pane) {
   return status.signal ? `exited (${status.signal})` : `exited (${status.code})`;
 }
 
+/** The pane's labels (`{name: value}`), each `name=value`, in name order. */
+function labelsCell(pane) {
+  const td = document.createElement('td');
+  td.className = 'labels';
+  const labels = Object.entries(pane.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  td.append(
+    ...labels.map(([name, value]) => {
+      const label = document.createElement('span');
+      label.className = 'label';
+      label.textContent = `${name}=${value}`;
+      return label;
+    }),
+  );
+  return td;
+}
+
 export class PaneList {
   /** `onOpen(paneId)` is called when a pane is chosen. */
   constructor({ view, onOpen }) {
@@ -102,6 +118,7 @@ export class PaneList {
           cell(pane.runtime),
           cell(stateText(pane)),
           cell(pane.activity ?? ''),
+          labelsCell(pane),
           cell(`${pane.size.cols}×${pane.size.rows}`),
           cell(pane.title),
           cell(pane.cwd),

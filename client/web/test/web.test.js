@@ -174,6 +174,18 @@ describe('panehost web', () => {
     assert.equal(await row.locator('td').nth(2).textContent(), 'exited (3)');
   });
 
+  test("the list shows each pane's labels", async () => {
+    const args = ['start', 'shell', '--label', 'task=T-42', '--label', 'owner=ada'];
+    const labelled = (await rig.run(...args)).trim();
+    rig.panes.push(labelled);
+    await page.goto(`${rig.base}/`);
+    const labels = page.locator(`tr[data-pane="${labelled}"] .label`);
+    await labels.first().waitFor({ timeout: 15000 });
+    assert.deepEqual(await labels.allTextContents(), ['owner=ada', 'task=T-42']);
+    // A pane without labels has none.
+    assert.equal(await page.locator(`tr[data-pane="${shellPane}"] .label`).count(), 0);
+  });
+
   test('Interrupt is offered while the process runs, never on an exited pane', async () => {
     const interrupt = page.locator('#interrupt');
     const status = () => page.locator('#status').textContent();
