@@ -103,6 +103,8 @@ export class PaneList {
       ...panes.map((pane) => {
         const row = document.createElement('tr');
         row.dataset.pane = pane.id;
+        // `awaiting_input` is highlighted: the agent waits for the user.
+        row.dataset.activity = pane.activity ?? '';
         const name = document.createElement('td');
         const link = document.createElement('a');
         link.href = `/?pane=${encodeURIComponent(pane.id)}`;

@@ -112,13 +112,14 @@ async function stop(child, ms = 5000) {
  * (HOME there, SHELL=/bin/sh).
  */
 export class Rig {
-  static async start() {
+  /** `env`: more of the environment, for the host and the gateway (such as `SHELL`). */
+  static async start({ env = {} } = {}) {
     const rig = new Rig();
-    await rig.#start();
+    await rig.#start(env);
     return rig;
   }
 
-  async #start() {
+  async #start(extraEnv) {
     this.bin = await panehostBinary();
     this.root = fs.mkdtempSync(path.join(os.tmpdir(), 'panehost-web-test-'));
     this.home = path.join(this.root, 'home');
@@ -130,6 +131,7 @@ export class Rig {
       SHELL: '/bin/sh',
       PATH: '/usr/local/bin:/usr/bin:/bin',
       LANG: 'C.UTF-8',
+      ...extraEnv,
     };
     this.panes = [];
 
