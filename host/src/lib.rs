@@ -17,6 +17,7 @@ pub mod contained;
 pub(crate) mod control_group;
 mod handlers;
 mod input_wait;
+pub mod jitter;
 pub mod keeper;
 pub mod keeper_wire;
 mod limits;

@@ -673,3 +673,56 @@ fn a_submission_typed_ahead_of_a_running_command_and_cut_by_a_killed_host_is_not
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+/// An empty line that answers a running command's `read` ends the command
+/// at once, and the host may read its prompt mark before it records the
+/// submission. The host then opened a turn for the line that nothing would
+/// end: the pane stayed busy for good (seen 1 time in 3 from the command
+/// line, `send '' --enter` after `read line`). The line belongs to the
+/// turn that was open when its Enter was written: after that turn's end
+/// the pane is idle, and an ask is answered.
+///
+/// The host's jitter (`PANEHOST_JITTER`) delays it, now and then, between
+/// writing an Enter and recording its submission, where the command's end
+/// comes first.
+#[test]
+fn a_line_answering_a_commands_read_leaves_no_turn_open_after_the_command() {
+    let host = TestHost::start_with_env(&[("SHELL", "/bin/bash"), ("PANEHOST_JITTER", "7:300")]);
+    std::fs::write(host.home.join(".bashrc"), "PS1='ready> '\n").unwrap();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    let (subscription, mut seen) = conn.follow_from_start_until(&pane, "ready> ");
+    let completed =
+        |seen: &Transcript| seen.events.iter().filter(|event| matches!(event, Event::TurnCompleted { .. })).count();
+    for round in 0..24 {
+        let text = format!("printf 'reading-%s\\n' {round}; read line");
+        let send = SendParams { pane: pane.clone(), text, enter: true, ..Default::default() };
+        let sent = conn.send(Request::Send(send));
+        let (id, answer) = conn.next_answer();
+        assert_eq!(id, sent);
+        answer.unwrap_or_else(|err| panic!("round {round}: {err:?}"));
+        conn.follow_until_text(subscription, &mut seen, &format!("reading-{round}\r\n"));
+        let before = completed(&seen);
+        // The answer: the host has recorded it once its send is answered.
+        let line = SendParams { pane: pane.clone(), text: String::new(), enter: true, ..Default::default() };
+        let sent = conn.send(Request::Send(line));
+        let (id, answer) = conn.next_answer();
+        assert_eq!(id, sent);
+        answer.unwrap_or_else(|err| panic!("round {round}: {err:?}"));
+        conn.follow_until(subscription, &mut seen, |seen| completed(seen) > before);
+        let asked = conn.send(Request::Ask { pane: pane.clone(), text: "(exit 4)".into(), timeout_ms: Some(20_000) });
+        let (id, answer) = conn.next_answer();
+        assert_eq!(id, asked);
+        let turns: Vec<&Event> = seen
+            .events
+            .iter()
+            .filter(|event| matches!(event, Event::TurnStarted { .. } | Event::TurnCompleted { .. }))
+            .collect();
+        match answer {
+            Ok(Response::Answered(report)) => assert_eq!(report.exit_code, Some(4), "round {round}: {report:?}"),
+            other => panic!("round {round}: the ask after the command's end got {other:?}; turns: {turns:#?}"),
+        }
+    }
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

@@ -3,6 +3,7 @@
 
 use crate::handlers::submitted_text::{check_submitted_text, check_unpasted_text};
 use crate::handlers::turn_output_text::turn_output_text;
+use crate::jitter::{self, Point};
 use crate::limits::{
     self, DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, LINE_EDITOR_POLL, RAW_MODE_POLL, READY_QUIET,
     READY_TIMEOUT, START_SETTLE_LIMIT,
@@ -97,6 +98,7 @@ async fn type_submission(pane: &Pane, turn: &InputTurn, params: &SendParams) -> 
     }
     let before_enter = pane.output_end();
     pane.write_input(turn, b"\r", limits::INPUT_TIMEOUT).await.map_err(|err| write_error(&params.pane, err))?;
+    jitter::at(Point::AfterEnter).await;
     pane.input_submitted(before_enter, &params.text);
     Ok(body.len() + 1)
 }
@@ -416,6 +418,7 @@ pub(crate) async fn handle_interrupt(
         }
         pane.write_input(&turn, &keys, limits::INPUT_TIMEOUT).await.map_err(|err| write_error(id, err))?;
     }
+    jitter::at(Point::AfterInterruptKeys).await;
     if !was_busy && pane.completion() == CompletionSignal::ShellIntegration {
         // Input behind this interrupt waits (its place in the line is
         // held) until the shell reads again.

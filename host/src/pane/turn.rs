@@ -244,9 +244,14 @@ impl TurnTracker {
     /// one). A turn the program started in output after `offset` was the
     /// submission's own, told before this (a quick command's `C` and `D`
     /// marks may be parsed before the host records its submission): no
-    /// second turn opens, which nothing would ever end. Where completion is
-    /// unobserved the start is reported, but nothing will ever end the
-    /// turn, so the activity stays `unknown`.
+    /// second turn opens, which nothing would ever end. Likewise for a
+    /// shell with prompt marks whose turn ended in output after `offset`:
+    /// the turn was still open when the Enter was written, so the
+    /// submission went to its command (an answer to its `read`, say) or
+    /// was typed ahead of the next prompt, where the shell's own start
+    /// mark opens the command's turn. Where completion is unobserved the
+    /// start is reported, but nothing will ever end the turn, so the
+    /// activity stays `unknown`.
     pub(super) fn input_submitted(&mut self, offset: u64, text: &str) -> Option<TurnSignal> {
         self.conversation.submitted(text);
         if self.open.is_some() {
@@ -254,6 +259,9 @@ impl TurnTracker {
             return None;
         }
         if self.completion != CompletionSignal::Unobserved && self.started_after(offset) {
+            return None;
+        }
+        if self.completion == CompletionSignal::ShellIntegration && self.ended_after(offset) {
             return None;
         }
         if self.completion == CompletionSignal::Unobserved {
@@ -407,6 +415,15 @@ impl TurnTracker {
             .rev()
             .take_while(|signal| signal.offset > offset)
             .any(|signal| matches!(signal.event, Event::TurnStarted { .. }))
+    }
+
+    /// Whether a turn ended in output after `offset`.
+    fn ended_after(&self, offset: u64) -> bool {
+        self.log
+            .iter()
+            .rev()
+            .take_while(|signal| signal.offset > offset)
+            .any(|signal| matches!(signal.event, Event::TurnCompleted { .. }))
     }
 
     fn start(&mut self, offset: u64, from: &str) -> Option<TurnSignal> {
@@ -578,6 +595,28 @@ mod tests {
         assert_eq!(tracker.activity(), activity::IDLE);
         // The next submission, after all that output, opens its turn.
         assert!(tracker.input_submitted(20, "true").is_some());
+        assert!(tracker.busy());
+    }
+
+    #[test]
+    fn an_answer_to_a_running_commands_read_opens_no_turn_when_the_command_ends_before_it_is_told() {
+        let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+        tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5);
+        assert!(tracker.input_submitted(10, "echo reading; read line").is_some());
+        tracker.terminal_notice(&TerminalNotice::CommandStarted, 12);
+        // The answer's Enter was written at 40, while the command read;
+        // the command ended, and its prompt mark was parsed, before the
+        // host recorded the submission.
+        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 50)).is_some());
+        assert!(tracker.input_submitted(40, "").is_none());
+        assert!(!tracker.busy(), "a turn opened that nothing would end");
+        assert_eq!(tracker.activity(), activity::IDLE);
+        // A command typed ahead that way opens its turn by its own mark.
+        let typed = now(tracker.terminal_notice(&TerminalNotice::CommandStarted, 60)).unwrap();
+        assert!(matches!(&typed.event, Event::TurnStarted { source, .. } if source == "shell_integration"));
+        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 70)).is_some());
+        // A submission after the end was read opens its turn as usual.
+        assert!(tracker.input_submitted(70, "true").is_some());
         assert!(tracker.busy());
     }
 

@@ -65,6 +65,7 @@ pub fn run(config: HostConfig) -> anyhow::Result<()> {
         .with_ansi(rustix::termios::isatty(std::io::stderr()))
         .try_init();
     crate::contained::install_panic_hook();
+    crate::jitter::install_from_env()?;
     for name in crate::config::retired_variables_set() {
         tracing::warn!(variable = name, "ignored: the terminal model keeps no scrollback; see `history`");
     }
