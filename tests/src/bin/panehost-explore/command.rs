@@ -4,7 +4,9 @@
 //! with a chosen status. The typed line builds each marker with `printf`
 //! from a format (`'EXP-%s-beg\n' n`), so the marker is in the command's
 //! output but never in the echo of the typed line: a check can tell the
-//! command's output from its echo.
+//! command's output from its echo. A command may read a line from the
+//! terminal between its markers (`read -t`, so it ends by itself when
+//! nothing answers); the `answer` operation types that line.
 
 /// One command to type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +19,9 @@ pub struct CommandSpec {
     pub filler: u8,
     /// How long it sleeps before its end marker, in ms.
     pub sleep_ms: u32,
+    /// How long it waits for a line from the terminal before its end
+    /// marker, in ms (0: it reads nothing).
+    pub reads_ms: u32,
 }
 
 impl CommandSpec {
@@ -28,6 +33,9 @@ impl CommandSpec {
         }
         if self.sleep_ms > 0 {
             line.push_str(&format!("sleep {}.{:03}; ", self.sleep_ms / 1000, self.sleep_ms % 1000));
+        }
+        if self.reads_ms > 0 {
+            line.push_str(&format!("read -r -t {}.{:03} line; ", self.reads_ms / 1000, self.reads_ms % 1000));
         }
         line.push_str(&format!("printf 'EXP-%s-end\\n' {}; (exit {})", self.id, self.status));
         line
@@ -45,7 +53,8 @@ impl CommandSpec {
 
     /// Short form for the printed schedule.
     pub fn describe(&self) -> String {
-        format!("#{} exit {} filler {} sleep {} ms", self.id, self.status, self.filler, self.sleep_ms)
+        let reads = if self.reads_ms > 0 { format!(" reads a line for {} ms", self.reads_ms) } else { String::new() };
+        format!("#{} exit {} filler {} sleep {} ms{reads}", self.id, self.status, self.filler, self.sleep_ms)
     }
 }
 
@@ -98,11 +107,17 @@ mod tests {
 
     #[test]
     fn the_typed_line_holds_no_marker_and_its_output_does() {
-        let spec = CommandSpec { id: 17, status: 5, filler: 1, sleep_ms: 250 };
+        let spec = CommandSpec { id: 17, status: 5, filler: 1, sleep_ms: 250, reads_ms: 0 };
         assert_eq!(
             spec.typed(),
             "printf 'EXP-%s-beg\\n' 17; echo filler; sleep 0.250; printf 'EXP-%s-end\\n' 17; (exit 5)"
         );
+        let reading = CommandSpec { reads_ms: 1500, sleep_ms: 0, filler: 0, ..spec };
+        assert_eq!(
+            reading.typed(),
+            "printf 'EXP-%s-beg\\n' 17; read -r -t 1.500 line; printf 'EXP-%s-end\\n' 17; (exit 5)"
+        );
+        assert!(markers(reading.typed().as_bytes()).is_empty());
         assert!(markers(spec.typed().as_bytes()).is_empty());
         assert_eq!(
             markers(b"x EXP-17-beg\r\nEXP-1-end EXP-17-end"),

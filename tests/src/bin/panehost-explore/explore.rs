@@ -37,8 +37,10 @@ impl Outcome {
     }
 }
 
-/// Runs `schedule` against a fresh host started from `program`.
-pub async fn run(schedule: &Schedule, program: &Path, root: &Path, verbose: bool) -> Outcome {
+/// Runs `schedule` against a fresh host started from `program`, which
+/// delays itself at its jitter points by up to `jitter_ms` (drawn from the
+/// schedule's seed; 0: not at all).
+pub async fn run(schedule: &Schedule, program: &Path, root: &Path, verbose: bool, jitter_ms: u64) -> Outcome {
     let _ = std::fs::remove_dir_all(root);
     let mut outcome = Outcome { failures: Vec::new(), counts: BTreeMap::new(), aborted: None, dir: root.to_path_buf() };
     let dir = match HostDir::create(root) {
@@ -49,7 +51,8 @@ pub async fn run(schedule: &Schedule, program: &Path, root: &Path, verbose: bool
         }
     };
     // Ends the host and whatever it left, by pid, however this ends.
-    let host = Mutex::new(ExploreHost::new(dir.clone(), program.to_path_buf()));
+    let jitter = (jitter_ms > 0).then(|| format!("{}:{jitter_ms}", schedule.seed));
+    let host = Mutex::new(ExploreHost::new(dir.clone(), program.to_path_buf(), jitter));
     if let Err(problem) = lock(&host).spawn() {
         outcome.aborted = Some(problem);
         return outcome;

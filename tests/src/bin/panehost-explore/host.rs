@@ -77,13 +77,15 @@ pub struct ExploreHost {
     /// Its directory.
     pub dir: HostDir,
     program: PathBuf,
+    jitter: Option<String>,
     child: Option<Child>,
 }
 
 impl ExploreHost {
-    /// A host that has not been started yet.
-    pub fn new(dir: HostDir, program: PathBuf) -> ExploreHost {
-        ExploreHost { dir, program, child: None }
+    /// A host that has not been started yet; `jitter` is the value of
+    /// its `PANEHOST_JITTER` (`SEED:MAX_MS`), when given.
+    pub fn new(dir: HostDir, program: PathBuf, jitter: Option<String>) -> ExploreHost {
+        ExploreHost { dir, program, jitter, child: None }
     }
 
     /// Starts `panehost host` with a cleared environment (bash as the
@@ -98,7 +100,8 @@ impl ExploreHost {
             .append(true)
             .open(&self.dir.log)
             .map_err(|e| format!("cannot open {}: {e}", self.dir.log.display()))?;
-        let child = Command::new(&self.program)
+        let mut command = Command::new(&self.program);
+        command
             .arg("--socket")
             .arg(&self.dir.socket)
             .arg("--state-dir")
@@ -113,9 +116,11 @@ impl ExploreHost {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)
-            .process_group(0)
-            .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", self.program.display()))?;
+            .process_group(0);
+        if let Some(jitter) = &self.jitter {
+            command.env("PANEHOST_JITTER", jitter);
+        }
+        let child = command.spawn().map_err(|e| format!("cannot run {}: {e}", self.program.display()))?;
         let pid = child.id();
         self.child = Some(child);
         Ok(pid)

@@ -106,6 +106,11 @@ struct Options {
     /// No faults: neither the host nor a keeper is killed.
     #[arg(long)]
     no_kill: bool,
+    /// The longest delay the host gives itself at its jitter points
+    /// (`PANEHOST_JITTER`, drawn from each schedule's seed), in ms; 0 for
+    /// none.
+    #[arg(long, default_value_t = 150, value_parser = clap::value_parser!(u64).range(0..=2000))]
+    jitter_ms: u64,
     /// The `panehost` binary (default: the one next to this binary).
     #[arg(long, value_name = "PATH")]
     panehost: Option<PathBuf>,
@@ -192,10 +197,11 @@ async fn explore_all(options: &Options) -> ExitCode {
     }
     let shape = Shape { clients: options.clients, panes: options.panes, ops: options.ops, faults: !options.no_kill };
     let replay_flags = format!(
-        "--clients {} --panes {} --ops {}{}",
+        "--clients {} --panes {} --ops {} --jitter-ms {}{}",
         options.clients,
         options.panes,
         options.ops,
+        options.jitter_ms,
         if options.no_kill { " --no-kill" } else { "" }
     );
     eprintln!("[explore] base seed {base}; {replay_flags}; budget {} s", options.seconds);
@@ -225,7 +231,7 @@ async fn explore_all(options: &Options) -> ExitCode {
             eprint!("{schedule}");
         }
         let schedule_began = Instant::now();
-        let outcome = explore::run(&schedule, &program, &root, options.verbose).await;
+        let outcome = explore::run(&schedule, &program, &root, options.verbose, options.jitter_ms).await;
         ran += 1;
         for (what, n) in &outcome.counts {
             *totals.entry(what.clone()).or_default() += n;

@@ -73,6 +73,7 @@ fn kind_of(op: &Op) -> &'static str {
         Op::Start { .. } => "start",
         Op::Ask { .. } => "ask",
         Op::Send { .. } => "send",
+        Op::Answer { .. } => "answer",
         Op::Interrupt { .. } => "interrupt",
         Op::WaitFor { .. } => "wait_for",
         Op::Resize { .. } => "resize",
@@ -89,6 +90,7 @@ fn limit_of(op: &Op) -> Duration {
     WATCHDOG_MARGIN
         + match op {
             Op::Ask { .. } => ASK_TIMEOUT,
+            Op::Answer { reader: Some(_), .. } => Duration::from_secs(3),
             Op::WaitFor { timeout_ms, .. } => Duration::from_millis(*timeout_ms),
             Op::Events { read_ms, .. } | Op::Watch { read_ms } => Duration::from_millis(*read_ms),
             _ => Duration::ZERO,
@@ -144,6 +146,7 @@ async fn perform(world: &Arc<World>, connection: &SharedConnection, op: &Op) -> 
     match op {
         Op::Ask { command, .. } => ask(world, &client, epoch, &pane, *command).await,
         Op::Send { command, .. } => send(world, &client, epoch, &pane, *command).await,
+        Op::Answer { reader, .. } => answer(world, &client, epoch, &pane, *reader).await,
         Op::Interrupt { .. } => interrupt(world, &client, epoch, &pane).await,
         Op::WaitFor { command, timeout_ms, .. } => wait_for(world, &client, epoch, &pane, *command, *timeout_ms).await,
         Op::Resize { cols, rows, .. } => resize(world, &client, epoch, &pane, *cols, *rows).await,
@@ -246,7 +249,8 @@ fn note_typed(world: &World, pane: &PaneId, spec: CommandSpec, how: &'static str
     let epoch = world.life.kills();
     let mut book = world.book();
     let entry = book.panes.get_mut(pane)?;
-    entry.commands.push(Typed { spec, expect: Expect::AtMostOnce, how, done: false, epoch });
+    let may_be_read = entry.may_be_reading();
+    entry.commands.push(Typed { spec, expect: Expect::AtMostOnce, how, done: false, epoch, may_be_read });
     Some(entry.commands.len() - 1)
 }
 
@@ -256,8 +260,11 @@ fn settle_typed(world: &World, pane: &PaneId, index: Option<usize>, expect: Expe
     let mut book = world.book();
     let Some(entry) = book.panes.get_mut(pane) else { return };
     if let Some(typed) = index.and_then(|index| entry.commands.get_mut(index)) {
-        // A kill of the host or of the keeper meanwhile may have cut it.
-        typed.expect = if expect == Expect::Once && (typed.epoch != world.life.kills() || entry.keeper_lost) {
+        // A kill of the host or of the keeper meanwhile may have cut it;
+        // a command reading a line may have taken it as its answer.
+        typed.expect = if expect == Expect::Once
+            && (typed.epoch != world.life.kills() || entry.keeper_lost || typed.may_be_read)
+        {
             Expect::AtMostOnce
         } else {
             expect
@@ -367,6 +374,32 @@ async fn send(world: &World, client: &Client, epoch: u64, pane: &PaneId, spec: C
     }
 }
 
+/// Types an empty line with Enter: a reading command's answer, or an
+/// empty command line at the prompt (after `reader`'s begin marker when
+/// given, or 3 s). A turn may be open after it.
+async fn answer(world: &World, client: &Client, epoch: u64, pane: &PaneId, reader: Option<u64>) -> Verdict {
+    if let Some(id) = reader {
+        let params = WaitForParams {
+            pane: pane.clone(),
+            pattern: format!("EXP-{id}-beg"),
+            target: WaitTarget::Output,
+            from: Some(0),
+            timeout_ms: Some(3000),
+        };
+        // Any answer will do: the line is typed either way.
+        let _ = client.wait_for(params).await;
+    }
+    if let Some(entry) = world.book().panes.get_mut(pane) {
+        entry.turn_maybe_open = true;
+    }
+    let params = SendParams { pane: pane.clone(), text: String::new(), enter: true, ..Default::default() };
+    match client.send(params).await {
+        Ok(1) => Verdict::Ok,
+        Ok(bytes) => Verdict::Failed(format!("{pane}: sent {bytes} bytes for an empty line and its Enter")),
+        Err(error) => failed(world, pane, epoch, error),
+    }
+}
+
 async fn interrupt(world: &World, client: &Client, epoch: u64, pane: &PaneId) -> Verdict {
     if let Some(entry) = world.book().panes.get_mut(pane) {
         // What was typed and not seen to end may be cut short (and the
@@ -421,7 +454,8 @@ async fn wait_for(
                                 typed.spec.id == id
                                     && typed.expect == Expect::Once
                                     && typed.epoch == world.life.kills()
-                                    && u64::from(typed.spec.sleep_ms) + 8000 < timeout_ms
+                                    && u64::from(typed.spec.sleep_ms) + u64::from(typed.spec.reads_ms) + 8000
+                                        < timeout_ms
                             })
                     })
                 });

@@ -4,7 +4,7 @@
 //! vary from run to run).
 //!
 //! Pane slot `s` is owned by client `s % clients`: only its owner starts,
-//! closes, types into (`ask`, `send`) and interrupts the pane in it, one
+//! closes, types into (`ask`, `send`, `answer`) and interrupts the pane in it, one
 //! operation after the other, so that what each command printed can be
 //! told apart. Every client looks at every slot (inspect, history, events
 //! from any offset, wait_for, resize, list, watch).
@@ -38,6 +38,11 @@ pub enum Op {
     Ask { slot: usize, command: CommandSpec },
     /// Type a command with Enter (owner).
     Send { slot: usize, command: CommandSpec },
+    /// Type an empty line, with Enter (owner): the line a command that
+    /// reads waits for, or an empty command line at the prompt. When
+    /// `reader` is given, first wait (up to 3 s) for that command's begin
+    /// marker, so that the line often finds it reading.
+    Answer { slot: usize, reader: Option<u64> },
     /// Interrupt the slot's pane (owner).
     Interrupt { slot: usize },
     /// Wait for output: the end marker of command `command` when given
@@ -66,6 +71,7 @@ impl Op {
             Op::Start { slot, .. }
             | Op::Ask { slot, .. }
             | Op::Send { slot, .. }
+            | Op::Answer { slot, .. }
             | Op::Interrupt { slot }
             | Op::WaitFor { slot, .. }
             | Op::Resize { slot, .. }
@@ -85,6 +91,8 @@ impl fmt::Display for Op {
             Op::Start { slot, startup_ms } => write!(f, "start s{slot} (its startup file takes {startup_ms} ms)"),
             Op::Ask { slot, command } => write!(f, "ask s{slot} {}", command.describe()),
             Op::Send { slot, command } => write!(f, "send s{slot} {}", command.describe()),
+            Op::Answer { slot, reader: None } => write!(f, "answer s{slot} (an empty line)"),
+            Op::Answer { slot, reader: Some(id) } => write!(f, "answer s{slot} (an empty line, once #{id} began)"),
             Op::Interrupt { slot } => write!(f, "interrupt s{slot}"),
             Op::WaitFor { slot, command: Some(id), timeout_ms } => {
                 write!(f, "wait_for s{slot} end of #{id} ({timeout_ms} ms)")
@@ -247,7 +255,9 @@ fn command(rng: &mut Rng, next: &mut u64, long: bool) -> CommandSpec {
             _ => rng.range(300, 1200) as u32,
         }
     };
-    CommandSpec { id, status: rng.range(0, 9) as u8, filler: rng.range(0, 2) as u8, sleep_ms }
+    // A fifth of the short ones read a line (up to 2 s) before they end.
+    let reads_ms = if !long && rng.percent(20) { rng.range(200, 2000) as u32 } else { 0 };
+    CommandSpec { id, status: rng.range(0, 9) as u8, filler: rng.range(0, 2) as u8, sleep_ms, reads_ms }
 }
 
 /// The steps of one client owning `owned` slots of `panes`.
@@ -256,6 +266,8 @@ fn client_steps(rng: &mut Rng, owned: &[usize], panes: usize, count: usize, next
     let mut started = vec![false; panes];
     let mut just_started: Option<usize> = None;
     let mut last_send: Vec<Option<(u64, bool)>> = vec![None; panes];
+    // The last command typed into the slot, when it reads a line.
+    let mut reads: Vec<Option<u64>> = vec![None; panes];
     while steps.len() < count {
         let mut delay_ms = random_delay_ms(rng);
         let running: Vec<usize> = owned.iter().copied().filter(|slot| started[*slot]).collect();
@@ -268,9 +280,17 @@ fn client_steps(rng: &mut Rng, owned: &[usize], panes: usize, count: usize, next
             if rng.percent(60) {
                 delay_ms = 0;
             }
-            match rng.weighted(&[52, 15, 10, 10, 10, 3]) {
-                0 => Op::Ask { slot, command: command(rng, next, false) },
-                1 => Op::Send { slot, command: command(rng, next, false) },
+            let picked = rng.weighted(&[52, 15, 10, 10, 10, 3]);
+            match picked {
+                0 | 1 => {
+                    let command = command(rng, next, false);
+                    reads[slot] = (command.reads_ms > 0).then_some(command.id);
+                    if picked == 0 {
+                        Op::Ask { slot, command }
+                    } else {
+                        Op::Send { slot, command }
+                    }
+                }
                 2 => Op::Inspect { slot },
                 3 => Op::Resize { slot, cols: rng.range(60, 200) as u16, rows: rng.range(12, 50) as u16 },
                 4 => Op::Events { slot, from: EventsFrom::Zero, read_ms: rng.range(0, 500) },
@@ -289,18 +309,29 @@ fn client_steps(rng: &mut Rng, owned: &[usize], panes: usize, count: usize, next
         } else {
             let any = rng.index(panes);
             let mine = if running.is_empty() { None } else { Some(running[rng.index(running.len())]) };
-            let weights: [u32; 12] = if mine.is_some() {
-                [26, 10, 5, 8, 5, 6, 4, 9, 3, 4, 3, 4]
-            } else {
-                [0, 0, 0, 10, 10, 15, 8, 20, 6, 8, 0, 0]
-            };
             let slot = mine.unwrap_or(any);
+            // An answer is likelier while the last command typed reads.
+            let answer = match mine {
+                Some(slot) if reads[slot].is_some() => 12,
+                Some(_) => 2,
+                None => 0,
+            };
+            let weights: [u32; 13] = if mine.is_some() {
+                [26, 10, 5, 8, 5, 6, 4, 9, 3, 4, 3, 4, answer]
+            } else {
+                [0, 0, 0, 10, 10, 15, 8, 20, 6, 8, 0, 0, 0]
+            };
             match rng.weighted(&weights) {
-                0 => Op::Ask { slot, command: command(rng, next, false) },
+                0 => {
+                    let command = command(rng, next, false);
+                    reads[slot] = (command.reads_ms > 0).then_some(command.id);
+                    Op::Ask { slot, command }
+                }
                 1 => {
                     let long = rng.percent(30);
                     let command = command(rng, next, long);
                     last_send[slot] = Some((command.id, long));
+                    reads[slot] = (command.reads_ms > 0).then_some(command.id);
                     Op::Send { slot, command }
                 }
                 2 => Op::Interrupt { slot },
@@ -337,13 +368,22 @@ fn client_steps(rng: &mut Rng, owned: &[usize], panes: usize, count: usize, next
                 10 => {
                     started[slot] = false;
                     last_send[slot] = None;
+                    reads[slot] = None;
                     Op::Close { slot }
+                }
+                12 => {
+                    let reader = reads[slot].take().filter(|_| rng.percent(80));
+                    Op::Answer { slot, reader }
                 }
                 _ => {
                     // An interrupt right after a long command, when there is one.
                     match last_send[slot] {
                         Some((_, true)) => Op::Interrupt { slot },
-                        _ => Op::Ask { slot, command: command(rng, next, false) },
+                        _ => {
+                            let command = command(rng, next, false);
+                            reads[slot] = (command.reads_ms > 0).then_some(command.id);
+                            Op::Ask { slot, command }
+                        }
                     }
                 }
             }

@@ -48,6 +48,9 @@ pub struct Typed {
     pub done: bool,
     /// Host kills before it was typed.
     pub epoch: u64,
+    /// An earlier command may have been reading a line when this was
+    /// typed, and may have taken this line as its answer.
+    pub may_be_read: bool,
 }
 
 /// One pane the explorer started.
@@ -80,6 +83,22 @@ impl PaneEntry {
     /// its keeper was killed (its process may be gone), or a close was sent.
     pub fn may_be_gone(&self) -> bool {
         self.keeper_lost || self.life != Life::Alive
+    }
+
+    /// Whether a command typed now may be read as a line by an earlier
+    /// command that reads one: the last such command has not been seen to
+    /// end (its end marker, or any marker of a command typed after it, in
+    /// the follower's output).
+    pub fn may_be_reading(&self) -> bool {
+        let Some(last) =
+            self.commands.iter().rposition(|typed| typed.spec.reads_ms > 0 && typed.expect != Expect::Never)
+        else {
+            return false;
+        };
+        let seen = crate::command::markers(&crate::world::lock(&self.record).all_bytes());
+        let reader = self.commands[last].spec.id;
+        let later: Vec<u64> = self.commands[last + 1..].iter().map(|typed| typed.spec.id).collect();
+        !seen.iter().any(|(id, mark)| (*id == reader && *mark == crate::command::Mark::End) || later.contains(id))
     }
 
     /// Every command typed so far may not have run to its end.
