@@ -32,6 +32,7 @@ mod ring;
 mod ring_file;
 pub mod screen;
 mod screen_follower;
+mod screen_resize;
 pub mod scroll_shortcut;
 mod session_capture;
 mod signals;

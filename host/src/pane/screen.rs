@@ -4,6 +4,7 @@ use crate::limits;
 use panehost_ipc::{ByteBuf, Cursor, InputModes, ScreenSnapshot, Size};
 use std::time::Instant;
 
+use super::screen_resize::resize_keeping_cursor;
 use super::scroll_shortcut::ScrollShortcut;
 use super::snapshot_bounds;
 use super::turn::TerminalNotice;
@@ -253,7 +254,7 @@ impl TerminalScreen {
     /// Changes the size, at [`parsed`](Self::parsed).
     pub fn resize(&mut self, size: Size) {
         self.size = size;
-        if self.guarded(|model| model.screen_mut().set_size(size.rows, size.cols)).is_none() {
+        if self.guarded(|model| resize_keeping_cursor(model, size.rows, size.cols)).is_none() {
             self.restart_origin();
             return;
         }
@@ -346,7 +347,7 @@ impl TerminalScreen {
                 feed(&mut model, &mut shortcut, &rest[..before], false, None);
                 rest = &rest[before..];
                 at += before as u64;
-                model.screen_mut().set_size(size.rows, size.cols);
+                resize_keeping_cursor(&mut model, size.rows, size.cols);
             }
             feed(&mut model, &mut shortcut, rest, false, None);
             model
