@@ -41,6 +41,7 @@ mod reconnect;
 mod report;
 mod stalled;
 mod start;
+mod start_burst;
 mod stats;
 mod tmux;
 
@@ -63,8 +64,8 @@ const BENCHMARKS: &[&str] =
 const USAGE: &str = "usage: panehost-bench [--rounds N] [--only NAME[,NAME...]] [--json] [--panehost PATH]
                       [--payload-mib N] [--samples N] [--panes N]
 
-  --rounds N       rounds of the drain and stalled-client benchmarks (default 5), and of
-                   drain-sizes and noisy (default 3)
+  --rounds N       rounds of the drain, stalled-client and starts-at-once benchmarks
+                   (default 5), and of drain-sizes and noisy (default 3)
   --only NAMES     run only these, comma-separated: drain, drain-sizes, echo, attach, start,
                    memory, panes, reconnect, stalled, noisy
   --json           print the figures as one JSON document instead of lines
@@ -287,7 +288,10 @@ fn run(options: Options) -> BenchResult<()> {
             "drain-sizes" => drain_sizes::run(&bench),
             "echo" => echo::run(&bench),
             "attach" => attach::run(&bench),
-            "start" => start::run(&bench),
+            "start" => start::run(&bench).and_then(|mut figures| {
+                figures.extend(start_burst::run(&bench)?);
+                Ok(figures)
+            }),
             "memory" => memory::run(&bench),
             "panes" => many_panes::run(&bench),
             "reconnect" => reconnect::run(&bench),
