@@ -3,7 +3,9 @@
 //! arriving and leaving, and connects each pane to the feed.
 //!
 //! The registry is only ever locked to look up, insert or remove a handle;
-//! no spawn, signal or client I/O happens under it.
+//! no spawn, signal or client I/O happens under it. A start reserves its
+//! pane's id first ([`Registry::reserve_id`]): two starts never hold the
+//! same id, so never the same socket or files.
 
 use crate::limits::{ENDED_PANES_REMEMBERED, NEWS_BACKLOG};
 use crate::pane::Pane;
@@ -18,11 +20,42 @@ use tokio::sync::broadcast;
 #[derive(Debug)]
 pub(crate) struct Registry {
     panes: DashMap<PaneId, Arc<Pane>>,
+    /// The ids of panes being started, held until they join or fail.
+    reserved: DashMap<PaneId, ()>,
     /// The panes that left most recently, oldest first, with why: a client
     /// that asks for one is told what became of it.
     ended: Mutex<VecDeque<(PaneId, String)>>,
     /// The host-wide feed of pane news.
     news: broadcast::Sender<Event>,
+}
+
+/// A pane id held for a pane being started (see
+/// [`Registry::reserve_id`]); let go when dropped.
+#[derive(Debug)]
+pub(crate) struct IdReservation<'a> {
+    registry: &'a Registry,
+    id: PaneId,
+}
+
+impl IdReservation<'_> {
+    /// The reserved id.
+    pub(crate) fn id(&self) -> &PaneId {
+        &self.id
+    }
+}
+
+impl Drop for IdReservation<'_> {
+    fn drop(&mut self) {
+        self.registry.reserved.remove(&self.id);
+    }
+}
+
+/// A random pane id: `p` and eight hex digits.
+fn random_id() -> PaneId {
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher
+        .write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+    PaneId(format!("p{:08x}", hasher.finish() as u32))
 }
 
 /// Why a pane left the host.
@@ -61,7 +94,12 @@ impl Default for Registry {
 impl Registry {
     /// An empty registry.
     pub(crate) fn new() -> Self {
-        Registry { panes: DashMap::new(), ended: Mutex::new(VecDeque::new()), news: broadcast::channel(NEWS_BACKLOG).0 }
+        Registry {
+            panes: DashMap::new(),
+            reserved: DashMap::new(),
+            ended: Mutex::new(VecDeque::new()),
+            news: broadcast::channel(NEWS_BACKLOG).0,
+        }
     }
 
     /// A receiver of the host-wide feed, from now on.
@@ -69,18 +107,37 @@ impl Registry {
         self.news.subscribe()
     }
 
-    /// A fresh id no pane has: `p` and eight hex digits.
-    pub(crate) fn new_id(&self) -> PaneId {
+    /// Reserves a fresh id, `p` and eight random hex digits, that no pane
+    /// has and no other start holds: the pane's socket and files are named
+    /// after it. Held until the pane joins ([`Registry::join`]) or the
+    /// reservation is dropped (the start failed).
+    pub(crate) fn reserve_id(&self) -> IdReservation<'_> {
+        self.reserve_id_from(random_id)
+    }
+
+    /// [`Registry::reserve_id`] with ids drawn from `draw` until one is
+    /// free: checked against the panes and taken in one step, under the
+    /// lock of the reservation's own entry.
+    fn reserve_id_from(&self, mut draw: impl FnMut() -> PaneId) -> IdReservation<'_> {
         loop {
-            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-            hasher.write_u128(
-                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos(),
-            );
-            let id = PaneId(format!("p{:08x}", hasher.finish() as u32));
-            if !self.panes.contains_key(&id) {
-                return id;
+            let id = draw();
+            // A pane joins before its reservation is let go: holding the
+            // entry, an id found free here is free.
+            if let dashmap::Entry::Vacant(entry) = self.reserved.entry(id.clone()) {
+                if !self.panes.contains_key(&id) {
+                    entry.insert(());
+                    return IdReservation { registry: self, id };
+                }
             }
         }
+    }
+
+    /// Adds the pane started under `reservation` (see [`Registry::insert`]),
+    /// then lets the reservation go.
+    pub(crate) fn join(&self, reservation: IdReservation<'_>, pane: Arc<Pane>) {
+        debug_assert_eq!(reservation.id, pane.info().id);
+        self.insert(pane);
+        drop(reservation);
     }
 
     /// Adds a pane, and tells the feed (after the pane can be found, so a
@@ -147,5 +204,57 @@ impl Registry {
         let mut panes: Vec<Arc<Pane>> = self.panes.iter().map(|entry| Arc::clone(entry.value())).collect();
         panes.sort_by(|a, b| (a.info().created_at_ms, &a.info().id).cmp(&(b.info().created_at_ms, &b.info().id)));
         panes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ids drawn in this order, then the last one for ever.
+    fn ids(drawn: &[&str]) -> impl FnMut() -> PaneId {
+        let mut drawn: Vec<PaneId> = drawn.iter().rev().map(|id| PaneId((*id).to_owned())).collect();
+        move || if drawn.len() > 1 { drawn.pop().unwrap() } else { drawn[0].clone() }
+    }
+
+    #[test]
+    fn two_starts_that_draw_the_same_id_hold_different_ids() {
+        let registry = Registry::new();
+        let first = registry.reserve_id_from(ids(&["p00000001"]));
+        // The second start draws the first's id before any pane has
+        // joined: it must not get it (its socket would be the first's).
+        let second = registry.reserve_id_from(ids(&["p00000001", "p00000002"]));
+        assert_eq!(first.id().0, "p00000001");
+        assert_eq!(second.id().0, "p00000002");
+    }
+
+    #[test]
+    fn a_failed_start_lets_its_id_go() {
+        let registry = Registry::new();
+        drop(registry.reserve_id_from(ids(&["p00000001"])));
+        assert_eq!(registry.reserve_id_from(ids(&["p00000001"])).id().0, "p00000001");
+    }
+
+    #[test]
+    fn reservations_drawn_at_once_on_many_threads_are_all_different() {
+        let registry = Registry::new();
+        let held = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    // Every thread draws from the same few ids.
+                    let mut n = 0u32;
+                    let reservation = registry.reserve_id_from(|| {
+                        n += 1;
+                        PaneId(format!("p{:08x}", n))
+                    });
+                    held.lock().unwrap().push(reservation);
+                });
+            }
+        });
+        let mut ids: Vec<String> = held.lock().unwrap().iter().map(|r| r.id().0.clone()).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), 8, "{ids:?}");
     }
 }

@@ -345,13 +345,15 @@ async fn spawn_pane(
 ) -> Result<Response, ErrorBody> {
     let _slot = host.start_slot()?;
     host.runtime_gate.check_before_spawn(catalog, &plan).await?;
-    let id = host.registry.new_id();
+    // Held until the pane joins the registry, or let go if the start
+    // fails: no other start draws this id (its socket's name) meanwhile.
+    let id = host.registry.reserve_id();
     let runtime = plan.runtime.clone();
-    let pane = Pane::start(id, Launch { plan, start, size }, host.pane_services())
+    let pane = Pane::start(id.id().clone(), Launch { plan, start, size }, host.pane_services())
         .await
         .map_err(|err| ErrorBody::new(ErrorCode::SpawnFailed, format!("cannot start {runtime}: {err}")))?;
     tracing::info!(pane = %pane.info().id, runtime = %pane.info().runtime, pid = pane.info().pid, "pane started");
-    host.registry.insert(Arc::clone(&pane));
+    host.registry.join(id, Arc::clone(&pane));
     Ok(Response::Started(pane.summary()))
 }
 
