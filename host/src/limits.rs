@@ -68,11 +68,17 @@ pub(crate) const PANES_PER_KEEPER: usize = 16;
 /// limit the host was started with, commonly 1,024.
 pub(crate) const MAX_PANES_PER_KEEPER: usize = 200;
 
-/// How long a keeper may take to read a pane request and answer it. Every
-/// pane start goes through the one open keeper, under a lock: a keeper
-/// that stops answering must not hold up every later start. A keeper
-/// answers once the PTY is open, the child forked and its socket bound
-/// (milliseconds); it is then given no more panes and the start fails.
+/// How many keepers take new panes at once: a keeper answers one pane
+/// request at a time, so starts made at the same moment are spread over
+/// this many (`pane/keeper_intake.rs`), and a keeper slow to answer holds
+/// up only the start asking it. Few, because each keeper started for a
+/// burst costs a process (about 130 KiB) until it is given its share.
+pub(crate) const KEEPERS_TAKING_PANES: usize = 4;
+/// How long a keeper may take to read a pane request and answer it: a
+/// keeper that stops answering must not hold up its lane for good. A
+/// keeper answers once the PTY is open, the child forked and its socket
+/// bound (milliseconds); it is then given no more panes and the start is
+/// tried once more in another.
 pub(crate) const KEEPER_ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Largest read from a PTY master at once.

@@ -3,11 +3,12 @@
 //! and a restarted host takes its panes back from every keeper but starts
 //! new panes in keepers of its own. A killed keeper takes its group with
 //! it, and the host goes on serving those panes' processes directly. A
-//! host runs the keeper it started with, whatever replaces the file.
+//! host runs the keeper it started with, whatever replaces the file. A
+//! keeper slow to answer holds up no other start.
 
 mod support;
 
-use panehost_ipc::{Encoding, Event, PaneId, Request, StreamStart};
+use panehost_ipc::{Encoding, Event, PaneId, Request, Response, StreamStart};
 use support::*;
 
 /// The parent of a process, from `/proc/PID/stat`.
@@ -157,4 +158,55 @@ fn a_host_runs_its_own_keeper_after_an_upgrade_replaces_the_file() {
         conn.ok(Request::Close { pane: pane.id });
     }
     host.stop();
+}
+
+/// Sends `signal` (`STOP`, `CONT`) to `pid`.
+fn signal(pid: u32, signal: &str) {
+    let status = std::process::Command::new("kill").arg(format!("-{signal}")).arg(pid.to_string()).status().unwrap();
+    assert!(status.success(), "kill -{signal} {pid}");
+}
+
+/// Lets a stopped process go on when dropped, however the test ends.
+struct GoesOn(u32);
+
+impl Drop for GoesOn {
+    fn drop(&mut self) {
+        signal(self.0, "CONT");
+    }
+}
+
+/// What the host logs when it gives up on a keeper that does not answer.
+const GAVE_UP_ON_A_KEEPER: &str = "the keeper stopped answering";
+
+#[test]
+fn a_keeper_slow_to_answer_holds_up_no_other_start() {
+    let host = TestHost::start();
+    let mut conn = host.connect(Encoding::Bincode);
+    let first = conn.start(start_params("shell", &[]));
+    let stopped = parent(first.pid);
+    // The keeper that takes the next pane stops (as a keeper stuck in a
+    // fork would): the start given it waits for its answer.
+    signal(stopped, "STOP");
+    let goes_on = GoesOn(stopped);
+    let starts =
+        [conn.send(Request::Start(start_params("shell", &[]))), conn.send(Request::Start(start_params("shell", &[])))];
+    let (answered, answer) = conn.next_answer();
+    let Ok(Response::Started(quick)) = answer else { panic!("{answer:?}") };
+    assert_ne!(parent(quick.pid), stopped, "the quick start was made in another keeper");
+    assert!(
+        !host.log().contains(GAVE_UP_ON_A_KEEPER),
+        "the quick start was answered while the other still waited for the stopped keeper, not after the host gave up on it"
+    );
+    // The keeper goes on and answers the start that waited for it.
+    drop(goes_on);
+    let (waited, answer) = conn.next_answer();
+    let Ok(Response::Started(slow)) = answer else { panic!("{answer:?}") };
+    assert_eq!(parent(slow.pid), stopped, "the waiting start was made in the keeper that stopped");
+    let mut answers = [answered, waited];
+    answers.sort_unstable();
+    assert_eq!(answers, starts);
+    assert!(!host.log().contains(GAVE_UP_ON_A_KEEPER), "no keeper was given up on");
+    for pane in [first, quick, slow] {
+        conn.ok(Request::Close { pane: pane.id });
+    }
 }

@@ -1,12 +1,14 @@
 //! The host's side of the keeper processes that hold its panes.
 //!
 //! A keeper (`panehost-keeper`) holds the PTY masters and children of a
-//! group of panes, so that they outlive the host. The host keeps one keeper
-//! open for new panes: it asks for each pane on the keeper's stdin and
-//! reads `ready <pid>` (or `error <message>`) on its stdout. Once a keeper
-//! has been given its share of panes (`PANEHOST_PANES_PER_KEEPER`), the
-//! host closes its stdin (the keeper takes no more panes and exits when its
-//! last pane is released) and starts the next one for the next pane.
+//! group of panes, so that they outlive the host. The host keeps keepers
+//! open for new panes (a few at most, `keeper_intake.rs`: one per start
+//! being made at the same moment): it asks for each pane on a keeper's
+//! stdin and reads `ready <pid>` (or `error <message>`) on its stdout, with
+//! no lock held. Once a keeper has been given its share of panes
+//! (`PANEHOST_PANES_PER_KEEPER`), the host closes its stdin (the keeper
+//! takes no more panes and exits when its last pane is released) and
+//! starts another when a start finds no open keeper free.
 //!
 //! Each pane then has its own socket: the host connects and receives the
 //! master fd with a status line; later the keeper reports `exited <code>
@@ -15,11 +17,12 @@
 //! (`host/src/keeper/mod.rs`).
 
 use super::cgroups::PaneCgroups;
+use super::keeper_intake::Intake;
 use crate::keeper_wire::answer::{Answer, MAX_ANSWER_LINE};
 use crate::keeper_wire::pane_lines::parse_greeting;
 use crate::keeper_wire::pane_request::PaneRequest;
 use crate::limits;
-use crate::limits::KEEPER_ANSWER_TIMEOUT;
+use crate::limits::{KEEPERS_TAKING_PANES, KEEPER_ANSWER_TIMEOUT};
 use crate::open_files;
 use crate::store::private_dir::create_private_subdir;
 use panehost_adapters::LaunchPlan;
@@ -35,7 +38,6 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// The name a keeper is run under: the host's own executable, run with
@@ -107,8 +109,8 @@ pub struct Keepers {
     host_env: Vec<(String, String)>,
     /// Where each pane's own control group is made, if the host may.
     cgroups: Option<PaneCgroups>,
-    /// The keeper that takes new panes, if one is running.
-    open: Mutex<Option<OpenKeeper>>,
+    /// The keepers that take new panes, and which start asks which.
+    intake: Intake<OpenKeeper>,
 }
 
 /// A keeper that still takes panes: its stdin and stdout are the host's
@@ -143,7 +145,7 @@ impl Keepers {
             executable: KeeperExecutable::open(),
             host_env,
             cgroups,
-            open: Mutex::new(None),
+            intake: Intake::new(KEEPERS_TAKING_PANES),
         }
     }
 
@@ -175,8 +177,10 @@ impl Keepers {
     /// Starts `plan` in a keeper, with `pane_env` and the host's variables
     /// added to its environment, listening on `socket` (a file in
     /// [`Keepers::sockets_dir`]), in the control group `cgroup` if given,
-    /// and waits until it is ready. Blocking;
-    /// must run within a tokio runtime (a keeper it starts is reaped there).
+    /// and waits until it is ready. Blocking, with no lock held while the
+    /// keeper is started or asked (a start waits only when every keeper
+    /// that takes panes is being asked, see `keeper_intake.rs`); must run
+    /// within a tokio runtime (a keeper it starts is reaped there).
     ///
     /// # Errors
     /// Fails when no keeper can be started, or the keeper reports an error
@@ -207,28 +211,31 @@ impl Keepers {
         }
         .encode()
         .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
-        let mut open = super::lock(&self.open);
         // A keeper found gone (killed) is replaced once; a second failure,
-        // from a keeper just started, is reported.
+        // from a keeper just started, is reported. No lock is held while a
+        // keeper starts or is asked: the turn is this start's alone.
         for attempt in 0..2 {
-            let keeper = match open.as_mut() {
+            let mut turn = self.intake.turn();
+            let mut keeper = match turn.take_keeper() {
                 Some(keeper) => keeper,
-                None => open.insert(OpenKeeper::start(&self.executable.path, &self.sockets)?),
+                None => OpenKeeper::start(&self.executable.path, &self.sockets)?,
             };
             match keeper.ask(&request) {
                 Ok(Answer::Ready(_)) => {
                     keeper.panes_given += 1;
-                    if keeper.panes_given >= self.panes_per_keeper {
-                        // Dropping it closes the keeper's stdin: it takes
-                        // no more panes.
-                        *open = None;
+                    // A keeper not given back is dropped, which closes its
+                    // stdin: it takes no more panes.
+                    if keeper.panes_given < self.panes_per_keeper {
+                        turn.give_back(keeper);
                     }
                     return Ok(());
                 }
-                Ok(Answer::Error(message)) => return Err(io::Error::other(format!("keeper failed: {message}"))),
+                Ok(Answer::Error(message)) => {
+                    turn.give_back(keeper);
+                    return Err(io::Error::other(format!("keeper failed: {message}")));
+                }
                 Err(error) => {
                     tracing::warn!(keeper = keeper.pid, %error, "the keeper stopped answering; starting another");
-                    *open = None;
                     if attempt > 0 {
                         return Err(io::Error::other(format!("the keeper stopped answering: {error}")));
                     }

@@ -17,6 +17,7 @@ mod exit;
 pub mod history;
 mod input_line;
 pub(crate) mod keeper;
+mod keeper_intake;
 mod launch_files;
 mod news;
 mod output;
