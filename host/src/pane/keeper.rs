@@ -211,8 +211,9 @@ impl Keepers {
         }
         .encode()
         .map_err(|message| io::Error::new(io::ErrorKind::InvalidInput, message))?;
-        // A keeper found gone (killed) is replaced once; a second failure,
-        // from a keeper just started, is reported. No lock is held while a
+        // A keeper found gone (killed) or stuck is given up on once: the
+        // second attempt takes another turn (another idle keeper, or a new
+        // one), and its failure is reported. No lock is held while a
         // keeper starts or is asked: the turn is this start's alone.
         for attempt in 0..2 {
             let mut turn = self.intake.turn();
