@@ -6,7 +6,9 @@
 // `panehost:rendered` event on window with {pane, generation, offset}.
 
 import { takeTokenFromAddress, token, tokenProblem } from '/access.js';
+import { closePane } from '/host-api.js';
 import { PaneList } from '/pane-list.js';
+import { StartForm } from '/start-form.js';
 import { PaneView } from '/terminal-view.js';
 import { ResumeStore } from '/resume-store.js';
 
@@ -19,6 +21,7 @@ const elements = {
   paneName: document.getElementById('pane-name'),
   status: document.getElementById('status'),
   interrupt: document.getElementById('interrupt'),
+  close: document.getElementById('close'),
   termView: document.getElementById('term-view'),
   terminal: document.getElementById('terminal'),
   notice: document.getElementById('notice'),
@@ -35,8 +38,15 @@ const list = new PaneList({
     history.pushState(null, '', `/?pane=${encodeURIComponent(pane)}`);
     route();
   },
+  onClose: closePane,
 });
 panehost.list = list;
+
+const startForm = new StartForm({
+  form: document.getElementById('start-form'),
+  onStarted: () => list.refresh(),
+});
+panehost.startForm = startForm;
 
 let noticeTimer = null;
 
@@ -57,6 +67,7 @@ function closeView() {
   elements.notice.hidden = true;
   elements.tokenHelp.hidden = true;
   elements.interrupt.hidden = true;
+  elements.close.hidden = true;
   elements.paneName.textContent = '';
   elements.status.textContent = '';
 }
@@ -84,9 +95,10 @@ function showPane(pane) {
       elements.status.textContent = text;
     },
     onNotice: showNotice,
-    // Interrupt is offered only while the process runs: never on an exited pane.
+    // Interrupt and Close are offered only while the process runs: never on an exited pane.
     onRunning: (running) => {
       elements.interrupt.hidden = !running;
+      elements.close.hidden = !running;
     },
     onTitle: (title) => {
       document.title = title ? `${title} · ${pane}` : `${pane} · panehost`;
@@ -102,6 +114,7 @@ function showList() {
   elements.termView.hidden = true;
   document.title = 'panehost';
   list.show();
+  if (token()) startForm.load();
 }
 
 function route() {
@@ -116,6 +129,19 @@ elements.notice.addEventListener('click', () => {
 elements.interrupt.addEventListener('click', () => {
   panehost.view?.interrupt();
   panehost.term?.focus();
+});
+elements.close.addEventListener('click', async () => {
+  const pane = panehost.view?.pane;
+  if (!pane) return;
+  elements.close.disabled = true;
+  try {
+    await closePane(pane);
+    showNotice(`Closed ${pane}`);
+  } catch (error) {
+    showNotice(`Close: ${error.message}`);
+  } finally {
+    elements.close.disabled = false;
+  }
 });
 window.addEventListener('popstate', route);
 // The right address pasted into this tab differs only in its fragment: the

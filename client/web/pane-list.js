@@ -38,10 +38,14 @@ function labelsCell(pane) {
 }
 
 export class PaneList {
-  /** `onOpen(paneId)` is called when a pane is chosen. */
-  constructor({ view, onOpen }) {
+  /**
+   * `onOpen(paneId)` is called when a pane is chosen; `onClose(paneId)`
+   * when its Close button is pressed (a promise; the list refreshes after it).
+   */
+  constructor({ view, onOpen, onClose }) {
     this.view = view;
     this.onOpen = onOpen;
+    this.onClose = onClose;
     this.table = view.querySelector('#panes');
     this.body = this.table.querySelector('tbody');
     this.error = view.querySelector('#list-error');
@@ -93,8 +97,35 @@ export class PaneList {
    */
   showTokenHelp(shown) {
     this.tokenHelp.hidden = !shown;
+    // Nothing can be started without the token.
+    this.view.querySelector('#start-form').hidden = shown;
     if (!shown) return;
     this.tokenReason.textContent = tokenProblem();
+  }
+
+  /** Close, on a running pane only: never on an exited one. */
+  actionsCell(pane) {
+    const td = document.createElement('td');
+    td.className = 'actions';
+    if (pane.state !== 'running') return td;
+    const close = document.createElement('button');
+    close.type = 'button';
+    close.className = 'close';
+    close.textContent = 'Close';
+    close.title = `End ${pane.id}'s process and forget the pane`;
+    close.addEventListener('click', async () => {
+      close.disabled = true;
+      try {
+        await this.onClose(pane.id);
+        this.error.hidden = true;
+      } catch (error) {
+        this.error.textContent = `Cannot close ${pane.id}: ${error.message}`;
+        this.error.hidden = false;
+      }
+      this.refresh();
+    });
+    td.append(close);
+    return td;
   }
 
   render(panes) {
@@ -124,6 +155,7 @@ export class PaneList {
           cell(`${pane.size.cols}×${pane.size.rows}`),
           cell(pane.title),
           cell(pane.cwd),
+          this.actionsCell(pane),
         );
         return row;
       }),

@@ -43,9 +43,11 @@ const PAGE: &[(&str, &str)] = &[
     ("access.js", include_str!("../../../web/access.js")),
     ("app.js", include_str!("../../../web/app.js")),
     ("bytes.js", include_str!("../../../web/bytes.js")),
+    ("host-api.js", include_str!("../../../web/host-api.js")),
     ("pane-list.js", include_str!("../../../web/pane-list.js")),
     ("resume-store.js", include_str!("../../../web/resume-store.js")),
     ("sequence-tail.js", include_str!("../../../web/sequence-tail.js")),
+    ("start-form.js", include_str!("../../../web/start-form.js")),
     ("style.css", include_str!("../../../web/style.css")),
     ("terminal-view.js", include_str!("../../../web/terminal-view.js")),
 ];

@@ -13,6 +13,7 @@
 //! - [`auth`]: the Host check, the token, the Origin check, and the redaction
 //!   of the token from logged URLs;
 //! - [`bridge`]: one WebSocket, one pane subscription;
+//! - [`pane_api`]: the runtimes, starting and closing panes;
 //! - [`wire`]: the JSON messages of the WebSocket, both directions;
 //! - [`assets`]: finding and serving the page's files;
 //! - [`accept`]: accepting connections and serving each over HTTP/1;
@@ -26,6 +27,7 @@ mod auth;
 mod bounds;
 mod bridge;
 mod connection_table;
+mod pane_api;
 mod server;
 mod tracked_stream;
 mod wire;

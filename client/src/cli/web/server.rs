@@ -6,6 +6,7 @@
 //! | `GET /{file}.js`, `/{file}.css` | the page's own modules and styles |
 //! | `GET /vendor/{file}` | xterm.js and its addons, from node_modules |
 //! | `GET /api/panes` | the host's `panes` answer, as `panehost ls --json` prints it |
+//! | `POST /api/panes`, `POST /api/panes/{pane}/close`, `GET /api/runtimes` | starting and closing panes, the runtimes ([`super::pane_api`]) |
 //! | `GET /ws?pane=P[&generation=G][&offset=N]` | the WebSocket bridge to one pane |
 //!
 //! Every route sits behind [`super::auth::guard`].
@@ -13,13 +14,14 @@
 use super::assets::Assets;
 use super::auth::{self, Auth};
 use super::bridge::{self, Resume, StreamRequest};
+use super::pane_api;
 use super::wire;
 use crate::{Client, ClientError, Connector, ReconnectPolicy};
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{middleware, Router};
 use panehost_ipc::{PaneId, Response as Answer};
 use std::sync::Arc;
@@ -44,7 +46,9 @@ pub(super) struct AppState {
 pub(super) fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/", get(index))
-        .route("/api/panes", get(list_panes))
+        .route("/api/panes", get(list_panes).post(pane_api::start))
+        .route("/api/panes/{pane}/close", post(pane_api::close))
+        .route("/api/runtimes", get(pane_api::runtimes))
         .route("/ws", get(websocket))
         .route("/vendor/{file}", get(vendor_file))
         .route("/{file}", get(page_file))
