@@ -22,6 +22,7 @@ const elements = {
   status: document.getElementById('status'),
   interrupt: document.getElementById('interrupt'),
   close: document.getElementById('close'),
+  attention: document.getElementById('attention'),
   termView: document.getElementById('term-view'),
   terminal: document.getElementById('terminal'),
   notice: document.getElementById('notice'),
@@ -44,7 +45,8 @@ panehost.list = list;
 
 const startForm = new StartForm({
   form: document.getElementById('start-form'),
-  onStarted: () => list.refresh(),
+  // The new pane comes to the list with the host's `pane_started`.
+  onStarted: () => {},
 });
 panehost.startForm = startForm;
 
@@ -59,6 +61,15 @@ function showNotice(text) {
   }, 15000);
 }
 
+/** What the agent waits for, highlighted in the header; null: nothing. */
+function showAttention(wait) {
+  elements.attention.hidden = !wait;
+  elements.attention.dataset.kind = wait?.kind ?? '';
+  if (!wait) return;
+  const what = wait.kind === 'approval_requested' ? 'approval requested' : 'awaiting input';
+  elements.attention.textContent = wait.detail ? `${what}: ${wait.detail}` : what;
+}
+
 function closeView() {
   panehost.view?.dispose();
   panehost.view = null;
@@ -68,6 +79,7 @@ function closeView() {
   elements.tokenHelp.hidden = true;
   elements.interrupt.hidden = true;
   elements.close.hidden = true;
+  showAttention(null);
   elements.paneName.textContent = '';
   elements.status.textContent = '';
 }
@@ -100,6 +112,7 @@ function showPane(pane) {
       elements.interrupt.hidden = !running;
       elements.close.hidden = !running;
     },
+    onAttention: showAttention,
     onTitle: (title) => {
       document.title = title ? `${title} · ${pane}` : `${pane} · panehost`;
     },

@@ -1,10 +1,41 @@
-// The pane list: GET /api/panes, refreshed while it is shown. Its answer is
-// the host's `panes` answer in the protocol's JSON (docs/PROTOCOL.md): each
-// pane a PaneSummary.
+// The pane list, live: GET /api/watch relays the host's `watch` (one JSON
+// object per line): first `{"panes": [...]}` (each pane a PaneSummary, as
+// docs/PROTOCOL.md describes it), then `{"event": {...}}` for each
+// `pane_started`, `pane_activity`, `pane_exited`, `pane_ended` and
+// `pane_list`, and `{"panes": [...]}` again whenever the gateway watched
+// afresh (after a host restart). A lost stream is reopened with a backoff.
 
 import { authorization, tokenProblem } from '/access.js';
 
-const REFRESH_MS = 2000;
+/** The first wait before reopening a lost stream, doubled up to RETRY_MAX_MS. */
+const RETRY_MIN_MS = 250;
+const RETRY_MAX_MS = 5000;
+
+function sleep(ms, signal) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Yields each line of a response body. */
+async function* lines(body) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    pending += value;
+    let end;
+    while ((end = pending.indexOf('\n')) >= 0) {
+      yield pending.slice(0, end);
+      pending = pending.slice(end + 1);
+    }
+  }
+}
 
 function cell(text) {
   const td = document.createElement('td');
@@ -40,7 +71,7 @@ function labelsCell(pane) {
 export class PaneList {
   /**
    * `onOpen(paneId)` is called when a pane is chosen; `onClose(paneId)`
-   * when its Close button is pressed (a promise; the list refreshes after it).
+   * when its Close button is pressed (a promise).
    */
   constructor({ view, onOpen, onClose }) {
     this.view = view;
@@ -52,43 +83,98 @@ export class PaneList {
     this.tokenHelp = document.getElementById('token-help');
     this.tokenReason = document.getElementById('token-help-reason');
     this.empty = view.querySelector('#list-empty');
-    this.timer = null;
-    this.panes = [];
+    this.abort = null;
+    this.byId = new Map();
   }
 
   show() {
     this.view.hidden = false;
-    this.refresh();
+    this.follow();
   }
 
   hide() {
     this.view.hidden = true;
     this.tokenHelp.hidden = true;
-    clearTimeout(this.timer);
-    this.timer = null;
+    this.abort?.abort();
+    this.abort = null;
   }
 
-  async refresh() {
-    clearTimeout(this.timer);
-    try {
-      const response = await fetch('/api/panes', { headers: { accept: 'application/json', ...authorization() } });
-      const body = await response.json().catch(() => ({}));
-      this.showTokenHelp(response.status === 401);
-      if (response.status === 401) {
-        this.table.hidden = true;
-        this.empty.hidden = true;
-        this.error.hidden = true;
-      } else if (!response.ok) {
-        throw new Error(body.error ? `${body.error.code}: ${body.error.message}` : `HTTP ${response.status}`);
-      } else {
-        this.render(body.panes);
-        this.error.hidden = true;
+  /** Follows the host's panes until hidden; reopens a lost stream. */
+  async follow() {
+    this.abort?.abort();
+    const abort = new AbortController();
+    this.abort = abort;
+    let delay = RETRY_MIN_MS;
+    while (!abort.signal.aborted) {
+      try {
+        const response = await fetch('/api/watch', {
+          headers: { accept: 'application/x-ndjson', ...authorization() },
+          signal: abort.signal,
+        });
+        this.showTokenHelp(response.status === 401);
+        if (response.status === 401) {
+          // Only another token helps (the page takes it on hashchange).
+          this.table.hidden = true;
+          this.empty.hidden = true;
+          this.error.hidden = true;
+          return;
+        }
+        if (!response.ok) {
+          const body = await response.json().catch(() => ({}));
+          throw new Error(body.error ? `${body.error.code}: ${body.error.message}` : `HTTP ${response.status}`);
+        }
+        for await (const line of lines(response.body)) {
+          if (!line.trim()) continue; // the gateway's heartbeat
+          if (this.apply(JSON.parse(line))) delay = RETRY_MIN_MS;
+        }
+        throw new Error('the gateway closed the stream');
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        this.error.textContent = `Cannot follow the panes: ${error.message}; trying again`;
+        this.error.hidden = false;
       }
-    } catch (error) {
-      this.error.textContent = `Cannot list the panes: ${error.message}`;
-      this.error.hidden = false;
+      await sleep(delay * (0.75 + Math.random() / 2), abort.signal);
+      delay = Math.min(delay * 2, RETRY_MAX_MS);
     }
-    if (!this.view.hidden) this.timer = setTimeout(() => this.refresh(), REFRESH_MS);
+  }
+
+  /** Applies one line of the stream; true when it brought the whole list. */
+  apply(message) {
+    if (message.error) {
+      this.error.textContent = `Cannot follow the panes: ${message.error.code}: ${message.error.message}; trying again`;
+      this.error.hidden = false;
+      return false;
+    }
+    if (message.panes) {
+      // A new watch: nothing of what an earlier host said is kept.
+      this.byId = new Map(message.panes.map((pane) => [pane.id, pane]));
+      this.error.hidden = true;
+      this.render();
+      return true;
+    }
+    const [kind, body] = Object.entries(message.event ?? {})[0] ?? [];
+    const known = body?.pane !== undefined && this.byId.get(typeof body.pane === 'string' ? body.pane : body.pane.id);
+    switch (kind) {
+      case 'pane_started':
+        this.byId.set(body.pane.id, body.pane);
+        break;
+      case 'pane_activity':
+        if (known) this.byId.set(known.id, { ...known, activity: body.activity });
+        break;
+      case 'pane_exited':
+        if (known) this.byId.set(known.id, { ...known, state: { exited: body.status } });
+        break;
+      case 'pane_ended':
+        this.byId.delete(body.pane);
+        break;
+      case 'pane_list':
+        this.byId = new Map(body.panes.map((pane) => [pane.id, pane]));
+        break;
+      default:
+        return false; // Anything newer: ignored.
+    }
+    this.render();
+    return kind === 'pane_list';
   }
 
   /**
@@ -121,15 +207,21 @@ export class PaneList {
       } catch (error) {
         this.error.textContent = `Cannot close ${pane.id}: ${error.message}`;
         this.error.hidden = false;
+        close.disabled = false;
       }
-      this.refresh();
+      // The row goes when the host says the pane ended (`pane_ended`).
     });
     td.append(close);
     return td;
   }
 
-  render(panes) {
-    this.panes = panes;
+  /** The panes, in the order the host listed them, then as they came. */
+  get panes() {
+    return [...this.byId.values()];
+  }
+
+  render() {
+    const { panes } = this;
     this.body.replaceChildren(
       ...panes.map((pane) => {
         const row = document.createElement('tr');

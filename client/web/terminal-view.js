@@ -71,8 +71,12 @@ export class PaneView {
    * @param {(running: boolean) => void} options.onRunning whether the pane's process
    *   is known to run (its stream started and it has not exited): what the
    *   actions on the process (interrupt) apply to
+   * @param {(wait: {kind: string, detail: string} | null) => void} options.onAttention
+   *   what the pane's agent waits for from the user (`approval_requested` or
+   *   `awaiting_input`, with what it said), from the stream's turn events;
+   *   null once a turn starts or ends, or the process exits
    */
-  constructor({ pane, container, store, onStatus, onNotice, onTitle, onRunning = () => {} }) {
+  constructor({ pane, container, store, onStatus, onNotice, onTitle, onRunning = () => {}, onAttention = () => {} }) {
     this.pane = pane;
     this.container = container;
     this.store = store;
@@ -80,6 +84,7 @@ export class PaneView {
     this.onNotice = onNotice;
     this.onTitle = onTitle;
     this.onRunning = onRunning;
+    this.onAttention = onAttention;
 
     this.queue = [];
     this.waiting = false;
@@ -298,9 +303,18 @@ export class PaneView {
         this.paneSize = { ...body.size };
         this.enqueue({ kind: 'size', cols: body.size.cols, rows: body.size.rows });
         break;
+      case 'awaiting_input':
+      case 'approval_requested':
+        this.onAttention({ kind, detail: body.detail ?? '' });
+        break;
+      case 'turn_started':
+      case 'turn_completed':
+        this.onAttention(null);
+        break;
       case 'exited': {
         this.exited = true;
         this.onRunning(false);
+        this.onAttention(null);
         const { status } = body;
         this.onNotice(
           status.signal ? `The process ended by ${status.signal}.` : `The process exited with code ${status.code}.`,
@@ -311,6 +325,7 @@ export class PaneView {
         this.ended = true;
         this.exited = true;
         this.onRunning(false);
+        this.onAttention(null);
         if (body.reason === 'closed') {
           this.store.forget(this.pane);
           this.onStatus('the pane was closed');
@@ -319,7 +334,7 @@ export class PaneView {
         }
         break;
       default:
-        // Turn events and anything newer: nothing to draw.
+        // Anything newer: nothing to draw.
         break;
     }
   }

@@ -1,17 +1,65 @@
-// The pane list follows each pane's activity, against a real host whose
-// shell is bash (its prompt marks say when a command starts and ends).
+// The pane list follows each pane's activity live, from the host's `watch`
+// that the gateway relays, against a real host whose shell is bash (its
+// prompt marks say when a command starts and ends); the pane's view says
+// when its agent waits for the user.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { launchBrowser, Rig, waitFor } from './support.js';
+
+/**
+ * A CLI whose hooks report its turns to the host, as agent CLIs' do: a
+ * line starts a turn and ends it; the line `approve` first asks the user
+ * for permission (the hook's `notification`, which names a permission)
+ * and waits for the answer.
+ */
+const ASKER = `#!/bin/sh
+[ "$1" = "--notify" ] || { echo "asker: no --notify"; exit 2; }
+notify="$2"
+printf 'asker> '
+while IFS= read -r line; do
+  echo '{}' | sh -c "$notify --event turn_started"
+  if [ "$line" = approve ]; then
+    echo '{"message":"Asker needs your permission to use Bash"}' | sh -c "$notify --event notification"
+    printf 'allow? '
+    IFS= read -r answer
+    echo "asker: $answer"
+  fi
+  echo '{}' | sh -c "$notify --event turn_completed"
+  printf 'asker> '
+done
+`;
+
+const ASKER_CONFIG = `
+[runtime.asker]
+display_name = "Asker"
+executable = ["asker"]
+login = "not_required"
+reads_raw_input = false
+completion_args = ["--notify", "{notify}"]
+limitations = ["NATIVE_RESUME_UNSUPPORTED", "HOST_LOSS_RESTARTS_FRESH", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE"]
+`;
 
 describe("the pane list's activity", () => {
   let rig;
   let browser;
   let page;
+  let tools;
 
   before(async () => {
-    rig = await Rig.start({ env: { SHELL: '/bin/bash' } });
+    tools = fs.mkdtempSync(path.join(os.tmpdir(), 'panehost-web-asker-'));
+    fs.writeFileSync(path.join(tools, 'asker'), ASKER, { mode: 0o755 });
+    fs.writeFileSync(path.join(tools, 'config.toml'), ASKER_CONFIG);
+    rig = await Rig.start({
+      env: {
+        SHELL: '/bin/bash',
+        PATH: `${tools}:/usr/local/bin:/usr/bin:/bin`,
+        PANEHOST_CONFIG: path.join(tools, 'config.toml'),
+      },
+    });
     browser = await launchBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
   });
@@ -19,12 +67,24 @@ describe("the pane list's activity", () => {
   after(async () => {
     await browser?.close();
     await rig?.stop();
+    if (tools) fs.rmSync(tools, { recursive: true, force: true });
   });
 
-  test('goes from idle to busy while a command runs, and back, without a reload', async () => {
+  /** Every request the page makes to `/api/...`, by path. */
+  function apiRequests() {
+    const seen = [];
+    page.on('request', (request) => {
+      const { pathname } = new URL(request.url());
+      if (pathname.startsWith('/api/')) seen.push(`${request.method()} ${pathname}`);
+    });
+    return seen;
+  }
+
+  test('goes from idle to busy while a command runs, and back, live from the watch', async () => {
     const pane = await rig.startShell();
     const listed = async () => JSON.parse(await rig.run('ls', '--json')).panes.find((p) => p.id === pane);
     assert.equal((await listed()).completion, 'shell_integration');
+    const requests = apiRequests();
     await page.goto(rig.url);
     const row = page.locator(`tr[data-pane="${pane}"]`);
     const activity = async () => ({
@@ -41,8 +101,7 @@ describe("the pane list's activity", () => {
       );
 
     // A command that runs for a few seconds and then ends by itself (a
-    // read that times out): long enough for the list, which polls every
-    // 2 s, to show it busy. (Ending it by sending a line instead raced the
+    // read that times out). (Ending it by sending a line instead raced the
     // host's turn tracking once in CI: the pane stayed busy after the
     // prompt came back; a host finding, kept apart from this page test.)
     await reaches('idle');
@@ -54,5 +113,76 @@ describe("the pane list's activity", () => {
       describe: async () => JSON.stringify((await rig.inspect(pane)).screen.text),
     });
     await reaches('idle');
+    // All of it came on the one stream of the watch: the page polled nothing.
+    assert.deepEqual(
+      requests.filter((request) => request !== 'GET /api/runtimes'),
+      ['GET /api/watch'],
+    );
+  });
+
+  test('after a host restart the list follows the new host', async () => {
+    const pane = await rig.startShell();
+    const listed = async () => JSON.parse(await rig.run('ls', '--json')).panes.find((p) => p.id === pane);
+    await waitFor(async () => (await listed()).activity === 'idle', { what: 'the host to count the pane idle' });
+    await page.goto(rig.url);
+    const row = page.locator(`tr[data-pane="${pane}"]`);
+    const marked = () => row.getAttribute('data-activity');
+    await waitFor(async () => (await marked()) === 'idle', { what: 'the list to show idle', describe: marked });
+
+    await rig.restartHost();
+    // The restored pane's activity as the new host has it, whatever it
+    // is, then its next command live: never what the old host said last.
+    await waitFor(async () => (await listed())?.activity !== undefined, { what: 'the new host to list the pane' });
+    await rig.run('send', pane, 'echo after-restart; read -t 4 line', '--enter');
+    await waitFor(async () => (await listed()).activity === 'busy', { what: 'the new host to count the pane busy' });
+    await waitFor(async () => (await marked()) === 'busy', { what: 'the list to show busy', describe: marked });
+    await waitFor(async () => (await listed()).activity === 'idle', { what: 'the new host to count the pane idle' });
+    await waitFor(async () => (await marked()) === 'idle', { what: 'the list to show idle again', describe: marked });
+    assert.equal(await page.locator('#list-error').isVisible(), false);
+  });
+
+  test("a pane's view says when its agent asks for approval; its row is highlighted", async () => {
+    const pane = (await rig.run('start', 'asker')).trim();
+    rig.panes.push(pane);
+    await page.goto(rig.url); // the token, for this tab
+    await page.goto(`${rig.base}/?pane=${pane}`);
+    const status = () => page.locator('#status').textContent();
+    await waitFor(async () => (await status()) === 'live', { what: 'the stream', describe: status });
+    const attention = page.locator('#attention');
+    assert.equal(await attention.isVisible(), false);
+    // The agent asks: its hook reports the notification, and the host
+    // sends approval_requested on the pane's stream and awaiting_input as
+    // its activity.
+    await page.locator('#terminal').click();
+    await page.keyboard.type('approve');
+    await page.keyboard.press('Enter');
+    await waitFor(async () => (await attention.isVisible()) && (await attention.textContent()), {
+      what: 'the approval in the header',
+      describe: async () => JSON.stringify((await rig.inspect(pane)).screen.text),
+    });
+    assert.equal(await attention.textContent(), 'approval requested: Asker needs your permission to use Bash');
+    assert.equal(await attention.getAttribute('data-kind'), 'approval_requested');
+
+    // In the list (a second tab), the pane's row is marked as waiting for the user.
+    const list = await browser.context.newPage();
+    await list.goto(rig.url); // a new tab: the printed address, with the token
+    const row = list.locator(`tr[data-pane="${pane}"]`);
+    await waitFor(async () => (await row.getAttribute('data-activity')) === 'awaiting_input', {
+      what: 'the row to await input',
+      describe: () => row.getAttribute('data-activity'),
+    });
+    const background = await row.locator('td').first().evaluate((td) => getComputedStyle(td).backgroundColor);
+    assert.equal(background, 'rgb(58, 48, 0)', 'the row is highlighted');
+
+    // The user answers: the turn ends, and so does the highlight, in both.
+    await page.locator('#terminal').click();
+    await page.keyboard.type('yes');
+    await page.keyboard.press('Enter');
+    await waitFor(async () => !(await attention.isVisible()), { what: 'the approval to clear' });
+    await waitFor(async () => (await row.getAttribute('data-activity')) === 'idle', {
+      what: 'the row to go idle',
+      describe: () => row.getAttribute('data-activity'),
+    });
+    await list.close();
   });
 });

@@ -135,12 +135,7 @@ export class Rig {
     };
     this.panes = [];
 
-    // A small ring (64 KiB), so that a test can outrun it.
-    this.host = spawn(this.bin, [...this.globals(), 'host'], {
-      env: { ...this.env, PANEHOST_RING_BYTES: String(RING_BYTES) },
-      stdio: ['ignore', 'ignore', fs.openSync(path.join(this.root, 'host.log'), 'w')],
-    });
-    await waitFor(() => socketAnswers(this.socket), { what: 'the host to listen', timeout: 20000 });
+    await this.startHost();
 
     const gateway = await this.startGateway([]);
     this.web = gateway.child;
@@ -149,6 +144,32 @@ export class Rig {
     const parsed = new URL(this.url);
     this.base = parsed.origin;
     this.token = new URLSearchParams(parsed.hash.slice(1)).get('token');
+  }
+
+  /** Starts the host (a small ring, 64 KiB, so that a test can outrun it) and waits until it listens. */
+  async startHost() {
+    this.hostStarts = (this.hostStarts ?? 0) + 1;
+    this.host = spawn(this.bin, [...this.globals(), 'host'], {
+      env: { ...this.env, PANEHOST_RING_BYTES: String(RING_BYTES) },
+      stdio: ['ignore', 'ignore', fs.openSync(path.join(this.root, `host-${this.hostStarts}.log`), 'w')],
+    });
+    await waitFor(() => socketAnswers(this.socket), { what: 'the host to listen', timeout: 20000 });
+  }
+
+  /**
+   * Stops the host (its panes stay with their keepers), and has a
+   * new one take them back: the one the gateway starts when it finds none,
+   * or the one this command starts, whichever comes first (`panehost stop`
+   * ends it at the end).
+   */
+  async restartHost() {
+    // `panehost stop` leaves the panes with their keepers (a SIGTERM would close them).
+    const exited = new Promise((resolve) => this.host.once('exit', resolve));
+    await this.run('stop');
+    await exited;
+    this.host = null;
+    this.detachedHost = true;
+    await this.run('ls');
   }
 
   globals() {
@@ -218,6 +239,7 @@ export class Rig {
     }
     await stop(this.web);
     await stop(this.host);
+    if (this.detachedHost) await this.run('stop').catch(() => {});
     if (!process.env.PANEHOST_KEEP_TEST_DIR) fs.rmSync(this.root, { recursive: true, force: true });
   }
 }

@@ -13,9 +13,8 @@ use std::time::Duration;
 
 /// How long a connection waiting for a request's head may take to send it
 /// whole: a new connection, or a kept-alive one after its last answer (so
-/// this is the keep-alive timeout too). Then it is closed. The page starts
-/// a request every 2 seconds while it lists the panes, and sends each one
-/// at once.
+/// this is the keep-alive timeout too). Then it is closed. The page sends
+/// each request at once.
 pub(super) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a connection may move no byte, either way, while its request
@@ -23,7 +22,8 @@ pub(super) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
 /// sending a body) before it is closed. Longer than the longest silent
 /// wait of an answer: `/api/panes` tries a lost host for 10 seconds, twice.
 /// WebSockets are exempt: an attached terminal may be quiet for hours, and
-/// the bridge pings it.
+/// the bridge pings it. `/api/watch` is not: it sends an empty line every
+/// [`super::watch_relay::HEARTBEAT`].
 pub(super) const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Largest request head (the request line and the headers) a connection

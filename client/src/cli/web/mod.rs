@@ -14,6 +14,7 @@
 //!   of the token from logged URLs;
 //! - [`bridge`]: one WebSocket, one pane subscription;
 //! - [`pane_api`]: the runtimes, starting and closing panes;
+//! - [`watch_relay`]: the host's `watch`, relayed to the page;
 //! - [`wire`]: the JSON messages of the WebSocket, both directions;
 //! - [`assets`]: finding and serving the page's files;
 //! - [`accept`]: accepting connections and serving each over HTTP/1;
@@ -30,6 +31,7 @@ mod connection_table;
 mod pane_api;
 mod server;
 mod tracked_stream;
+mod watch_relay;
 mod wire;
 
 use super::context::Context;

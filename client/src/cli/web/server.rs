@@ -7,6 +7,7 @@
 //! | `GET /vendor/{file}` | xterm.js and its addons, from node_modules |
 //! | `GET /api/panes` | the host's `panes` answer, as `panehost ls --json` prints it |
 //! | `POST /api/panes`, `POST /api/panes/{pane}/close`, `GET /api/runtimes` | starting and closing panes, the runtimes ([`super::pane_api`]) |
+//! | `GET /api/watch` | the host's `watch`, one JSON object per line ([`super::watch_relay`]) |
 //! | `GET /ws?pane=P[&generation=G][&offset=N]` | the WebSocket bridge to one pane |
 //!
 //! Every route sits behind [`super::auth::guard`].
@@ -15,6 +16,7 @@ use super::assets::Assets;
 use super::auth::{self, Auth};
 use super::bridge::{self, Resume, StreamRequest};
 use super::pane_api;
+use super::watch_relay;
 use super::wire;
 use crate::{Client, ClientError, Connector, ReconnectPolicy};
 use axum::extract::ws::WebSocketUpgrade;
@@ -49,6 +51,7 @@ pub(super) fn router(state: Arc<AppState>) -> Router {
         .route("/api/panes", get(list_panes).post(pane_api::start))
         .route("/api/panes/{pane}/close", post(pane_api::close))
         .route("/api/runtimes", get(pane_api::runtimes))
+        .route("/api/watch", get(watch_relay::watch))
         .route("/ws", get(websocket))
         .route("/vendor/{file}", get(vendor_file))
         .route("/{file}", get(page_file))
