@@ -15,10 +15,12 @@
 //!   output it rendered.
 //!
 //! Input and resizes go over the server's shared request connection, in the
-//! order the page sent them; an interrupt, which takes seconds to confirm,
+//! order the page sent them; the page's first resize takes a lease on the
+//! pane's size, given back when the socket closes ([`super::resize_leases`]); an interrupt, which takes seconds to confirm,
 //! gets a connection of its own and reports back with an `interrupted`
 //! message.
 
+use super::resize_leases::{self, ResizeLease};
 use super::server::AppState;
 use super::wire::{self, PageMessage};
 use crate::{ClientError, FollowCursor, FollowItem, PaneFollower, ReconnectPolicy};
@@ -136,6 +138,8 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
     };
 
     let interrupting = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Taken at this page's first resize, given back when it leaves.
+    let mut lease: Option<ResizeLease> = None;
     let listen = async {
         while let Some(message) = incoming.next().await {
             let text = match message {
@@ -162,6 +166,9 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
                     }
                 }
                 Ok(PageMessage::Resize(size)) => {
+                    if lease.is_none() {
+                        lease = Some(state.resize_leases.take(&state.host, &pane).await);
+                    }
                     if let Err(error) = resize(&state, &pane, size).await {
                         let _ = outbox.send(wire::error(wire::error_body(&error), false)).await;
                     }
@@ -198,6 +205,9 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
         () = listen => {}
     }
     tracing::debug!(%pane, "page disconnected");
+    if let Some(lease) = lease {
+        resize_leases::release_and_restore(Arc::clone(&state), lease);
+    }
     // Dropping the stream unsubscribes.
 }
 

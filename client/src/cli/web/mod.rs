@@ -15,6 +15,7 @@
 //! - [`bridge`]: one WebSocket, one pane subscription;
 //! - [`pane_api`]: the runtimes, starting and closing panes;
 //! - [`watch_relay`]: the host's `watch`, relayed to the page;
+//! - [`resize_leases`]: a viewer's resize given back when the last viewer leaves;
 //! - [`wire`]: the JSON messages of the WebSocket, both directions;
 //! - [`assets`]: finding and serving the page's files;
 //! - [`accept`]: accepting connections and serving each over HTTP/1;
@@ -29,6 +30,7 @@ mod bounds;
 mod bridge;
 mod connection_table;
 mod pane_api;
+mod resize_leases;
 mod server;
 mod tracked_stream;
 mod watch_relay;
@@ -99,7 +101,7 @@ pub(crate) async fn run(context: &Context, args: WebArgs) -> anyhow::Result<()> 
     // The token travels in the fragment: the browser never sends it; the
     // page keeps it for this origin only.
     let url = format!("http://{}/#token={}", display_address(local), auth.token());
-    let state = Arc::new(server::AppState { auth, assets, host });
+    let state = Arc::new(server::AppState { auth, assets, host, resize_leases: Default::default() });
     let router = server::router(Arc::clone(&state));
 
     {

@@ -16,6 +16,7 @@ use super::assets::Assets;
 use super::auth::{self, Auth};
 use super::bridge::{self, Resume, StreamRequest};
 use super::pane_api;
+use super::resize_leases::ResizeLeases;
 use super::watch_relay;
 use super::wire;
 use crate::{Client, ClientError, Connector, ReconnectPolicy};
@@ -42,6 +43,8 @@ pub(super) struct AppState {
     pub(super) assets: Assets,
     /// The host.
     pub(super) host: HostLink,
+    /// The sizes to give panes back when their last resizing viewer leaves.
+    pub(super) resize_leases: ResizeLeases,
 }
 
 /// The routes, behind the guard.
