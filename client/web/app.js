@@ -7,6 +7,7 @@
 
 import { takeTokenFromAddress, token, tokenProblem } from '/access.js';
 import { closePane } from '/host-api.js';
+import { gridPanes, GRID_MAX, PaneGrid } from '/pane-grid.js';
 import { PaneList } from '/pane-list.js';
 import { StartForm } from '/start-form.js';
 import { PaneView } from '/terminal-view.js';
@@ -30,7 +31,7 @@ const elements = {
   tokenReason: document.getElementById('token-help-reason'),
 };
 
-const panehost = { store, view: null, term: null, list: null };
+const panehost = { store, view: null, term: null, list: null, grid: null };
 window.panehost = panehost;
 
 const list = new PaneList({
@@ -40,7 +41,21 @@ const list = new PaneList({
     route();
   },
   onClose: closePane,
+  onPick: (panes) => {
+    const openGrid = document.getElementById('open-grid');
+    openGrid.disabled = panes.length < 2 || panes.length > GRID_MAX;
+    document.getElementById('grid-count').textContent =
+      panes.length > GRID_MAX ? `at most ${GRID_MAX} side by side` : panes.length ? `${panes.length} ticked` : '';
+  },
 });
+document.getElementById('open-grid').addEventListener('click', () => {
+  const panes = [...list.picked].slice(0, GRID_MAX);
+  history.pushState(null, '', `/?panes=${panes.map(encodeURIComponent).join(',')}`);
+  route();
+});
+
+const grid = new PaneGrid({ container: document.getElementById('grid-view'), store });
+panehost.grid = grid;
 panehost.list = list;
 
 const startForm = new StartForm({
@@ -71,6 +86,7 @@ function showAttention(wait) {
 }
 
 function closeView() {
+  grid.dispose();
   panehost.view?.dispose();
   panehost.view = null;
   panehost.term = null;
@@ -122,6 +138,21 @@ function showPane(pane) {
   panehost.term = view.term;
 }
 
+function showGrid(panes) {
+  closeView();
+  list.hide();
+  elements.termView.hidden = true;
+  document.title = `${panes.join(', ')} · panehost`;
+  if (!token()) {
+    elements.status.textContent = 'no access token';
+    elements.tokenReason.textContent = tokenProblem();
+    elements.tokenHelp.hidden = false;
+    return;
+  }
+  elements.paneName.textContent = panes.join(' · ');
+  grid.show(panes);
+}
+
 function showList() {
   closeView();
   elements.termView.hidden = true;
@@ -131,8 +162,11 @@ function showList() {
 }
 
 function route() {
-  const pane = new URLSearchParams(location.search).get('pane');
-  if (pane) showPane(pane);
+  const query = new URLSearchParams(location.search);
+  const panes = gridPanes(query.get('panes'));
+  const pane = query.get('pane');
+  if (panes.length) showGrid(panes);
+  else if (pane) showPane(pane);
   else showList();
 }
 

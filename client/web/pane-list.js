@@ -71,12 +71,16 @@ function labelsCell(pane) {
 export class PaneList {
   /**
    * `onOpen(paneId)` is called when a pane is chosen; `onClose(paneId)`
-   * when its Close button is pressed (a promise).
+   * when its Close button is pressed (a promise); `onPick(paneIds)` when
+   * the panes ticked to open side by side change.
    */
-  constructor({ view, onOpen, onClose }) {
+  constructor({ view, onOpen, onClose, onPick = () => {} }) {
     this.view = view;
     this.onOpen = onOpen;
     this.onClose = onClose;
+    this.onPick = onPick;
+    // Panes ticked to be opened side by side.
+    this.picked = new Set();
     this.table = view.querySelector('#panes');
     this.body = this.table.querySelector('tbody');
     this.error = view.querySelector('#list-error');
@@ -166,6 +170,7 @@ export class PaneList {
         break;
       case 'pane_ended':
         this.byId.delete(body.pane);
+        if (this.picked.delete(body.pane)) this.onPick([...this.picked]);
         break;
       case 'pane_list':
         this.byId = new Map(body.panes.map((pane) => [pane.id, pane]));
@@ -238,6 +243,19 @@ export class PaneList {
           this.onOpen(pane.id);
         });
         name.append(link);
+        const pick = document.createElement('input');
+        pick.type = 'checkbox';
+        pick.className = 'pick';
+        pick.value = pane.id;
+        pick.title = 'Open side by side';
+        pick.checked = this.picked.has(pane.id);
+        pick.addEventListener('change', () => {
+          if (pick.checked) this.picked.add(pane.id);
+          else this.picked.delete(pane.id);
+          this.onPick([...this.picked]);
+        });
+        const pickCell = document.createElement('td');
+        pickCell.append(pick);
         row.append(
           name,
           cell(pane.runtime),
@@ -248,6 +266,7 @@ export class PaneList {
           cell(pane.title),
           cell(pane.cwd),
           this.actionsCell(pane),
+          pickCell,
         );
         return row;
       }),

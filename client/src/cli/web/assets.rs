@@ -44,6 +44,7 @@ const PAGE: &[(&str, &str)] = &[
     ("app.js", include_str!("../../../web/app.js")),
     ("bytes.js", include_str!("../../../web/bytes.js")),
     ("host-api.js", include_str!("../../../web/host-api.js")),
+    ("pane-grid.js", include_str!("../../../web/pane-grid.js")),
     ("pane-list.js", include_str!("../../../web/pane-list.js")),
     ("resume-store.js", include_str!("../../../web/resume-store.js")),
     ("sequence-tail.js", include_str!("../../../web/sequence-tail.js")),
