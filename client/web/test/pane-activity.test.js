@@ -4,44 +4,9 @@
 // when its agent waits for the user.
 
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { installAsker } from './asker.js';
 import { launchBrowser, Rig, waitFor } from './support.js';
-
-/**
- * A CLI whose hooks report its turns to the host, as agent CLIs' do: a
- * line starts a turn and ends it; the line `approve` first asks the user
- * for permission (the hook's `notification`, which names a permission)
- * and waits for the answer.
- */
-const ASKER = `#!/bin/sh
-[ "$1" = "--notify" ] || { echo "asker: no --notify"; exit 2; }
-notify="$2"
-printf 'asker> '
-while IFS= read -r line; do
-  echo '{}' | sh -c "$notify --event turn_started"
-  if [ "$line" = approve ]; then
-    echo '{"message":"Asker needs your permission to use Bash"}' | sh -c "$notify --event notification"
-    printf 'allow? '
-    IFS= read -r answer
-    echo "asker: $answer"
-  fi
-  echo '{}' | sh -c "$notify --event turn_completed"
-  printf 'asker> '
-done
-`;
-
-const ASKER_CONFIG = `
-[runtime.asker]
-display_name = "Asker"
-executable = ["asker"]
-login = "not_required"
-reads_raw_input = false
-completion_args = ["--notify", "{notify}"]
-limitations = ["NATIVE_RESUME_UNSUPPORTED", "HOST_LOSS_RESTARTS_FRESH", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE"]
-`;
 
 describe("the pane list's activity", () => {
   let rig;
@@ -50,16 +15,8 @@ describe("the pane list's activity", () => {
   let tools;
 
   before(async () => {
-    tools = fs.mkdtempSync(path.join(os.tmpdir(), 'panehost-web-asker-'));
-    fs.writeFileSync(path.join(tools, 'asker'), ASKER, { mode: 0o755 });
-    fs.writeFileSync(path.join(tools, 'config.toml'), ASKER_CONFIG);
-    rig = await Rig.start({
-      env: {
-        SHELL: '/bin/bash',
-        PATH: `${tools}:/usr/local/bin:/usr/bin:/bin`,
-        PANEHOST_CONFIG: path.join(tools, 'config.toml'),
-      },
-    });
+    tools = installAsker();
+    rig = await Rig.start({ env: { SHELL: '/bin/bash', ...tools.env } });
     browser = await launchBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
   });
@@ -67,7 +24,7 @@ describe("the pane list's activity", () => {
   after(async () => {
     await browser?.close();
     await rig?.stop();
-    if (tools) fs.rmSync(tools, { recursive: true, force: true });
+    tools?.remove();
   });
 
   /** Every request the page makes to `/api/...`, by path. */
