@@ -67,6 +67,21 @@ describe("a viewer's size", () => {
     await page.close();
   });
 
+  test('a reload keeps the size: the viewer is back within the grace', async () => {
+    const pane = await rig.startShell();
+    const { page, fitted } = await view(pane, { width: 900, height: 500 });
+    await paneBecomes(pane, fitted, "the pane to take the viewer's size");
+    const kept = () => (fs.readFileSync(rig.webLog, 'utf8').match(/the size stays/g) ?? []).length;
+    const before = kept();
+    await page.reload();
+    await waitFor(() => kept() > before, { what: 'the gateway to keep the size for the reloaded viewer' });
+    assert.equal(sizeText(await hostSize(pane)), sizeText(fitted));
+    // Once it leaves for good, the size comes back.
+    const original = { cols: 80, rows: 24 };
+    await page.close();
+    await paneBecomes(pane, original, 'the pane to get its size back');
+  });
+
   test('with two viewers, the size comes back when the last one leaves', async () => {
     const pane = await rig.startShell();
     const original = await hostSize(pane);

@@ -15,12 +15,13 @@
 //!   output it rendered.
 //!
 //! Input and resizes go over the server's shared request connection, in the
-//! order the page sent them; the page's first resize takes a lease on the
-//! pane's size, given back when the socket closes ([`super::resize_leases`]); an interrupt, which takes seconds to confirm,
+//! order the page sent them; the page holds the pane's size while its
+//! socket is open, and the size is given back after the last one closed
+//! ([`super::resize_leases`]); an interrupt, which takes seconds to confirm,
 //! gets a connection of its own and reports back with an `interrupted`
 //! message.
 
-use super::resize_leases::{self, ResizeLease};
+use super::resize_leases;
 use super::server::AppState;
 use super::wire::{self, PageMessage};
 use crate::{ClientError, FollowCursor, FollowItem, PaneFollower, ReconnectPolicy};
@@ -138,8 +139,9 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
     };
 
     let interrupting = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    // Taken at this page's first resize, given back when it leaves.
-    let mut lease: Option<ResizeLease> = None;
+    // This page holds the pane's size while it is open (resize_leases).
+    let viewer = state.resize_leases.join(&pane);
+    let mut resized = false;
     let listen = async {
         while let Some(message) = incoming.next().await {
             let text = match message {
@@ -166,8 +168,9 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
                     }
                 }
                 Ok(PageMessage::Resize(size)) => {
-                    if lease.is_none() {
-                        lease = Some(state.resize_leases.take(&state.host, &pane).await);
+                    if !resized {
+                        state.resize_leases.before_resize(&state.host, &viewer).await;
+                        resized = true;
                     }
                     if let Err(error) = resize(&state, &pane, size).await {
                         let _ = outbox.send(wire::error(wire::error_body(&error), false)).await;
@@ -205,9 +208,7 @@ pub(super) async fn run(socket: WebSocket, state: Arc<AppState>, request: Stream
         () = listen => {}
     }
     tracing::debug!(%pane, "page disconnected");
-    if let Some(lease) = lease {
-        resize_leases::release_and_restore(Arc::clone(&state), lease);
-    }
+    resize_leases::leave(Arc::clone(&state), viewer);
     // Dropping the stream unsubscribes.
 }
 
