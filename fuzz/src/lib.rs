@@ -9,6 +9,8 @@
 //! replays every input fuzzing found, kept under `fuzz/regressions/<target>/`.
 //! docs/RELIABILITY.md says how to run a campaign and what it found.
 
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
 mod handshake;
 mod hook_payload;
 mod keeper_wire;

@@ -8,7 +8,7 @@
 //! no sockets), [`store`] (what is kept on disk) and [`keeper`] (the
 //! process that holds the PTYs).
 
-#![warn(missing_debug_implementations, unreachable_pub)]
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 mod blocking;
 pub mod canary;

@@ -9,6 +9,7 @@ use tokio::task::JoinHandle;
 /// Forwards connections from its own socket to the host's.
 #[derive(Debug)]
 pub struct Proxy {
+    /// The proxy's own socket, where clients connect instead of the host's.
     pub path: PathBuf,
     sever: watch::Sender<u64>,
     task: JoinHandle<()>,
