@@ -14,12 +14,6 @@ use panehost_ipc::{limitation, ResumeRequest};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-/// Runtimes whose resume by exact reference has been proven with the real
-/// program: the fixture agent by this repository's end-to-end tests, the
-/// others by the live-proof runner (`tests/live-records/`).
-pub const LIVE_PROVEN_REFERENCES: &[&str] =
-    &["fixture", "claude", "codex", "qwen", "copilot", "opencode", "hermes", "kimi", "omp", "pi", "deepseek"];
-
 /// A reference no pattern accepts: it only tells whether the launcher has a
 /// reference form at all (an `Unsupported` refusal) or checks references
 /// (an `InvalidArgument` refusal).
@@ -45,6 +39,9 @@ pub struct LaunchFacts {
     /// The interrupt keys leave the request to the model open (the
     /// descriptor's own account of what was seen live).
     pub interrupt_keeps_request: bool,
+    /// Resume by exact reference was proven with the real program (the
+    /// descriptor's own account, [`Descriptor::references_proven_live`]).
+    pub references_proven_live: bool,
 }
 
 impl LaunchFacts {
@@ -83,6 +80,7 @@ impl LaunchFacts {
             receipt: launcher::plan_receipt(descriptor, program, cwd, "prompt", model.as_deref(), true, environment)
                 .map(|(plan, _)| plan),
             interrupt_keeps_request: descriptor.interrupt_keeps_request,
+            references_proven_live: descriptor.references_proven_live,
         }
     }
 
@@ -108,8 +106,8 @@ impl LaunchFacts {
     }
 }
 
-/// The limitations that follow from `facts` for the runtime `id`.
-pub fn implied_limitations(id: &str, facts: &LaunchFacts) -> BTreeSet<String> {
+/// The limitations that follow from `facts`.
+pub fn implied_limitations(facts: &LaunchFacts) -> BTreeSet<String> {
     let mut implied = BTreeSet::new();
     let mut add = |code: &str| {
         implied.insert(code.to_owned());
@@ -128,7 +126,7 @@ pub fn implied_limitations(id: &str, facts: &LaunchFacts) -> BTreeSet<String> {
     if !facts.resumes_references() && !facts.resumes_latest() {
         add(limitation::HOST_LOSS_RESTARTS_FRESH);
     }
-    if facts.resumes_references() && !LIVE_PROVEN_REFERENCES.contains(&id) {
+    if facts.resumes_references() && !facts.references_proven_live {
         add(limitation::REFERENCE_PENDING_LIVE_PROOF);
     }
     if let Err(AdmissionError::Unsupported { limitation, .. }) = &facts.login {

@@ -374,6 +374,12 @@ pub struct Descriptor {
     pub resume_forms: Vec<ResumeForm>,
     /// What a reference must match, whole, before it reaches argv.
     pub reference_pattern: Option<ReferencePattern>,
+    /// Resume by exact reference has been proven with the real program:
+    /// the fixture agent's by this repository's end-to-end tests, an agent
+    /// CLI's by the live-proof runner (`tests/live-records/`). A launcher
+    /// that resumes references without it implies
+    /// `REFERENCE_PENDING_LIVE_PROOF` ([`crate::contract`]).
+    pub references_proven_live: bool,
     /// Bytes that ask the CLI to stop what it is doing.
     pub interrupt_keys: Vec<u8>,
     /// How many times the keys must be pressed (a short gap apart).
@@ -436,6 +442,9 @@ pub struct Descriptor {
     /// Who owns the conversation's context. Always the CLI: it compacts its
     /// own context, and the host adds no second layer.
     pub context_owner: ContextOwner,
+    /// The runtime exists for this repository's tests (the fixture agent):
+    /// `panehost runtimes` lists it only when asked for `--all`.
+    pub for_tests: bool,
 }
 
 /// Where the host learns a running session's native reference (so that a

@@ -176,7 +176,7 @@ fn a_valid_file_loads_both_runtimes_with_their_argv() {
 
     for descriptor in &load.runtimes {
         let facts = LaunchFacts::gather(descriptor, &environment());
-        assert_eq!(implied_limitations(&descriptor.id, &facts), declared_limitations(descriptor), "{}", descriptor.id);
+        assert_eq!(implied_limitations(&facts), declared_limitations(descriptor), "{}", descriptor.id);
     }
 }
 

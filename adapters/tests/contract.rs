@@ -71,7 +71,7 @@ fn declared_limitations_equal_what_the_launcher_implies() {
     let mut mismatches = Vec::new();
     for descriptor in runtimes::built_in() {
         let facts = LaunchFacts::gather(&descriptor, &environment());
-        let implied = implied_limitations(&descriptor.id, &facts);
+        let implied = implied_limitations(&facts);
         let declared = declared_limitations(&descriptor);
         if implied != declared {
             mismatches.push(format!("{}: declared {declared:?}, the launcher implies {implied:?}", descriptor.id));
@@ -88,7 +88,28 @@ fn a_descriptor_whose_declaration_does_not_match_fails_the_check() {
     let mut descriptor = runtimes::built_in().into_iter().find(|d| d.id == "gemini").unwrap();
     descriptor.limitations.retain(|code| code != limitation::PROVIDER_SELECTION_ONLY);
     let facts = LaunchFacts::gather(&descriptor, &environment());
-    assert_ne!(implied_limitations(&descriptor.id, &facts), declared_limitations(&descriptor));
+    assert_ne!(implied_limitations(&facts), declared_limitations(&descriptor));
+}
+
+#[test]
+fn an_exact_resume_not_proven_live_implies_its_limitation() {
+    let mut descriptor = runtimes::built_in().into_iter().find(|d| d.id == "claude").unwrap();
+    let proven = implied_limitations(&LaunchFacts::gather(&descriptor, &environment()));
+    assert!(!proven.contains(limitation::REFERENCE_PENDING_LIVE_PROOF));
+    descriptor.references_proven_live = false;
+    let unproven = implied_limitations(&LaunchFacts::gather(&descriptor, &environment()));
+    assert!(unproven.contains(limitation::REFERENCE_PENDING_LIVE_PROOF));
+    // A runtime that resumes no reference has nothing to prove.
+    let mut shell = runtimes::built_in().into_iter().find(|d| d.id == "shell").unwrap();
+    shell.references_proven_live = false;
+    let implied = implied_limitations(&LaunchFacts::gather(&shell, &environment()));
+    assert!(!implied.contains(limitation::REFERENCE_PENDING_LIVE_PROOF));
+}
+
+#[test]
+fn only_the_fixture_agent_is_for_tests() {
+    let for_tests: Vec<String> = runtimes::built_in().into_iter().filter(|d| d.for_tests).map(|d| d.id).collect();
+    assert_eq!(for_tests, ["fixture"]);
 }
 
 #[test]
@@ -386,7 +407,7 @@ fn the_contract_sees_an_undeclared_profile_gap() {
     let mut descriptor = runtimes::built_in().into_iter().find(|d| d.id == "codex").unwrap();
     descriptor.permission_profiles.retain(|(profile, _)| *profile != PermissionProfile::FullAccess);
     let facts = LaunchFacts::gather(&descriptor, &environment());
-    let implied = implied_limitations(&descriptor.id, &facts);
+    let implied = implied_limitations(&facts);
     assert!(implied.contains(limitation::PERMISSION_PROFILE_UNENFORCED));
     assert_ne!(implied, declared_limitations(&descriptor));
     assert_eq!(facts.enforced_profiles(), [PermissionProfile::ReadOnly, PermissionProfile::WorkspaceWrite]);

@@ -21,5 +21,9 @@ fn main() -> std::process::ExitCode {
             })
         },
         run_canary: panehost_host::canary::run,
+        test_runtimes: || {
+            let built_in = panehost_adapters::runtimes::built_in().into_iter();
+            built_in.filter(|runtime| runtime.for_tests).map(|runtime| runtime.id).collect()
+        },
     })
 }

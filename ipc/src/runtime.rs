@@ -2,6 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The id of the runtime every host offers: the user's login shell, or a
+/// command given for it. `panehost new` starts it when no runtime is named.
+pub const SHELL: &str = "shell";
+
 /// Whether a runtime is ready for work (`RuntimeInfo.readiness`).
 pub mod readiness {
     /// Every gate passed.

@@ -265,7 +265,7 @@ impl Reader<'_> {
     /// The declared limitations must be what the launcher implies.
     fn check_contract(&mut self, descriptor: &Descriptor, declared_any: bool) {
         let facts = LaunchFacts::gather(descriptor, &HostEnvironment::default());
-        let implied = implied_limitations(&descriptor.id, &facts);
+        let implied = implied_limitations(&facts);
         let declared: BTreeSet<String> = descriptor.limitations.iter().cloned().collect();
         if implied == declared {
             return;

@@ -23,6 +23,8 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::InteractivePicker, &["--resume"]),
         ],
         reference_pattern: Some(ReferencePattern::constant(UUID)),
+        // Its exact resume is proven live (`tests/live-records/claude.json`, step `resume_reference`).
+        references_proven_live: true,
         // Every hook payload carries the session's id.
         reference_capture: ReferenceCapture::HookField("session_id".into()),
         login: LoginForm::InTerminal { args: strings(&["auth", "login"]) },

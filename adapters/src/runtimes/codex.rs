@@ -28,6 +28,8 @@ pub(super) fn descriptor() -> Descriptor {
             resume_subcommand(ResumeMode::InteractivePicker, &["resume"]),
         ],
         reference_pattern: Some(ReferencePattern::constant(UUID)),
+        // Its exact resume is proven live (`tests/live-records/codex.json`, step `resume_reference`).
+        references_proven_live: true,
         // Each session is a rollout file named after its id, under
         // `$CODEX_HOME/sessions` (default `~/.codex/sessions`).
         reference_capture: ReferenceCapture::SessionStore(SessionStore {

@@ -26,6 +26,8 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::InteractivePicker, &["--resume"]),
         ],
         reference_pattern: Some(ReferencePattern::constant(UUID)),
+        // Its exact resume is proven live (`tests/live-records/copilot.json`, step `resume_reference`).
+        references_proven_live: true,
         // Each session is a directory `~/.copilot/session-state/<id>/`.
         reference_capture: ReferenceCapture::SessionStore(SessionStore {
             dir: ".copilot/session-state".into(),

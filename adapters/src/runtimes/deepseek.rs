@@ -44,6 +44,8 @@ pub(super) fn descriptor() -> Descriptor {
         ],
         // The session directory's name.
         reference_pattern: Some(ReferencePattern::constant("[0-9a-f]{32}")),
+        // Its exact resume is proven live (`tests/live-records/deepseek.json`, step `resume_reference`).
+        references_proven_live: true,
         reference_capture: ReferenceCapture::SessionStore(SessionStore {
             dir: ".reasonix/projects".into(),
             moved_by: None,

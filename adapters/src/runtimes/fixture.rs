@@ -17,6 +17,8 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::ProviderSelection, &["--continue"]),
         ],
         reference_pattern: Some(ReferencePattern::constant("fx-[0-9a-f]{16}")),
+        // Its exact resume is proven by the end-to-end tests.
+        references_proven_live: true,
         // It prints `session: fx-...` when it starts.
         reference_capture: ReferenceCapture::OutputMarker("session: ".into()),
         // It ends every turn with an OSC 9 notification.
@@ -26,6 +28,7 @@ pub(super) fn descriptor() -> Descriptor {
         login: LoginForm::NotRequired,
         // It reads lines, in whatever mode the terminal is in.
         reads_raw_input: false,
+        for_tests: true,
         // It has no sandbox or approvals to map a permission profile on.
         limitations: strings(&[limitation::PERMISSION_PROFILE_UNENFORCED]),
         ..agent_cli("fixture", "Fixture agent (tests)", &["panehost-fixture-agent"], Evidence::ThisRepository)

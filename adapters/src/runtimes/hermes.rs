@@ -38,6 +38,8 @@ pub(super) fn descriptor() -> Descriptor {
         ],
         // Only an id: `--resume` also takes a session's title.
         reference_pattern: Some(ReferencePattern::constant("[0-9]{8}_[0-9]{6}_[0-9a-f]{6}")),
+        // Its exact resume is proven live (`tests/live-records/hermes.json`, step `resume_reference`).
+        references_proven_live: true,
         reference_capture: ReferenceCapture::OutputMarker("Session: ".into()),
         // It has no read-only mode: a receipt needs the weaker boundary
         // accepted. The model and its key are in ~/.hermes/config.yaml.

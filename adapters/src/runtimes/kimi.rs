@@ -48,6 +48,8 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::InteractivePicker, &["--session"]),
         ],
         reference_pattern: Some(ReferencePattern::constant(UUID)),
+        // Its exact resume is proven live (`tests/live-records/kimi.json`, step `resume_reference`).
+        references_proven_live: true,
         reference_capture: ReferenceCapture::OutputMarker("Session: ".into()),
         login: LoginForm::InTerminal { args: strings(&["login"]) },
         self_update_off: SelfUpdateOff {

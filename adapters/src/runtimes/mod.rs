@@ -135,6 +135,7 @@ pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: 
         model: ModelForm::NotTaken,
         resume_forms: Vec::new(),
         reference_pattern: None,
+        references_proven_live: false,
         interrupt_keys: b"\x03".to_vec(),
         interrupt_presses: 1,
         interrupt_keeps_request: false,
@@ -158,6 +159,7 @@ pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: 
         refused_versions: Vec::new(),
         reference_capture: ReferenceCapture::None,
         context_owner: ContextOwner::Cli,
+        for_tests: false,
     }
 }
 

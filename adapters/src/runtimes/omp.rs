@@ -61,6 +61,8 @@ pub(super) fn descriptor() -> Descriptor {
         // The session's UUID (an "ID prefix" would also do; only whole ids
         // pass).
         reference_pattern: Some(ReferencePattern::constant(UUID)),
+        // Its exact resume is proven live (`tests/live-records/omp.json`, step `resume_reference`).
+        references_proven_live: true,
         reference_capture: ReferenceCapture::SessionStore(SessionStore {
             dir: ".omp/agent/sessions".into(),
             moved_by: Some(("PI_CODING_AGENT_DIR".into(), "sessions".into())),

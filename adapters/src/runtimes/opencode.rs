@@ -24,6 +24,8 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::ProviderSelection, &["--continue"]),
         ],
         reference_pattern: Some(ReferencePattern::constant("ses_[0-9A-Za-z]{8,64}")),
+        // Its exact resume is proven live (`tests/live-records/opencode.json`, step `resume_reference`).
+        references_proven_live: true,
         // The host's plugin names the session in every report; its
         // sessions themselves live in an SQLite database, and its one log
         // is shared by every run, so neither tells panes apart.

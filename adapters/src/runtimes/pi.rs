@@ -45,6 +45,8 @@ pub(super) fn descriptor() -> Descriptor {
         // The session's UUID (a "partial UUID" would also do; only whole
         // ids pass).
         reference_pattern: Some(ReferencePattern::constant(UUID)),
+        // Its exact resume is proven live (`tests/live-records/pi.json`, step `resume_reference`).
+        references_proven_live: true,
         reference_capture: ReferenceCapture::SessionStore(SessionStore {
             dir: ".pi/agent/sessions".into(),
             moved_by: Some(("PI_CODING_AGENT_DIR".into(), "sessions".into())),

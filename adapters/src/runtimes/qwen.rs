@@ -23,6 +23,8 @@ pub(super) fn descriptor() -> Descriptor {
             resume(ResumeMode::ProviderSelection, &["--continue"]),
         ],
         reference_pattern: Some(ReferencePattern::constant(UUID)),
+        // Its exact resume is proven live (`tests/live-records/qwen.json`, step `resume_reference`).
+        references_proven_live: true,
         // Each session is `~/.qwen/projects/<project>/chats/<id>.jsonl`.
         reference_capture: ReferenceCapture::SessionStore(SessionStore {
             dir: ".qwen/projects".into(),

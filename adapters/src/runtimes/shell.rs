@@ -10,7 +10,7 @@ use panehost_ipc::limitation;
 
 pub(super) fn descriptor() -> Descriptor {
     Descriptor {
-        id: "shell".into(),
+        id: panehost_ipc::runtime::SHELL.into(),
         display_name: "Shell".into(),
         executable: Executable::FromVariable { variable: "SHELL".into(), fallback: "/bin/sh".into() },
         version: VersionProbe::default(),
@@ -20,6 +20,7 @@ pub(super) fn descriptor() -> Descriptor {
         model: ModelForm::NotTaken,
         resume_forms: Vec::new(),
         reference_pattern: None,
+        references_proven_live: false,
         interrupt_keys: b"\x03".to_vec(),
         interrupt_presses: 1,
         interrupt_keeps_request: false,
@@ -53,5 +54,6 @@ pub(super) fn descriptor() -> Descriptor {
         refused_versions: Vec::new(),
         reference_capture: ReferenceCapture::None,
         context_owner: ContextOwner::Cli,
+        for_tests: false,
     }
 }

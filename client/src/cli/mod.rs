@@ -76,6 +76,10 @@ pub struct Entrypoints {
     pub run_host: fn(HostLaunch) -> anyhow::Result<()>,
     /// Runs the canary (blocking) for `panehost canary`.
     pub run_canary: fn(CanaryLaunch) -> anyhow::Result<CanaryOutput>,
+    /// The ids of the runtimes that exist for this repository's tests (the
+    /// descriptors say which): `panehost runtimes` lists them only with
+    /// `--all`.
+    pub test_runtimes: fn() -> Vec<String>,
 }
 
 /// Runs the `panehost` command with the process's arguments and returns its
@@ -99,9 +103,11 @@ pub fn main(entrypoints: Entrypoints) -> ExitCode {
         Some(Command::Host) => host::run(&context, entrypoints.run_host).map(|()| ExitCode::SUCCESS),
         Some(Command::Canary(args)) => canary::run(&context, args, entrypoints.run_canary),
         Some(Command::Stop(args)) => stop::run(&context.towards_state_dirs_host(), args).map(|()| ExitCode::SUCCESS),
-        Some(command) => run_client(context.towards_state_dirs_host(), command).map(|()| ExitCode::SUCCESS),
+        Some(command) => {
+            run_client(context.towards_state_dirs_host(), command, &entrypoints).map(|()| ExitCode::SUCCESS)
+        }
         // On its defaults, panehost opens a shell in a new pane, attached.
-        None => run_client(context.towards_state_dirs_host(), Command::New(new::NewArgs::default()))
+        None => run_client(context.towards_state_dirs_host(), Command::New(new::NewArgs::default()), &entrypoints)
             .map(|()| ExitCode::SUCCESS),
     });
     match result {
@@ -146,7 +152,7 @@ impl fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 /// Runs a client subcommand on a single-threaded runtime.
-fn run_client(context: Context, command: Command) -> anyhow::Result<()> {
+fn run_client(context: Context, command: Command, entrypoints: &Entrypoints) -> anyhow::Result<()> {
     context.init_logging();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let result = runtime.block_on(async {
@@ -165,7 +171,7 @@ fn run_client(context: Context, command: Command) -> anyhow::Result<()> {
             Command::Attach(args) => attach::run(&context, args).await,
             Command::Resize(args) => resize::run(&context, args).await,
             Command::Close(args) => close::run(&context, args).await,
-            Command::Runtimes(args) => runtimes::run(&context, args).await,
+            Command::Runtimes(args) => runtimes::run(&context, args, entrypoints.test_runtimes).await,
             Command::Login(args) => login::run(&context, args).await,
             Command::Ask(args) => ask::run(&context, args).await,
             Command::Wait(args) => wait::run(&context, args).await,

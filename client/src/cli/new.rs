@@ -12,7 +12,7 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 pub(crate) struct NewArgs {
     /// The runtime to run (see `panehost runtimes`).
-    #[arg(default_value = "shell")]
+    #[arg(default_value = panehost_ipc::runtime::SHELL)]
     pub(crate) runtime: String,
     /// Working directory of the pane [default: the current directory]
     #[arg(long, value_name = "DIR")]
@@ -24,7 +24,11 @@ pub(crate) struct NewArgs {
 
 impl Default for NewArgs {
     fn default() -> Self {
-        NewArgs { runtime: "shell".to_owned(), cwd: None, detach_key: detach_key::DEFAULT_DETACH_KEY_BYTE }
+        NewArgs {
+            runtime: panehost_ipc::runtime::SHELL.to_owned(),
+            cwd: None,
+            detach_key: detach_key::DEFAULT_DETACH_KEY_BYTE,
+        }
     }
 }
 

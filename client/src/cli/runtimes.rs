@@ -35,12 +35,15 @@ pub(crate) struct RuntimesArgs {
     all: bool,
 }
 
-/// Runtimes that exist for this repository's tests (the fixture agent,
-/// found when its binary is on PATH): listed only with `--all`.
-const TEST_RUNTIMES: &[&str] = &["fixture"];
-
 /// Lists the runtimes as a table or a JSON array, or takes a receipt.
-pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result<()> {
+/// Without `--all`, the runtimes `test_runtimes` names (those that exist
+/// for this repository's tests, such as the fixture agent found when its
+/// binary is on PATH) are left out.
+pub(crate) async fn run(
+    context: &Context,
+    args: RuntimesArgs,
+    test_runtimes: fn() -> Vec<String>,
+) -> anyhow::Result<()> {
     let client = context.connect().await?;
     if let Some(runtime) = &args.probe {
         let receipt = client.probe_runtime(runtime, args.model.as_deref(), args.accept_weaker_boundary).await?;
@@ -56,7 +59,8 @@ pub(crate) async fn run(context: &Context, args: RuntimesArgs) -> anyhow::Result
     }
     let mut runtimes = client.runtimes().await?;
     if !args.all {
-        runtimes.retain(|runtime| !TEST_RUNTIMES.contains(&runtime.id.as_str()));
+        let test_runtimes = test_runtimes();
+        runtimes.retain(|runtime| !test_runtimes.contains(&runtime.id));
     }
     if args.json {
         print_json(&json::answer(Response::Runtimes { runtimes }))?;

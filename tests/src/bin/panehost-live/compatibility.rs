@@ -298,8 +298,8 @@ quotes what was looked up and tried.
 
 A `live proof` next to `declared: REFERENCE_PENDING_LIVE_PROOF` means the
 live run showed the exact resume the adapter still calls unproven: the
-declaration is due for removal (through `LIVE_PROVEN_REFERENCES` in
-`adapters/src/contract.rs`, which the contract suite reads).
+declaration is due for removal (through `references_proven_live` in the
+runtime's own file, `adapters/src/runtimes/`, which the contract suite reads).
 
 The columns and the record steps behind them:
 
