@@ -20,6 +20,23 @@
 //! Every frame is a 4-byte big-endian length followed by that many bytes
 //! ([`frame`]). This crate depends on no other panehost crate, and on no PTY
 //! or async runtime code, so any Rust program can speak the protocol.
+//!
+//! Every message goes through one pair of functions, [`encode`] and
+//! [`decode`]; a request in both encodings:
+//!
+//! ```
+//! use panehost_ipc::{decode, encode, Encoding, Request, RequestFrame};
+//!
+//! let frame = RequestFrame { id: 1, request: Request::List { labels: Default::default() } };
+//! let json = encode(Encoding::Json, &frame)?;
+//! assert_eq!(json, br#"{"id":1,"request":{"list":{"labels":{}}}}"#);
+//! // bincode: the id, the variant's number (8, `list`), an empty map.
+//! let bincode = encode(Encoding::Bincode, &frame)?;
+//! assert_eq!(bincode, [0x01, 0x08, 0x00]);
+//! assert_eq!(decode::<RequestFrame>(Encoding::Bincode, &bincode)?, frame);
+//! assert_eq!(decode::<RequestFrame>(Encoding::Json, br#"{"id":1,"request":{"list":{}}}"#)?, frame);
+//! # Ok::<(), panehost_ipc::WireError>(())
+//! ```
 
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
