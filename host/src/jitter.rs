@@ -27,6 +27,12 @@ pub(crate) enum Point {
     AfterEnter,
     /// An interrupt's keys are written; its confirmation has not begun.
     AfterInterruptKeys,
+    /// Output with terminal notices (prompt marks, bells) is parsed into
+    /// the screen, and the pane's turns are not told of them yet.
+    NoticesParsed,
+    /// A started pane's program runs; the pane has not joined the
+    /// registry (it is not listed yet).
+    BeforePaneJoins,
 }
 
 /// Jitter as configured.

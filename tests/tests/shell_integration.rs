@@ -726,3 +726,35 @@ fn a_line_answering_a_commands_read_leaves_no_turn_open_after_the_command() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+/// An empty line at the prompt runs no command: bash draws its prompt
+/// again, a `D` mark with no `C` before it. Read before the host recorded
+/// the submission, that mark found no turn to end, and the turn the
+/// submission then opened stayed open for good (found by the schedule
+/// explorer with jitter, seed 775250576129094191). A prompt drawn after
+/// the Enter means the line opened no turn of its own.
+#[test]
+fn an_empty_line_at_the_prompt_leaves_the_pane_idle() {
+    let host = TestHost::start_with_env(&[("SHELL", "/bin/bash"), ("PANEHOST_JITTER", "11:300")]);
+    std::fs::write(host.home.join(".bashrc"), "PS1='ready> '\n").unwrap();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    let (subscription, mut seen) = conn.follow_from_start_until(&pane, "ready> ");
+    let prompts = |seen: &Transcript| seen.text().matches("ready> ").count();
+    for round in 0..16 {
+        let before = prompts(&seen);
+        let line = SendParams { pane: pane.clone(), text: String::new(), enter: true, ..Default::default() };
+        let sent = conn.send(Request::Send(line));
+        let (id, answer) = conn.next_answer();
+        assert_eq!(id, sent);
+        answer.unwrap_or_else(|err| panic!("round {round}: {err:?}"));
+        conn.follow_until(subscription, &mut seen, |seen| prompts(seen) > before);
+        let mut inspect = host.connect(Encoding::Json);
+        wait_for(&format!("round {round}: the pane to be idle after its prompt came back"), || {
+            let Response::Inspected(detail) = inspect.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+            (detail.pane.activity == "idle").then_some(()).ok_or(detail.pane.activity)
+        });
+    }
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

@@ -52,6 +52,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 }
                 pane.capture_reference_from_output(&data[..taken]);
                 if !notices.is_empty() {
+                    crate::jitter::at(crate::jitter::Point::NoticesParsed).await;
                     pane.record_terminal_notices(&notices, now_parsed);
                 }
                 if taken < data.len() && !out_of_time {

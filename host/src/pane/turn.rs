@@ -106,6 +106,9 @@ pub(super) struct TurnTracker {
     /// Whether the program is ready to read a submission (see
     /// [`TurnTracker::ready_for_input`]).
     ready: bool,
+    /// Where a shell with prompt marks last drew its prompt (its last
+    /// `OSC 133 ; D`), whether or not that ended a turn.
+    prompt_drawn_at: Option<u64>,
 }
 
 impl TurnTracker {
@@ -123,6 +126,7 @@ impl TurnTracker {
             next_seq: 0,
             notice_end_pending: false,
             ready: completion != CompletionSignal::ShellIntegration,
+            prompt_drawn_at: None,
         }
     }
 
@@ -245,13 +249,13 @@ impl TurnTracker {
     /// submission's own, told before this (a quick command's `C` and `D`
     /// marks may be parsed before the host records its submission): no
     /// second turn opens, which nothing would ever end. Likewise for a
-    /// shell with prompt marks whose turn ended in output after `offset`:
-    /// the turn was still open when the Enter was written, so the
-    /// submission went to its command (an answer to its `read`, say) or
-    /// was typed ahead of the next prompt, where the shell's own start
-    /// mark opens the command's turn. Where completion is unobserved the
-    /// start is reported, but nothing will ever end the turn, so the
-    /// activity stays `unknown`.
+    /// shell with prompt marks that drew its prompt in output after
+    /// `offset`: the submission went to the command that ended there (an
+    /// answer to its `read`), or was an empty line (a prompt and no
+    /// command), or waits typed ahead of that prompt, where the shell's
+    /// own start mark opens its command's turn. Where completion is
+    /// unobserved the start is reported, but nothing will ever end the
+    /// turn, so the activity stays `unknown`.
     pub(super) fn input_submitted(&mut self, offset: u64, text: &str) -> Option<TurnSignal> {
         self.conversation.submitted(text);
         if self.open.is_some() {
@@ -261,7 +265,7 @@ impl TurnTracker {
         if self.completion != CompletionSignal::Unobserved && self.started_after(offset) {
             return None;
         }
-        if self.completion == CompletionSignal::ShellIntegration && self.ended_after(offset) {
+        if self.completion == CompletionSignal::ShellIntegration && self.prompt_drawn_at.is_some_and(|at| at > offset) {
             return None;
         }
         if self.completion == CompletionSignal::Unobserved {
@@ -357,6 +361,7 @@ impl TurnTracker {
             (CompletionSignal::ShellIntegration, TerminalNotice::CommandFinished(status)) => {
                 let first_prompt = !self.ready;
                 self.ready = true;
+                self.prompt_drawn_at = Some(offset);
                 match &self.open {
                     // The prompt's first mark, with no command before it,
                     // ends nothing: the shell is at its prompt.
@@ -415,15 +420,6 @@ impl TurnTracker {
             .rev()
             .take_while(|signal| signal.offset > offset)
             .any(|signal| matches!(signal.event, Event::TurnStarted { .. }))
-    }
-
-    /// Whether a turn ended in output after `offset`.
-    fn ended_after(&self, offset: u64) -> bool {
-        self.log
-            .iter()
-            .rev()
-            .take_while(|signal| signal.offset > offset)
-            .any(|signal| matches!(signal.event, Event::TurnCompleted { .. }))
     }
 
     fn start(&mut self, offset: u64, from: &str) -> Option<TurnSignal> {
@@ -618,6 +614,22 @@ mod tests {
         // A submission after the end was read opens its turn as usual.
         assert!(tracker.input_submitted(70, "true").is_some());
         assert!(tracker.busy());
+    }
+
+    #[test]
+    fn an_empty_line_whose_prompt_was_read_before_it_was_told_opens_no_turn() {
+        let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+        tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5);
+        // An empty line at the prompt, its Enter written at 10: bash draws
+        // its prompt again (a `D` mark, no `C`), read before the host
+        // recorded the submission. No turn was open for the mark to end.
+        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 20)).is_none());
+        assert!(tracker.input_submitted(10, "").is_none());
+        assert!(!tracker.busy(), "a turn opened that nothing would end");
+        // Told in time, the empty line's turn opens and its prompt ends it.
+        assert!(tracker.input_submitted(20, "").is_some());
+        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 30)).is_some());
+        assert!(!tracker.busy());
     }
 
     #[test]

@@ -353,6 +353,7 @@ async fn spawn_pane(
         .await
         .map_err(|err| ErrorBody::new(ErrorCode::SpawnFailed, format!("cannot start {runtime}: {err}")))?;
     tracing::info!(pane = %pane.info().id, runtime = %pane.info().runtime, pid = pane.info().pid, "pane started");
+    crate::jitter::at(crate::jitter::Point::BeforePaneJoins).await;
     host.registry.join(id, Arc::clone(&pane));
     Ok(Response::Started(pane.summary()))
 }

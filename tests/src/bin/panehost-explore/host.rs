@@ -112,7 +112,8 @@ impl ExploreHost {
             .env("HOME", &self.dir.home)
             .env("SHELL", "/bin/bash")
             .env("LANG", "C.UTF-8")
-            .env("PANEHOST_LOG", "info")
+            // The explorer's own PANEHOST_LOG, to look closer (`debug`).
+            .env("PANEHOST_LOG", std::env::var("PANEHOST_LOG").unwrap_or_else(|_| "info".to_owned()))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)
