@@ -146,11 +146,12 @@ async fn serve(config: HostConfig) -> anyhow::Result<()> {
     // this function: a connection's task then starts on the thread that
     // accepted it, with no other thread to wake.
     let accepting = tokio::spawn(accept_connections(listener, Arc::clone(&host)));
-    let leave_panes = tokio::select! {
-        _ = terminate.recv() => false,
-        _ = interrupt.recv() => false,
-        _ = hand_over.recv() => true,
+    let (leave_panes, signal) = tokio::select! {
+        _ = terminate.recv() => (false, "SIGTERM"),
+        _ = interrupt.recv() => (false, "SIGINT"),
+        _ = hand_over.recv() => (true, "SIGQUIT"),
     };
+    tracing::info!(signal, "signalled to end");
     // No connection is taken from here on: the listener closes with the
     // task.
     accepting.abort();
