@@ -182,8 +182,8 @@ pub struct PaneSummary {
     pub title: String,
     /// When the pane was created, in milliseconds since the Unix epoch.
     pub created_at_ms: u64,
-    /// What its agent is doing: `idle`, `busy`, `awaiting_input` or
-    /// `unknown` (see [`crate::turn::activity`]).
+    /// What its agent is doing: `idle`, `busy`, `awaiting_input`,
+    /// `awaiting_approval` or `unknown` (see [`crate::turn::activity`]).
     #[serde(default)]
     #[schemars(with = "crate::vocabulary::ActivitySchema")]
     pub activity: String,

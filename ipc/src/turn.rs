@@ -73,21 +73,27 @@ pub mod usage_kind {
 }
 
 /// What a pane's agent is doing, as far as the host can tell. Travels as a
-/// string: `idle`, `busy`, `awaiting_input`, `unknown` (nothing observed yet,
-/// the process exited, or the runtime's completion is unobserved).
+/// string: `idle`, `busy`, `awaiting_input`, `awaiting_approval`, `unknown`
+/// (nothing observed yet, the process exited, or the runtime's completion
+/// is unobserved). An open vocabulary: a client treats a value it does not
+/// know as `unknown`.
 pub mod activity {
     /// Between turns.
     pub const IDLE: &str = "idle";
     /// In a turn.
     pub const BUSY: &str = "busy";
-    /// The CLI asked the user for something (an answer, an approval).
+    /// The CLI asked the user for something other than an approval (an
+    /// answer, or only their attention).
     pub const AWAITING_INPUT: &str = "awaiting_input";
+    /// The CLI asked the user to approve an action (running a command,
+    /// editing a file): its last notification was an `approval_requested`.
+    pub const AWAITING_APPROVAL: &str = "awaiting_approval";
     /// Not known.
     pub const UNKNOWN: &str = "unknown";
 
     /// Every activity: the known values of the `Activity` vocabulary
     /// ([`crate::vocabulary`]).
-    pub const ALL: &[&str] = &[IDLE, BUSY, AWAITING_INPUT, UNKNOWN];
+    pub const ALL: &[&str] = &[IDLE, BUSY, AWAITING_INPUT, AWAITING_APPROVAL, UNKNOWN];
 }
 
 /// Token and cost usage of one turn.

@@ -42,6 +42,7 @@ class Activity(WireEnum):
     IDLE = 'idle'
     BUSY = 'busy'
     AWAITING_INPUT = 'awaiting_input'
+    AWAITING_APPROVAL = 'awaiting_approval'
     UNKNOWN = 'unknown'
 
 
@@ -764,7 +765,7 @@ class PaneSummary:
     - ``size``: The terminal size.
     - ``state``: Running or exited.
     - ``title``: The window title the process set, or empty.
-    - ``activity``: What its agent is doing: `idle`, `busy`, `awaiting_input` or `unknown` (see [`crate::turn::activity`]).
+    - ``activity``: What its agent is doing: `idle`, `busy`, `awaiting_input`, `awaiting_approval` or `unknown` (see [`crate::turn::activity`]).
     - ``completion``: How the end of a turn is observed for this pane: `hook`, `notify_program`, `terminal_notification`, `screen_heuristic`, `unobserved` or `shell_integration` ([`crate::turn::completion`]).
     - ``labels``: The labels the client started it with (revision 3).
     - ``restored_by``: How the pane came to this host: `started` (by a `start` or `login`), or, after a host restart, `keeper` (the same process, taken back from its keeper), `native_reference` or `provider_selection` (a new process that resumed the session; the generation grew), or `fresh` (a new process, starting over, where the runtime declares `HOST_LOSS_RESTARTS_FRESH`).

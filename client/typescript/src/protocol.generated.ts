@@ -21,11 +21,12 @@ export type Activity =
   | "idle"
   | "busy"
   | "awaiting_input"
+  | "awaiting_approval"
   | "unknown"
   | (string & {});
 
 /** The known values of {@link Activity}, in the order the host declares them. */
-export const ActivityValues = ["idle", "busy", "awaiting_input", "unknown"] as const;
+export const ActivityValues = ["idle", "busy", "awaiting_input", "awaiting_approval", "unknown"] as const;
 
 /**
  * Bytes as standard base64 (RFC 4648, with `=` padding).
@@ -646,8 +647,8 @@ export type PaneState =
  */
 export interface PaneSummary {
   /**
-   * What its agent is doing: `idle`, `busy`, `awaiting_input` or
-   * `unknown` (see [`crate::turn::activity`]).
+   * What its agent is doing: `idle`, `busy`, `awaiting_input`,
+   * `awaiting_approval` or `unknown` (see [`crate::turn::activity`]).
    */
   activity?: Activity;
   /**

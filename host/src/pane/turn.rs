@@ -142,8 +142,9 @@ impl TurnTracker {
     }
 
     /// The pane was taken back from its keeper after a host restart: a
-    /// pane that was between turns (`recorded` activity `idle` or
-    /// `awaiting_input`) still is, and a shell whose record knew of its
+    /// pane that was between turns (`recorded` activity `idle`) or
+    /// waiting for its user (`awaiting_input`, `awaiting_approval`) still
+    /// is, and a shell whose record knew of its
     /// prompt drew it long ago (no new one comes until a command ends). A
     /// shell whose record is still `unknown` may be reading its startup
     /// file yet (a host killed right after the start): it is ready once a
@@ -158,6 +159,7 @@ impl TurnTracker {
             self.activity = match recorded {
                 Some(activity::IDLE) => activity::IDLE,
                 Some(activity::AWAITING_INPUT) => activity::AWAITING_INPUT,
+                Some(activity::AWAITING_APPROVAL) => activity::AWAITING_APPROVAL,
                 _ => activity::UNKNOWN,
             };
         }
@@ -168,7 +170,7 @@ impl TurnTracker {
         self.completion
     }
 
-    /// `idle`, `busy`, `awaiting_input` or `unknown`.
+    /// `idle`, `busy`, `awaiting_input`, `awaiting_approval` or `unknown`.
     pub(super) fn activity(&self) -> &'static str {
         self.activity
     }
@@ -198,14 +200,23 @@ impl TurnTracker {
 
     /// A restarted host took back a pane whose turn was open: it is open
     /// again from `offset` (source `restored`), and the runtime's own
-    /// signal ends it as usual. Nothing happens where completion is
+    /// signal ends it as usual. A pane whose agent was waiting for its
+    /// user inside that turn (an approval asked mid-turn, as agents ask)
+    /// still is: its activity stays what [`taken_back`](Self::taken_back)
+    /// restored, not `busy`. Nothing happens where completion is
     /// unobserved.
     pub(super) fn reopen(&mut self, offset: u64, submitted: &str) -> Option<TurnSignal> {
         if self.completion == CompletionSignal::Unobserved || self.open.is_some() {
             return None;
         }
         self.conversation.submitted(submitted);
-        self.start(offset, source::RESTORED)
+        let waiting = matches!(self.activity, activity::AWAITING_INPUT | activity::AWAITING_APPROVAL);
+        let was = self.activity;
+        let signal = self.start(offset, source::RESTORED);
+        if waiting {
+            self.activity = was;
+        }
+        signal
     }
 
     /// A pane taken back after a restart, whose ring held output after the
@@ -295,10 +306,11 @@ impl TurnTracker {
             }
             "notification" => {
                 let Notification { detail, asks_approval } = notification(payload);
-                self.activity = activity::AWAITING_INPUT;
                 let event = if asks_approval {
+                    self.activity = activity::AWAITING_APPROVAL;
                     Event::ApprovalRequested { offset, source: from.to_owned(), detail }
                 } else {
+                    self.activity = activity::AWAITING_INPUT;
                     Event::AwaitingInput { offset, source: from.to_owned(), detail }
                 };
                 Some(self.record(offset, event))
@@ -543,6 +555,61 @@ mod tests {
         }
         let done = end(&mut tracker, "not json", 10);
         assert!(matches!(done.event, Event::TurnCompleted { usage, .. } if usage.kind == "unavailable"));
+    }
+
+    #[test]
+    fn an_approval_is_its_own_activity_and_clears_as_a_wait_does() {
+        let mut tracker = TurnTracker::new(CompletionSignal::Hook, hooks_of("claude"));
+        let approve = r#"{"message":"Claude needs your permission to use Bash"}"#;
+        let wait = r#"{"message":"Claude is waiting for your input"}"#;
+        tracker.input_submitted(0, "run it");
+        assert_eq!(tracker.activity(), activity::BUSY);
+        assert!(matches!(tracker.reported("notification", approve, 3), Reported::Now(Some(_))));
+        assert_eq!(tracker.activity(), activity::AWAITING_APPROVAL);
+        assert!(tracker.busy(), "asking leaves the turn open");
+        // The answer resumes the turn.
+        assert!(tracker.input_submitted(5, "yes").is_none());
+        assert_eq!(tracker.activity(), activity::BUSY);
+        // A wait that is no approval is the other activity, and a later
+        // approval replaces it.
+        tracker.reported("notification", wait, 7);
+        assert_eq!(tracker.activity(), activity::AWAITING_INPUT);
+        tracker.reported("notification", approve, 8);
+        assert_eq!(tracker.activity(), activity::AWAITING_APPROVAL);
+        // The end of the turn clears it, and so does the process's exit.
+        let Reported::EndPending(pending) = tracker.reported("turn_completed", "{}", 9) else {
+            panic!("a hook's end waits for the output to settle")
+        };
+        tracker.end_reported(pending, 10);
+        assert_eq!(tracker.activity(), activity::IDLE);
+        tracker.reported("notification", approve, 11);
+        assert_eq!(tracker.activity(), activity::AWAITING_APPROVAL);
+        tracker.exited();
+        assert_eq!(tracker.activity(), activity::UNKNOWN);
+    }
+
+    #[test]
+    fn a_pane_taken_back_while_its_agent_waits_still_waits() {
+        for waiting in [activity::AWAITING_APPROVAL, activity::AWAITING_INPUT] {
+            // Between turns (a notification with no turn open).
+            let mut between = TurnTracker::new(CompletionSignal::Hook, hooks_of("claude"));
+            between.taken_back(Some(waiting));
+            assert_eq!(between.activity(), waiting);
+            // Inside the turn that asked: it is opened again, still waiting.
+            let mut inside = TurnTracker::new(CompletionSignal::Hook, hooks_of("claude"));
+            inside.taken_back(Some(waiting));
+            let reopened = inside.reopen(40, "run it").unwrap();
+            assert!(matches!(&reopened.event, Event::TurnStarted { source, .. } if source == "restored"));
+            assert_eq!((inside.busy(), inside.activity()), (true, waiting));
+            // The user's answer resumes it.
+            inside.input_submitted(50, "yes");
+            assert_eq!(inside.activity(), activity::BUSY);
+        }
+        // A busy pane's reopened turn is busy.
+        let mut busy = TurnTracker::new(CompletionSignal::Hook, hooks_of("claude"));
+        busy.taken_back(Some(activity::BUSY));
+        busy.reopen(40, "run it");
+        assert_eq!(busy.activity(), activity::BUSY);
     }
 
     #[test]

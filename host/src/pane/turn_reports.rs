@@ -15,7 +15,7 @@ impl Pane {
         lock(&self.turns).completion()
     }
 
-    /// `idle`, `busy`, `awaiting_input` or `unknown`.
+    /// `idle`, `busy`, `awaiting_input`, `awaiting_approval` or `unknown`.
     pub fn activity(&self) -> &'static str {
         lock(&self.turns).activity()
     }

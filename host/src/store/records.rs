@@ -63,8 +63,9 @@ pub struct PaneRecord {
     #[serde(default)]
     pub open_turn: Option<RecordedTurn>,
     /// The pane's activity when the record was saved (`idle`, `busy`,
-    /// `awaiting_input` or `unknown`): a pane taken back between turns
-    /// comes back as it was, not `unknown`.
+    /// `awaiting_input`, `awaiting_approval` or `unknown`): a pane taken
+    /// back between turns, or waiting for its user, comes back as it was,
+    /// not `unknown`.
     #[serde(default)]
     pub activity: Option<String>,
     /// A close began: it is saved before the close sends any signal, so a

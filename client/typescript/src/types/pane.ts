@@ -54,8 +54,9 @@ export interface PaneSummary {
   /**
    * What the pane's agent is doing, as far as the host can tell: `idle`
    * (the last turn was seen to end), `busy` (in a turn), `awaiting_input`
-   * (the CLI asked its user for something) or `unknown` (nothing observed
-   * yet, or the process exited). The turn events move it. For a pane whose
+   * (the CLI asked its user for something other than an approval),
+   * `awaiting_approval` (the CLI asked its user to approve an action) or
+   * `unknown` (nothing observed yet, or the process exited). The turn events move it. For a pane whose
    * `completion` is `unobserved` it says nothing about the end of a turn.
    * Treat an unknown value as `unknown`.
    */

@@ -22,7 +22,7 @@ export interface PaneActivityEvent {
   kind: "pane_activity";
   /** The pane's id. */
   pane: string;
-  /** Its activity now: `busy`, `idle`, `awaiting_input` or `unknown` (treat another value as `unknown`). */
+  /** Its activity now: `busy`, `idle`, `awaiting_input`, `awaiting_approval` or `unknown` (treat another value as `unknown`). */
   activity: Activity;
 }
 
