@@ -7,6 +7,39 @@ mod support;
 use panehost_ipc::{Encoding, Event, ExitStatus, PaneId, PaneSummary, Request, Response, StartParams};
 use support::*;
 
+/// A stand-in for Claude Code that runs the hooks it is given through
+/// `--settings`, as the real one does: UserPromptSubmit when a prompt
+/// arrives, Stop after answering. The prompt `approve` first asks the user
+/// for permission (a Notification that names it), `question` asks for an
+/// answer (a Notification that does not); either waits for the user's next
+/// line before the turn ends.
+const ASKING_CLAUDE: &str = r#"#!/usr/bin/env python3
+import json, subprocess, sys
+args = sys.argv[1:]
+settings = json.loads(args[args.index("--settings") + 1])
+def hook(name, payload):
+    for entry in settings["hooks"].get(name, []):
+        for h in entry["hooks"]:
+            subprocess.run(h["command"], shell=True, input=json.dumps(payload).encode(), check=False)
+asks = {"approve": "Claude needs your permission to use Bash", "question": "Claude is waiting for your input"}
+while True:
+    sys.stdout.write("claude> "); sys.stdout.flush()
+    line = sys.stdin.readline()
+    if not line:
+        break
+    prompt = line.strip().replace("\x1b[200~", "").replace("\x1b[201~", "")
+    hook("UserPromptSubmit", {"prompt": prompt})
+    if prompt in asks:
+        hook("Notification", {"message": asks[prompt]})
+        sys.stdout.write("answer? "); sys.stdout.flush()
+        answer = sys.stdin.readline().strip().replace("\x1b[200~", "").replace("\x1b[201~", "")
+        print("claude was told: " + answer)
+    else:
+        print("claude says: " + prompt.upper())
+    sys.stdout.flush()
+    hook("Stop", {"stop_hook_active": False})
+"#;
+
 fn watch(conn: &mut Connection) -> (u64, Vec<PaneSummary>) {
     match conn.ok(Request::Watch {}) {
         Response::Watching { subscription, panes } => (subscription, panes),
@@ -254,5 +287,92 @@ fn panehost_watch_prints_the_panes_then_their_news() {
         let _ = watcher.wait();
     }
     cli.ok(&["close", &first]);
+    host.stop();
+}
+
+/// Whether `event` says the pane's activity is now `value`.
+fn activity_is(value: &'static str) -> impl Fn(&Event) -> bool {
+    move |event| matches!(event, Event::PaneActivity { activity, .. } if activity == value)
+}
+
+/// The pane's activity as `inspect` has it.
+fn inspected_activity(conn: &mut Connection, pane: &PaneId) -> String {
+    match conn.ok(Request::Inspect { pane: pane.clone() }) {
+        Response::Inspected(detail) => detail.pane.activity,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// An agent that asks for approval is `awaiting_approval`, one that asks
+/// anything else `awaiting_input`, on the watch and in `inspect`; the
+/// user's answer clears either.
+#[test]
+fn a_watcher_tells_an_agent_asking_for_approval_from_one_waiting_for_input() {
+    let fake = FakeBin::new();
+    fake.agent("claude", ASKING_CLAUDE);
+    let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
+    let mut watcher = host.connect(Encoding::Bincode);
+    let (subscription, _) = watch(&mut watcher);
+    let mut client = host.connect(Encoding::Json);
+    let pane = client.start(start_params("claude", &[])).id;
+    let (_, _) = client.follow_from_start_until(&pane, "claude> ");
+
+    for (prompt, waiting, other) in
+        [("approve", "awaiting_approval", "awaiting_input"), ("question", "awaiting_input", "awaiting_approval")]
+    {
+        client.type_line(&pane, prompt);
+        let asked = news_of(&mut watcher, subscription, &pane, activity_is(waiting));
+        let asked = told(&asked);
+        assert!(!asked.contains(&format!("activity {other}")), "{prompt}: {asked:?}");
+        assert_eq!(inspected_activity(&mut client, &pane), waiting, "{prompt}");
+        // The answer resumes the turn, which then ends.
+        client.type_line(&pane, "yes");
+        let answered = news_of(&mut watcher, subscription, &pane, activity_is("idle"));
+        let answered = told(&answered);
+        assert!(answered.iter().all(|line| line == "activity busy" || line == "activity idle"), "{prompt}: {answered:?}");
+        assert_eq!(inspected_activity(&mut client, &pane), "idle", "{prompt}");
+    }
+    client.ok(Request::Close { pane });
+    host.stop();
+}
+
+/// A host killed while an agent waits for approval inside its turn: the
+/// next host lists the pane as `awaiting_approval` still (not `busy`, as
+/// the turn it opens again would say), and the answer clears it as before.
+#[test]
+fn a_pane_awaiting_approval_still_does_after_a_host_restart() {
+    let fake = FakeBin::new();
+    fake.agent("claude", ASKING_CLAUDE);
+    let mut host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
+    let mut client = host.connect(Encoding::Json);
+    let pane = client.start(start_params("claude", &[])).id;
+    let (subscription, mut seen) = client.follow_from_start_until(&pane, "claude> ");
+    client.type_line(&pane, "approve");
+    client.follow_until_text(subscription, &mut seen, "answer? ");
+    // Killed once the record holds the approval.
+    let record = host.state_dir.join("panes").join(format!("{pane}.json"));
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+        if saved["activity"] == "awaiting_approval" && saved["open_turn"].is_object() {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the approval was never saved: {saved}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(client);
+    host.kill_hard();
+    host.restart();
+
+    let mut watcher = host.connect(Encoding::Json);
+    let (subscription, panes) = watch(&mut watcher);
+    let listed = panes.iter().find(|summary| summary.id == pane).expect("the pane is back");
+    assert_eq!((listed.restored_by.as_str(), listed.activity.as_str()), ("keeper", "awaiting_approval"));
+    let mut client = host.connect(Encoding::Json);
+    client.type_line(&pane, "yes");
+    let answered = news_of(&mut watcher, subscription, &pane, activity_is("idle"));
+    let answered = told(&answered);
+    assert!(answered.iter().all(|line| line == "activity busy" || line == "activity idle"), "{answered:?}");
+    client.ok(Request::Close { pane });
     host.stop();
 }

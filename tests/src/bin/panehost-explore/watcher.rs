@@ -12,7 +12,8 @@
 //!   idle, busy --the process exited--> unknown (terminal)
 //! ```
 //!
-//! `awaiting_input` never occurs (it comes from an agent's hooks only). A
+//! `awaiting_input` and `awaiting_approval` never occur (they come from an
+//! agent's hooks only). A
 //! `pane_activity` states a change, so it never repeats the value before
 //! it, except for the first news of a pane after the list or its
 //! `pane_started`, which may repeat what they showed.
@@ -168,6 +169,7 @@ mod tests {
         assert!(!allowed("busy", "unknown", false));
         assert!(!allowed("idle", "idle", false));
         assert!(!allowed("idle", "awaiting_input", false));
+        assert!(!allowed("busy", "awaiting_approval", false));
         assert!(!allowed("unknown", "busy", true));
     }
 }
