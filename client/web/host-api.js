@@ -25,6 +25,11 @@ export async function runtimes() {
   return (await call('/api/runtimes')).runtimes;
 }
 
+/** The host's panes (PaneSummary each), as `panehost ls --json` lists them. */
+export async function panes() {
+  return (await call('/api/panes')).panes;
+}
+
 /** Starts a pane: `{runtime, cwd?, labels?, permission_profile?}`; its PaneSummary. */
 export function startPane(start) {
   return call('/api/panes', { method: 'POST', body: start });

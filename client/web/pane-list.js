@@ -231,7 +231,8 @@ export class PaneList {
       ...panes.map((pane) => {
         const row = document.createElement('tr');
         row.dataset.pane = pane.id;
-        // `awaiting_input` is highlighted: the agent waits for the user.
+        // `awaiting_approval` and `awaiting_input` are highlighted, each
+        // its own way (style.css): the agent waits for the user.
         row.dataset.activity = pane.activity ?? '';
         const name = document.createElement('td');
         const link = document.createElement('a');

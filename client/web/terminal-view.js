@@ -19,6 +19,7 @@ import { FitAddon } from '/vendor/addon-fit.mjs';
 import { SerializeAddon } from '/vendor/addon-serialize.mjs';
 import { socketProtocols } from '/access.js';
 import { fromBase64, latin1, toBase64, utf8 } from '/bytes.js';
+import { panes } from '/host-api.js';
 import { SequenceTail } from '/sequence-tail.js';
 
 /** Lines the terminal keeps above the screen. */
@@ -74,7 +75,10 @@ export class PaneView {
    * @param {(wait: {kind: string, detail: string} | null) => void} options.onAttention
    *   what the pane's agent waits for from the user (`approval_requested` or
    *   `awaiting_input`, with what it said), from the stream's turn events;
-   *   null once a turn starts or ends, or the process exits
+   *   null once a turn starts or ends, or the process exits. A stream that
+   *   starts after the agent asked does not bring the event: the pane's
+   *   `activity` (`awaiting_approval`, `awaiting_input`) says it then,
+   *   without what the agent said
    */
   constructor({ pane, container, store, onStatus, onNotice, onTitle, onRunning = () => {}, onAttention = () => {} }) {
     this.pane = pane;
@@ -106,6 +110,10 @@ export class PaneView {
     // The process exited (an `exited` event, or the pane is gone).
     this.exited = false;
     this.disposed = false;
+    // Events that said what the agent waits for (or that it waits for
+    // nothing): a count, so that an answer about the pane's activity
+    // asked before one of them came is not taken for newer.
+    this.attentionEvents = 0;
     this.attempt = 0;
     this.retryTimer = null;
     this.fitTimer = null;
@@ -279,9 +287,29 @@ export class PaneView {
     }
     // An exited pane's stream brings its `exited` event next.
     if (!this.exited) this.onRunning(true);
+    this.learnAttention();
     // The pane takes this page's size (after a snapshot, once it is drawn).
     this.enqueue({ kind: 'fit' });
     this.flushInput();
+  }
+
+  /**
+   * What the agent waits for, from the pane's `activity` (the host's
+   * `list`, through the gateway): for a stream that starts after the
+   * agent asked, whose `approval_requested` or `awaiting_input` came
+   * before it. An event that comes meanwhile is newer, and wins.
+   */
+  async learnAttention() {
+    const before = this.attentionEvents;
+    let summary;
+    try {
+      summary = (await panes()).find((pane) => pane.id === this.pane);
+    } catch {
+      return; // The stream's own events still say it.
+    }
+    if (this.disposed || this.exited || !summary || this.attentionEvents !== before) return;
+    const kind = { awaiting_approval: 'approval_requested', awaiting_input: 'awaiting_input' }[summary.activity];
+    if (kind) this.onAttention({ kind, detail: '' });
   }
 
   /** One of the protocol's Events. */
@@ -305,15 +333,21 @@ export class PaneView {
         break;
       case 'awaiting_input':
       case 'approval_requested':
+        this.attentionEvents += 1;
         this.onAttention({ kind, detail: body.detail ?? '' });
         break;
       case 'turn_started':
       case 'turn_completed':
+        // A turn a restarted host opened again leaves its agent waiting
+        // as it was (PROTOCOL.md, section 7).
+        if (kind === 'turn_started' && body.source === 'restored') break;
+        this.attentionEvents += 1;
         this.onAttention(null);
         break;
       case 'exited': {
         this.exited = true;
         this.onRunning(false);
+        this.attentionEvents += 1;
         this.onAttention(null);
         const { status } = body;
         this.onNotice(
@@ -325,6 +359,7 @@ export class PaneView {
         this.ended = true;
         this.exited = true;
         this.onRunning(false);
+        this.attentionEvents += 1;
         this.onAttention(null);
         if (body.reason === 'closed') {
           this.store.forget(this.pane);

@@ -47,7 +47,7 @@ async function main() {
 
     // The list: the form, the labels, the highlighted agent, Close where it applies.
     await page.goto(`${rig.base}/`);
-    await page.locator(`tr[data-pane="${agent}"][data-activity="awaiting_input"]`).waitFor();
+    await page.locator(`tr[data-pane="${agent}"][data-activity="awaiting_approval"]`).waitFor();
     await page.locator('#start-runtime option[value="shell"]').waitFor({ state: 'attached' });
     await page.locator('#start-labels').fill('task=T-45');
     await page.screenshot({ path: path.join(OUT, 'list.png') });

@@ -10,7 +10,8 @@ import path from 'node:path';
  * A CLI whose hooks report its turns to the host, as agent CLIs' do: a
  * line starts a turn and ends it; the line `approve` first asks the user
  * for permission (the hook's `notification`, which names a permission)
- * and waits for the answer.
+ * and waits for the answer; the line `question` asks for an answer (a
+ * `notification` that names no permission) and waits for it.
  */
 export const ASKER = `#!/bin/sh
 [ "$1" = "--notify" ] || { echo "asker: no --notify"; exit 2; }
@@ -21,6 +22,11 @@ while IFS= read -r line; do
   if [ "$line" = approve ]; then
     echo '{"message":"Asker needs your permission to use Bash"}' | sh -c "$notify --event notification"
     printf 'allow? '
+    IFS= read -r answer
+    echo "asker: $answer"
+  elif [ "$line" = question ]; then
+    echo '{"message":"Asker is waiting for your input"}' | sh -c "$notify --event notification"
+    printf 'which? '
     IFS= read -r answer
     echo "asker: $answer"
   fi

@@ -8,6 +8,11 @@ import { after, before, describe, test } from 'node:test';
 import { installAsker } from './asker.js';
 import { launchBrowser, Rig, waitFor } from './support.js';
 
+/** The rows' backgrounds (style.css): an approval asked, another wait, none. */
+const APPROVAL_HIGHLIGHT = 'rgb(90, 42, 0)';
+const INPUT_HIGHLIGHT = 'rgb(58, 48, 0)';
+const NO_HIGHLIGHT = 'rgba(0, 0, 0, 0)';
+
 describe("the pane list's activity", () => {
   let rig;
   let browser;
@@ -98,7 +103,7 @@ describe("the pane list's activity", () => {
     assert.equal(await page.locator('#list-error').isVisible(), false);
   });
 
-  test("a pane's view says when its agent asks for approval; its row is highlighted", async () => {
+  test("a pane's view and its row in the list tell an approval asked from a question", async () => {
     const pane = (await rig.run('start', 'asker')).trim();
     rig.panes.push(pane);
     await page.goto(rig.url); // the token, for this tab
@@ -108,8 +113,8 @@ describe("the pane list's activity", () => {
     const attention = page.locator('#attention');
     assert.equal(await attention.isVisible(), false);
     // The agent asks: its hook reports the notification, and the host
-    // sends approval_requested on the pane's stream and awaiting_input as
-    // its activity.
+    // sends approval_requested on the pane's stream and awaiting_approval
+    // as its activity.
     await page.locator('#terminal').click();
     await page.keyboard.type('approve');
     await page.keyboard.press('Enter');
@@ -120,26 +125,66 @@ describe("the pane list's activity", () => {
     assert.equal(await attention.textContent(), 'approval requested: Asker needs your permission to use Bash');
     assert.equal(await attention.getAttribute('data-kind'), 'approval_requested');
 
-    // In the list (a second tab), the pane's row is marked as waiting for the user.
+    // In the list (a second tab), the pane's row is marked as asking for
+    // approval: its activity, and a highlight of its own.
     const list = await browser.context.newPage();
     await list.goto(rig.url); // a new tab: the printed address, with the token
     const row = list.locator(`tr[data-pane="${pane}"]`);
-    await waitFor(async () => (await row.getAttribute('data-activity')) === 'awaiting_input', {
-      what: 'the row to await input',
-      describe: () => row.getAttribute('data-activity'),
+    const shown = async () => ({
+      activity: await row.locator('td').nth(3).textContent(),
+      marked: await row.getAttribute('data-activity'),
+      background: await row.locator('td').first().evaluate((td) => getComputedStyle(td).backgroundColor),
     });
-    const background = await row.locator('td').first().evaluate((td) => getComputedStyle(td).backgroundColor);
-    assert.equal(background, 'rgb(58, 48, 0)', 'the row is highlighted');
+    const shows = (activity) =>
+      waitFor(
+        async () => {
+          const now = await shown();
+          return now.activity === activity && now.marked === activity;
+        },
+        { what: `the row to show ${activity}`, describe: async () => JSON.stringify(await shown()) },
+      );
+    await shows('awaiting_approval');
+    assert.equal((await shown()).background, APPROVAL_HIGHLIGHT, 'the row is highlighted as an approval');
+
+    // A view opened after the agent asked (its stream starts after the
+    // event) says so too, from the pane's activity.
+    const late = await browser.context.newPage();
+    await late.goto(rig.url);
+    await late.goto(`${rig.base}/?pane=${pane}`);
+    const lateAttention = late.locator('#attention');
+    await waitFor(
+      async () =>
+        (await lateAttention.isVisible()) && (await lateAttention.getAttribute('data-kind')) === 'approval_requested',
+      { what: 'the late view to say approval', describe: () => lateAttention.textContent() },
+    );
+    assert.equal(await lateAttention.textContent(), 'approval requested');
 
     // The user answers: the turn ends, and so does the highlight, in both.
     await page.locator('#terminal').click();
     await page.keyboard.type('yes');
     await page.keyboard.press('Enter');
     await waitFor(async () => !(await attention.isVisible()), { what: 'the approval to clear' });
-    await waitFor(async () => (await row.getAttribute('data-activity')) === 'idle', {
-      what: 'the row to go idle',
-      describe: () => row.getAttribute('data-activity'),
+    await waitFor(async () => !(await lateAttention.isVisible()), { what: 'the approval to clear in the late view' });
+    await late.close();
+    await shows('idle');
+    assert.equal((await shown()).background, NO_HIGHLIGHT, 'the highlight is gone');
+
+    // A question that asks no approval: the list tells it apart.
+    await page.locator('#terminal').click();
+    await page.keyboard.type('question');
+    await page.keyboard.press('Enter');
+    await waitFor(async () => (await attention.getAttribute('data-kind')) === 'awaiting_input', {
+      what: 'the question in the header',
+      describe: () => attention.textContent(),
     });
+    assert.equal(await attention.textContent(), 'awaiting input: Asker is waiting for your input');
+    await shows('awaiting_input');
+    assert.equal((await shown()).background, INPUT_HIGHLIGHT, 'the row is highlighted as a wait for input');
+    await page.locator('#terminal').click();
+    await page.keyboard.type('blue');
+    await page.keyboard.press('Enter');
+    await waitFor(async () => !(await attention.isVisible()), { what: 'the question to clear' });
+    await shows('idle');
     await list.close();
   });
 });
