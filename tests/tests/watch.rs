@@ -329,7 +329,10 @@ fn a_watcher_tells_an_agent_asking_for_approval_from_one_waiting_for_input() {
         client.type_line(&pane, "yes");
         let answered = news_of(&mut watcher, subscription, &pane, activity_is("idle"));
         let answered = told(&answered);
-        assert!(answered.iter().all(|line| line == "activity busy" || line == "activity idle"), "{prompt}: {answered:?}");
+        assert!(
+            answered.iter().all(|line| line == "activity busy" || line == "activity idle"),
+            "{prompt}: {answered:?}"
+        );
         assert_eq!(inspected_activity(&mut client, &pane), "idle", "{prompt}");
     }
     client.ok(Request::Close { pane });
