@@ -404,6 +404,15 @@ pub struct Descriptor {
     /// Enter into a newline the CLI does not take as Enter. A submission
     /// waits until the terminal is in raw mode.
     pub reads_raw_input: bool,
+    /// Text the CLI's screen shows once its input box reads a submission
+    /// (an input box's placeholder, on one line): the first submission
+    /// waits, once the terminal is in raw mode, until the screen shows it
+    /// and the output has then been quiet a moment. Without one, it waits
+    /// until the output has been quiet a moment, which a CLI that prints a
+    /// line, pauses, and only then draws its input box passes too early
+    /// (Qwen Code 0.24.4 in the canary's sandbox: what was typed in the
+    /// pause was lost).
+    pub ready_marker: Option<String>,
     /// How a user signs in.
     pub login: LoginForm,
     /// What shows that a user has signed in; `None` when the CLI leaves no

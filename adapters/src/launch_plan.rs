@@ -50,6 +50,8 @@ pub struct LaunchPlan {
     pub drops_early_input: bool,
     /// See [`Descriptor::reads_raw_input`](crate::Descriptor::reads_raw_input).
     pub reads_raw_input: bool,
+    /// See [`Descriptor::ready_marker`](crate::Descriptor::ready_marker).
+    pub ready_marker: Option<String>,
     /// Where the session's native reference is captured, and the pattern
     /// it must match.
     pub reference_capture: ReferenceCapture,

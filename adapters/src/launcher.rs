@@ -277,6 +277,7 @@ fn plan(
         files: Vec::new(),
         drops_early_input: descriptor.drops_early_input,
         reads_raw_input: descriptor.reads_raw_input,
+        ready_marker: descriptor.ready_marker.clone(),
         reference_capture: descriptor.reference_capture.clone(),
         reference_pattern: descriptor.reference_pattern.clone(),
         permission_profile: None,

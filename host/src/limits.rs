@@ -167,9 +167,10 @@ pub(crate) const LINE_EDITOR_POLL: Duration = Duration::from_millis(2);
 /// at once).
 pub(crate) const RAW_MODE_POLL: Duration = Duration::from_millis(20);
 /// How long the first submission to a runtime that reads raw keys waits,
-/// once raw mode is on, for the drawing of its start to settle
-/// ([`READY_QUIET`] without output). Qwen Code 0.24.4 draws its start for
-/// about 9 s and drops a prompt typed before (5 s lost it, 2 runs in 3).
+/// once raw mode is on, for its start to settle (its ready marker on the
+/// screen where it names one, then [`READY_QUIET`] without output). Qwen
+/// Code 0.24.4 draws its start for up to about 9 s on a loaded machine and
+/// drops a prompt typed before its input box is drawn.
 pub(crate) const START_SETTLE_LIMIT: Duration = Duration::from_secs(15);
 /// How long a send waits for such a runtime to be ready.
 pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(30);

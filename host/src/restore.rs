@@ -145,6 +145,7 @@ fn behaviour_of(host: &HostState, record: &PaneRecord) -> Behaviour {
             hook_injection: None,
             drops_early_input: false,
             reads_raw_input: false,
+            ready_marker: None,
             reference_capture: ReferenceCapture::None,
             reference_pattern: None,
             session_store_location: None,

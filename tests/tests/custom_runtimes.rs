@@ -189,3 +189,71 @@ fn text_sent_right_after_start_reaches_a_raw_key_reader_as_a_submission() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+/// A full-screen program that, like Qwen Code 0.24.4, takes raw mode,
+/// prints a line, is quiet for longer than the host's wait for quiet, and
+/// only then draws the input box that reads; what was typed before is
+/// lost (here thrown away outright).
+const LATE_DRAWER: &str = r#"#!/usr/bin/env python3
+import os, sys, termios, time, tty
+tty.setraw(0, termios.TCSANOW)
+os.write(1, b"late-drawer: loading\r\n")
+time.sleep(2.0)
+termios.tcflush(0, termios.TCIFLUSH)
+os.write(1, b"late-drawer> Type your words\r\n")
+line = b""
+while True:
+    key = os.read(0, 1)
+    if not key:
+        break
+    if key == b"\r":
+        text = line.replace(b"\x1b[200~", b"").replace(b"\x1b[201~", b"")
+        os.write(1, b"\r\nlate-drawer got [" + text + b"]\r\n")
+        line = b""
+    else:
+        line += key
+        os.write(1, key)
+"#;
+
+const LATE_DRAWER_CONFIG: &str = r#"
+[runtime.latedrawer]
+display_name = "Late drawer"
+executable = ["latedrawer"]
+login = "not_required"
+ready_marker = "Type your words"
+limitations = ["COMPLETION_UNOBSERVED", "NATIVE_RESUME_UNSUPPORTED", "HOST_LOSS_RESTARTS_FRESH", "PERMISSION_PROFILE_UNENFORCED", "RECEIPT_UNAVAILABLE"]
+"#;
+
+#[test]
+fn text_sent_right_after_start_waits_for_the_runtimes_ready_marker() {
+    let (_bin, host) = host_with("latedrawer", LATE_DRAWER, LATE_DRAWER_CONFIG);
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(StartParams { runtime: "latedrawer".into(), ..StartParams::default() }).id;
+    // No wait at all. Raw mode comes at once, and the output is quiet
+    // after its first line long before the input box is drawn: sent on
+    // that quiet, the text would be thrown away.
+    conn.ok(Request::Send(panehost_ipc::SendParams {
+        pane: pane.clone(),
+        text: "EARLY".into(),
+        enter: true,
+        ..Default::default()
+    }));
+    let (_sub, transcript) = conn.follow_from_start_until(&pane, "late-drawer got [");
+    let text = transcript.text();
+    let answered = text.split("late-drawer got [").nth(1).and_then(|rest| rest.split(']').next());
+    assert_eq!(answered, Some("EARLY"), "{text:?}");
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+#[test]
+fn a_ready_marker_that_is_not_one_line_of_text_is_a_problem() {
+    let config = LATE_DRAWER_CONFIG.replace("\"Type your words\"", "\"two\\nlines\"");
+    let (_bin, host) = host_with("latedrawer", LATE_DRAWER, &config);
+    let mut conn = host.connect(Encoding::Json);
+    let Response::Runtimes { runtimes } = conn.ok(Request::Runtimes {}) else { panic!() };
+    assert!(runtimes.iter().all(|r| r.id != "latedrawer"), "a runtime with a problem is left out");
+    let log = host.stop();
+    let problem = log.lines().find(|line| line.contains("runtime \"latedrawer\"")).expect("the problem is logged");
+    assert!(problem.contains("`ready_marker`"), "{problem}");
+}

@@ -35,6 +35,7 @@ const RUNTIME_KEYS: &[&str] = &[
     "interrupt_keys",
     "interrupt_keeps_request",
     "reads_raw_input",
+    "ready_marker",
     "reads_environment",
     "environment",
     "self_update_args",
@@ -68,6 +69,10 @@ const MAX_ID_LEN: usize = 32;
 
 /// Most bytes `interrupt_keys` may hold.
 const MAX_INTERRUPT_KEYS: usize = 16;
+
+/// Most bytes `ready_marker` may hold: it is looked for in one line of the
+/// screen.
+const MAX_READY_MARKER: usize = 256;
 
 /// Variables the host sets for every pane, after the descriptor's own: a
 /// runtime setting them would be silently overridden.
@@ -206,6 +211,15 @@ impl Reader<'_> {
 
         let interrupt_keeps_request = self.optional(table, "interrupt_keeps_request", Reader::boolean).unwrap_or(false);
         let reads_raw_input = self.optional(table, "reads_raw_input", Reader::boolean).unwrap_or(true);
+        let ready_marker = self.optional(table, "ready_marker", Reader::string);
+        if let Some(marker) = &ready_marker {
+            if marker.trim().is_empty() || marker.len() > MAX_READY_MARKER || marker.chars().any(char::is_control) {
+                self.problem(
+                    &["ready_marker"],
+                    format!("`ready_marker` must be text of one line, 1 to {MAX_READY_MARKER} bytes, not only spaces"),
+                );
+            }
+        }
 
         let reads_environment = self.optional(table, "reads_environment", Reader::strings).unwrap_or_default();
         for (index, name) in reads_environment.iter().enumerate() {
@@ -247,6 +261,7 @@ impl Reader<'_> {
         }
         descriptor.interrupt_keeps_request = interrupt_keeps_request;
         descriptor.reads_raw_input = reads_raw_input;
+        descriptor.ready_marker = ready_marker;
         // Declared hooks are how a custom runtime's turns are observed.
         descriptor.completion =
             if declared_hooks.is_some() { CompletionSignal::Hook } else { CompletionSignal::Unobserved };

@@ -145,6 +145,7 @@ pub(crate) fn agent_cli(id: &str, display_name: &str, names: &[&str], evidence: 
         drops_early_input: false,
         // Every agent CLI here draws a full-screen prompt and reads raw keys.
         reads_raw_input: true,
+        ready_marker: None,
         login: LoginForm::OutsideTerminal,
         sign_in: None,
         receipt: ReceiptSupport::Unavailable,

@@ -58,6 +58,12 @@ pub(super) fn descriptor() -> Descriptor {
         // adds UserPromptSubmit, Stop and Notification.
         completion: CompletionSignal::Hook,
         hook_injection: Some(HookInjection::Runtime(&HOOKS)),
+        // Its input box's placeholder. 0.24.4 takes raw mode, asks the
+        // terminal what it is, prints a warning line when its bundled
+        // `rg` cannot run, is quiet for a second or more, and only then
+        // draws its input box; a prompt typed in that pause was lost
+        // (docs/ADAPTERS.md, "When a CLI reads its first prompt").
+        ready_marker: Some("Type your message".into()),
         limitations: Vec::new(),
         // Published on the npm registry (`adapters/evidence/qwen.json` names the same package).
         npm_package: Some("@qwen-code/qwen-code".into()),

@@ -35,6 +35,7 @@ pub(super) fn descriptor() -> Descriptor {
         // bash's line editor reads raw keys only while it reads a line;
         // its prompt marks say when (`ready_for_input`).
         reads_raw_input: false,
+        ready_marker: None,
         login: LoginForm::NotRequired,
         sign_in: None,
         receipt: ReceiptSupport::NotAnAgent,

@@ -3,6 +3,7 @@
 
 use crate::handlers::submitted_text::{check_submitted_text, check_unpasted_text};
 use crate::handlers::turn_output_text::turn_output_text;
+use crate::handlers::wait_for::until_screen_shows;
 use crate::jitter::{self, Point};
 use crate::limits::{
     self, DEFAULT_TURN_TIMEOUT, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT, LINE_EDITOR_POLL, RAW_MODE_POLL, READY_QUIET,
@@ -119,8 +120,7 @@ fn without_paste_markers(text: &str) -> String {
 /// answered as if it had waited (PROTOCOL.md, `ask`): a shell with prompt
 /// marks until it has drawn its first prompt; a runtime that reads raw
 /// keys until the terminal is in raw mode, and the first time also until
-/// it has shown output and then been quiet for a moment (at most
-/// [`START_SETTLE_LIMIT`]); a runtime that loses what is typed before it
+/// its start has settled ([`start_settled`]); a runtime that loses what is typed before it
 /// reads until it has shown output and then been quiet for a moment
 /// (before every submission); any other at once. A shell that has drawn
 /// its first prompt stays ready.
@@ -132,7 +132,7 @@ async fn wait_until_ready(pane: &Pane) {
         if pane.awaits_raw_mode() {
             raw_mode(pane).await;
             if pane.awaits_start_settled() {
-                shown_and_quiet(pane, START_SETTLE_LIMIT).await;
+                start_settled(pane).await;
                 pane.mark_start_settled();
             }
         }
@@ -146,6 +146,24 @@ async fn wait_until_ready(pane: &Pane) {
         // replaced them) is not waited for again.
         pane.give_up_waiting_for_ready();
     }
+}
+
+/// Returns once the start of a program that reads raw keys has settled:
+/// its screen shows its runtime's ready marker, where it names one (an
+/// input box drawn), and the pane has shown output and then been quiet
+/// for [`READY_QUIET`]; all of it waited for at most
+/// [`START_SETTLE_LIMIT`] (the quiet at least [`READY_QUIET`]). Quiet
+/// alone comes too early for a program that prints a line, pauses, and
+/// only then draws the box that reads (Qwen Code 0.24.4 lost a prompt
+/// typed in that pause).
+async fn start_settled(pane: &Pane) {
+    let began = Instant::now();
+    if let Some(marker) = pane.ready_marker() {
+        if !until_screen_shows(pane, marker, START_SETTLE_LIMIT).await {
+            tracing::info!(pane = %pane.info().id, marker, "the ready marker did not show within the start's limit");
+        }
+    }
+    shown_and_quiet(pane, START_SETTLE_LIMIT.saturating_sub(began.elapsed()).max(READY_QUIET)).await;
 }
 
 /// Returns once the pane has shown output and then been quiet for

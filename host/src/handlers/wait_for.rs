@@ -56,6 +56,20 @@ struct Found {
     matched: String,
 }
 
+/// Returns true once the screen of `pane` shows `text`, false when
+/// `limit` passes first or the pane's program ends without it showing.
+pub(crate) async fn until_screen_shows(pane: &Pane, text: &str, limit: std::time::Duration) -> bool {
+    let Ok(pattern) = RegexBuilder::new(&regex::escape(text))
+        .size_limit(WAIT_REGEX_SIZE_LIMIT)
+        .dfa_size_limit(WAIT_REGEX_SIZE_LIMIT)
+        .build()
+    else {
+        return false;
+    };
+    let limit_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+    wait_on_screen(pane, &pattern, Instant::now() + limit, limit_ms).await.is_ok()
+}
+
 fn compile(pattern: &str) -> Result<Regex, ErrorBody> {
     if pattern.is_empty() {
         return Err(invalid("the pattern is empty: it would match anything".into()));

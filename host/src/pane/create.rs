@@ -284,7 +284,7 @@ impl Pane {
                 Some(_) => None,
             },
             drops_early_input: behaviour.drops_early_input,
-            raw_input: super::raw_input::RawInput::new(behaviour.reads_raw_input),
+            raw_input: super::raw_input::RawInput::new(behaviour.reads_raw_input, behaviour.ready_marker.clone()),
             reference_capture: behaviour.reference_capture.clone(),
             reference_pattern: behaviour.reference_pattern.clone(),
             session_capture: match (
@@ -433,6 +433,8 @@ pub struct Behaviour {
     pub drops_early_input: bool,
     /// Whether the program reads raw keys (a submission waits for raw mode).
     pub reads_raw_input: bool,
+    /// What the program's screen shows once it reads its first submission.
+    pub ready_marker: Option<String>,
     /// Where the session's native reference is captured.
     pub reference_capture: ReferenceCapture,
     /// The pattern a captured reference must match.
@@ -455,6 +457,7 @@ impl Behaviour {
             hook_injection: plan.hook_injection,
             drops_early_input: plan.drops_early_input,
             reads_raw_input: plan.reads_raw_input,
+            ready_marker: plan.ready_marker.clone(),
             reference_capture: plan.reference_capture.clone(),
             reference_pattern: plan.reference_pattern.clone(),
             session_store_location: match &plan.reference_capture {

@@ -303,6 +303,12 @@ impl Pane {
         self.raw_input.awaits_start_settled()
     }
 
+    /// The text the program's screen shows once it reads its first
+    /// submission (its input box), when its runtime names one.
+    pub fn ready_marker(&self) -> Option<&str> {
+        self.raw_input.ready_marker()
+    }
+
     /// The program's start has settled: later submissions wait for raw
     /// mode only.
     pub fn mark_start_settled(&self) {

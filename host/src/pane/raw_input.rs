@@ -3,7 +3,8 @@
 //! typed text meets the terminal's own line editing, which hands the Enter
 //! on as a newline) and its drawing has settled (some CLIs take raw mode,
 //! then still draw their start and drop an Enter that comes meanwhile:
-//! Qwen Code kept the text in its input box, unsent).
+//! Qwen Code kept the text in its input box, unsent), or, for a runtime
+//! that names a ready marker, once its screen shows the marker.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -18,11 +19,23 @@ pub(super) struct RawInput {
     /// The program's start has settled once: later submissions wait for
     /// raw mode only.
     start_settled: AtomicBool,
+    /// What the screen shows once the program reads its first submission.
+    ready_marker: Option<String>,
 }
 
 impl RawInput {
-    pub(super) fn new(reads_raw_input: bool) -> Self {
-        RawInput { reads_raw_input, given_up: AtomicBool::new(false), start_settled: AtomicBool::new(false) }
+    pub(super) fn new(reads_raw_input: bool, ready_marker: Option<String>) -> Self {
+        RawInput {
+            reads_raw_input,
+            given_up: AtomicBool::new(false),
+            start_settled: AtomicBool::new(false),
+            ready_marker,
+        }
+    }
+
+    /// What the screen shows once the program reads its first submission.
+    pub(super) fn ready_marker(&self) -> Option<&str> {
+        self.ready_marker.as_deref()
     }
 
     /// Whether a submission waits for raw mode.
