@@ -77,12 +77,13 @@ const SAVE_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 const STORE_DEPTH: usize = 6;
 
 /// Waits until the CLI's own store holds `text` in the file of session
-/// `reference` (the answer saved, not only drawn): a CLI killed between
-/// drawing an answer and saving it loses that turn, which is the CLI's
-/// behaviour, not the host's (Qwen Code 0.24.4 writes its `assistant`
-/// record 0.4 to 2 s after the answer is on the screen). Says how long it
-/// took, or that it was not seen (a store the runner does not know, or
-/// nothing saved within [`SAVE_WAIT`]).
+/// `reference` (the answer saved, not only drawn), in a record of the
+/// conversation ([`conversation_holds`]): a CLI killed between drawing an
+/// answer and saving it loses that turn, which is the CLI's behaviour, not
+/// the host's (Qwen Code 0.24.4 writes its `assistant` record 0.4 to 2 s
+/// after the answer is on the screen). Says how long it took, or that it
+/// was not seen (a store the runner does not know, or nothing saved within
+/// [`SAVE_WAIT`]).
 pub async fn wait_saved(descriptor: &Descriptor, home: &Path, reference: &str, text: &str) -> String {
     let declared = match &descriptor.reference_capture {
         ReferenceCapture::SessionStore(declared) => declared.clone(),
@@ -95,7 +96,7 @@ pub async fn wait_saved(descriptor: &Descriptor, home: &Path, reference: &str, t
     loop {
         let mut files = Vec::new();
         session_files(&store, reference, STORE_DEPTH, &mut files);
-        if files.iter().any(|file| std::fs::read_to_string(file).is_ok_and(|saved| saved.contains(text))) {
+        if files.iter().any(|file| std::fs::read_to_string(file).is_ok_and(|saved| conversation_holds(&saved, text))) {
             return format!("the CLI's store held the answer {} ms after it was drawn", started.elapsed().as_millis());
         }
         if started.elapsed() > SAVE_WAIT {
@@ -103,6 +104,20 @@ pub async fn wait_saved(descriptor: &Descriptor, home: &Path, reference: &str, t
         }
         crate::outcome::pause(100).await;
     }
+}
+
+/// Whether a session file holds `text` in a record of the conversation,
+/// the part a resume redraws: a line of it that is not one of the CLI's
+/// telemetry records. Qwen Code 0.24.4 first writes a `system` record of
+/// subtype `ui_telemetry` whose `response_text` quotes the answer, and its
+/// `assistant` record a moment later; killed in between, the resumed
+/// session showed `> PING` and no answer (seen in the canary's sandbox,
+/// and with the CLI alone, 2 kills in 4).
+fn conversation_holds(saved: &str, text: &str) -> bool {
+    saved.lines().filter(|line| line.contains(text)).any(|line| {
+        let record = serde_json::from_str::<serde_json::Value>(line).ok();
+        !record.is_some_and(|record| record["subtype"] == "ui_telemetry")
+    })
 }
 
 /// The files under `dir` (at most `depth` levels down) whose names hold
@@ -139,5 +154,32 @@ pub async fn recorded(state_dir: &Path, pane: &PaneId) -> Result<Found, String> 
             return Err(format!("the host captured no session reference for pane {pane} within 30 s"));
         }
         crate::outcome::pause(200).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::conversation_holds;
+
+    /// Qwen Code 0.24.4's session file as a kill left it: the answer only
+    /// in the telemetry record (lines shortened).
+    const TELEMETRY_ONLY: &str = r#"{"type":"user","message":{"role":"user","parts":[{"text":"PING"}]}}
+{"type":"system","subtype":"ui_telemetry","systemPayload":{"uiEvent":{"response_text":"PONG"}}}
+"#;
+
+    #[test]
+    fn an_answer_quoted_only_by_telemetry_is_not_saved() {
+        assert!(!conversation_holds(TELEMETRY_ONLY, "PONG"));
+        let saved = format!(
+            "{TELEMETRY_ONLY}{}\n",
+            r#"{"type":"assistant","message":{"role":"model","parts":[{"text":"PONG"}]}}"#
+        );
+        assert!(conversation_holds(&saved, "PONG"));
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_counts_when_it_holds_the_text() {
+        assert!(conversation_holds("PONG\n", "PONG"));
+        assert!(!conversation_holds("PING\n", "PONG"));
     }
 }
