@@ -70,7 +70,7 @@ PKG[codex]=@openai/codex;              VER[codex]=0.171.0;   BIN[codex]=codex
 PKG[claude]=@anthropic-ai/claude-code; VER[claude]=2.1.332;  BIN[claude]=claude
 PKG[gemini]=@google/gemini-cli;        VER[gemini]=0.61.0;   BIN[gemini]=gemini
 PKG[opencode]=opencode-ai;             VER[opencode]=1.18.33; BIN[opencode]=opencode
-PKG[qwen]=@qwen-code/qwen-code;        VER[qwen]=0.15.10;    BIN[qwen]=qwen
+PKG[qwen]=@qwen-code/qwen-code;        VER[qwen]=0.24.4;     BIN[qwen]=qwen
 PKG[copilot]=@github/copilot;          VER[copilot]=1.0.102; BIN[copilot]=copilot
 PKG[grok]=@vibe-kit/grok-cli;          VER[grok]=0.0.34;     BIN[grok]=grok
 # droid: the registry has @factory/cli at 0.225.1 and its linux-x64 binary

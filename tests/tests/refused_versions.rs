@@ -100,7 +100,7 @@ fn a_version_before_the_refused_range_starts_as_before() {
 #[test]
 fn the_runtimes_table_marks_a_refused_version_and_the_default_profile() {
     let fake = fake_kimi("1.52.0");
-    fake.script("qwen", "echo 0.15.10");
+    fake.script("qwen", "echo 0.24.4");
     let host = TestHost::start_with_env(&[("PATH", &fake.path_env())]);
     let table = Cli::for_host(&host).ok(&["runtimes", "--wide"]);
     let row = |id: &str| {

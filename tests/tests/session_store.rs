@@ -9,7 +9,8 @@ use panehost_ipc::{Encoding, PaneSummary, Request, Response};
 use support::*;
 
 /// A stand-in for qwen: prints its argv, writes a session file named by a
-/// new id (when `writes_session`), then echoes its input.
+/// new id (when `writes_session`), shows qwen's ready marker (its input
+/// box's placeholder), then echoes its input.
 fn stand_in(writes_session: bool) -> String {
     let write = if writes_session {
         "dir=\"$HOME/.qwen/projects/-work/chats\"; mkdir -p \"$dir\"; : > \"$dir/$(cat /proc/sys/kernel/random/uuid).jsonl\""
@@ -17,7 +18,7 @@ fn stand_in(writes_session: bool) -> String {
         ":"
     };
     format!(
-        "case \"$1\" in --version) echo 0.15.10; exit 0;; esac\necho \"qwen argv: [$*]\"\n{write}\necho ready\nwhile read line; do echo \"got $line\"; done"
+        "case \"$1\" in --version) echo 0.24.4; exit 0;; esac\necho \"qwen argv: [$*]\"\n{write}\necho 'ready; Type your message'\nwhile read line; do echo \"got $line\"; done"
     )
 }
 

@@ -60,6 +60,9 @@ def hook(event, payload):
             command = h.get("command") or h.get("bash")
             subprocess.run(command, shell=True, input=json.dumps(payload).encode(), check=False)
 while True:
+    if name == "qwen":
+        # Its ready marker, the placeholder of its input box.
+        sys.stdout.write("Type your message\n")
     sys.stdout.write(name + "> "); sys.stdout.flush()
     line = sys.stdin.readline()
     if not line:

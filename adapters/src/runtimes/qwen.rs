@@ -1,5 +1,6 @@
-//! `qwen`: Qwen Code. Flags checked against `qwen --help` and `qwen auth
-//! --help` of 0.15.10 (`adapters/evidence/qwen.json`).
+//! `qwen`: Qwen Code. Flags checked against `qwen --help` of 0.24.4
+//! (`adapters/evidence/qwen.json`; its `qwen auth --help` says the
+//! command was removed).
 
 use super::{agent_cli, profile, receipt, resume, strings};
 use crate::completion::{HookInjection, HookTarget, Injection, RuntimeHooks};
@@ -16,7 +17,7 @@ pub(super) fn descriptor() -> Descriptor {
         // Esc stops a running turn; a second Ctrl-C at the prompt exits. (seen with the real CLI
         // against the local model endpoint; docs/LIVE.md)
         interrupt_keys: b"\x1b".to_vec(),
-        version: VersionProbe { args: strings(&["--version"]), floor: Some("0.15.10".into()) },
+        version: VersionProbe { args: strings(&["--version"]), floor: Some("0.24.4".into()) },
         model: ModelForm::Optional { flag: "-m".into() },
         resume_forms: vec![
             resume(ResumeMode::Reference, &["--resume", "{reference}"]),
@@ -36,7 +37,9 @@ pub(super) fn descriptor() -> Descriptor {
                 parent: Some("chats".into()),
             },
         }),
-        login: LoginForm::InTerminal { args: strings(&["auth"]) },
+        // 0.24.4 removed `qwen auth` ("run qwen and use /auth to configure
+        // providers"): the sign-in is the CLI itself, in the terminal.
+        login: LoginForm::InTerminal { args: Vec::new() },
         reads_environment: strings(&["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "DASHSCOPE_API_KEY"]),
         self_update_off: SelfUpdateOff { note: Some("settings only".into()), ..SelfUpdateOff::default() },
         // `--approval-mode`: plan only, default asks before every edit and
