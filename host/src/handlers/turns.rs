@@ -120,10 +120,10 @@ fn without_paste_markers(text: &str) -> String {
 /// answered as if it had waited (PROTOCOL.md, `ask`): a shell with prompt
 /// marks until it has drawn its first prompt; a runtime that reads raw
 /// keys until the terminal is in raw mode, and the first time also until
-/// its start has settled ([`start_settled`]); a runtime that loses what is typed before it
-/// reads until it has shown output and then been quiet for a moment
-/// (before every submission); any other at once. A shell that has drawn
-/// its first prompt stays ready.
+/// its start has settled ([`start_settled`]); a runtime that loses what
+/// is typed before it reads until it has shown output and then been quiet
+/// for a moment (before every submission); any other at once. A shell
+/// that has drawn its first prompt stays ready.
 async fn wait_until_ready(pane: &Pane) {
     let mut progress = pane.progress();
     let drops_early_input = pane.drops_early_input();
