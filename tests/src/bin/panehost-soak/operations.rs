@@ -20,6 +20,9 @@ pub const TYPED_LETTERS: &[u8] = b"abcdefghijklmnoqrstuvwxyz";
 const EVENTS_READ: Duration = Duration::from_millis(300);
 /// How long reading the output of an answered `ask` may take.
 const ASK_OUTPUT_WAIT: Duration = Duration::from_secs(10);
+/// How long an `ask` told that a turn is open waits for its end before it
+/// asks again.
+const TURN_END_WAIT: Duration = Duration::from_secs(5);
 /// Added to an end offset to ask for one no pane reaches in a run.
 const BEYOND_ANY_END: u64 = 1 << 40;
 
@@ -436,7 +439,16 @@ impl Ops<'_> {
         let len = rng.range(3, 10) as usize;
         let text = format!("q{}z", rng.word(TYPED_LETTERS, len));
         let timeout = self.world.settings.ask_timeout;
-        let report = match self.link.client.ask(&pane.id, &text, Some(timeout)).await {
+        let mut answer = self.link.client.ask(&pane.id, &text, Some(timeout)).await;
+        if matches!(&answer, Err(ClientError::Host(body)) if body.code == "TURN_IN_PROGRESS") {
+            // As a client told that a turn is open does: wait for its end
+            // (or a moment), then ask once more. Another task may open the
+            // next turn first: that answer is judged as any other.
+            self.world.ledger.count("asks that waited for an open turn", 1);
+            self.wait_turn_end(&pane.id).await;
+            answer = self.link.client.ask(&pane.id, &text, Some(timeout)).await;
+        }
+        let report = match answer {
             Ok(report) => report,
             Err(error) => {
                 return self.judge(
@@ -462,6 +474,27 @@ impl Ops<'_> {
             }
             other => Verdict::Failed(format!("ask on fixture pane {}: turn ended by {other:?}", pane.id)),
         }
+    }
+
+    /// Waits until `pane` is in no turn (its events bring the end of one,
+    /// or `inspect` finds it out of one), for [`TURN_END_WAIT`] at most.
+    async fn wait_turn_end(&self, pane: &PaneId) {
+        let wait = async {
+            let Ok(mut stream) = self.link.client.subscribe(pane, None).await else { return };
+            // Subscribed first, then looked: an end between the two is in
+            // the stream.
+            match self.link.client.inspect(pane).await {
+                Ok(detail) if detail.pane.activity != "busy" => return,
+                Ok(_) => {}
+                Err(_) => return,
+            }
+            while let Some(event) = stream.next().await {
+                if matches!(event, Event::TurnCompleted { .. } | Event::Ended { .. } | Event::Exited { .. }) {
+                    return;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(TURN_END_WAIT, wait).await;
     }
 
     /// Reads the output of an answered turn and looks for the answer in it.
