@@ -19,7 +19,7 @@
 use super::cgroups::PaneCgroups;
 use super::keeper_intake::Intake;
 use crate::keeper_wire::answer::{Answer, MAX_ANSWER_LINE};
-use crate::keeper_wire::pane_lines::parse_greeting;
+use crate::keeper_wire::pane_lines::{parse_greeting, MAX_KEEPER_LINE};
 use crate::keeper_wire::pane_request::PaneRequest;
 use crate::limits;
 use crate::limits::{KEEPERS_TAKING_PANES, KEEPER_ANSWER_TIMEOUT};
@@ -44,7 +44,7 @@ use std::time::Instant;
 /// this name, is a keeper.
 pub(crate) const KEEPER_PROGRAM: &str = crate::keeper::KEEPER_NAME;
 
-/// What a keeper hands over on connection.
+/// What a keeper hands over on connection, checked ([`Handover::new`]).
 #[derive(Debug)]
 pub(crate) struct Handover {
     /// The PTY master.
@@ -58,6 +58,8 @@ pub(crate) struct Handover {
     pub exited: Option<ExitStatus>,
     /// The connection, for exit reports and `release`.
     pub control: UnixStream,
+    /// Made by [`Handover::new`] alone, which checks it.
+    _checked: (),
 }
 
 /// The keeper program: this host's own executable.
@@ -383,31 +385,72 @@ async fn reap_keeper(keeper_pid: u32) {
     tracing::debug!(keeper = keeper_pid, "keeper exited");
 }
 
-/// Connects to the keeper at `socket` and receives the master fd. Blocking.
-///
-/// # Errors
-/// Fails when nothing listens there or the handover is malformed.
-pub(crate) fn connect(socket: &Path) -> io::Result<Handover> {
-    let control = UnixStream::connect(socket)?;
-    // The keeper must be this user's: a pane's terminal is handed over on
-    // this connection, and the host writes to it what clients send.
-    let peer = rustix::net::sockopt::socket_peercred(&control)?;
+impl Handover {
+    /// A handover of `master` (the PTY's master side), the process `pid`
+    /// on its other side (`exited`: how it ended, if it has) and the
+    /// keeper's connection `control`, checked as every handover is: the
+    /// connection's peer runs as this user (its pid becomes the keeper's),
+    /// `master` is a PTY's master side, and `pid` names a process (a
+    /// positive `pid_t`: 0 or a negative one would make the pane's signals
+    /// reach other processes' groups). Whatever sent the parts, a keeper
+    /// over a socket ([`connect`]) or a test that made them itself, the
+    /// pane is built over them the same way.
+    ///
+    /// # Errors
+    /// Fails (`PermissionDenied` for another user's peer, `InvalidData`
+    /// for the rest) when a check does not hold.
+    pub(crate) fn new(
+        master: OwnedFd,
+        pid: u32,
+        exited: Option<ExitStatus>,
+        control: UnixStream,
+    ) -> io::Result<Handover> {
+        let keeper_pid = keeper_peer(&control)?;
+        if i32::try_from(pid).ok().and_then(Pid::from_raw).is_none() {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("the keeper names pid {pid}")));
+        }
+        if rustix::pty::ptsname(&master, Vec::new()).is_err() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the keeper sent a descriptor that is not a PTY master",
+            ));
+        }
+        Ok(Handover { master, pid, keeper_pid, exited, control, _checked: () })
+    }
+}
+
+/// The pid of the process at the other end of `control`, once it is
+/// known to run as this user: a pane's terminal is handed over on that
+/// connection, and the host writes to it what clients send.
+fn keeper_peer(control: &UnixStream) -> io::Result<u32> {
+    let peer = rustix::net::sockopt::socket_peercred(control)?;
     if peer.uid != rustix::process::geteuid() {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
-            format!(
-                "the process listening on {} runs as uid {}, not as this user",
-                socket.display(),
-                peer.uid.as_raw()
-            ),
+            format!("the keeper's end of the pane's connection runs as uid {}, not as this user", peer.uid.as_raw()),
         ));
     }
+    Ok(peer.pid.as_raw_nonzero().get() as u32)
+}
+
+/// Connects to the keeper at `socket` and receives the master fd. Blocking.
+///
+/// # Errors
+/// Fails when nothing listens there, the peer is another user's, the
+/// greeting does not come within [`limits::KEEPER_GREETING_TIMEOUT`] or
+/// is longer than [`MAX_KEEPER_LINE`], or the handover is malformed
+/// ([`Handover::new`]).
+pub(crate) fn connect(socket: &Path) -> io::Result<Handover> {
+    let control = UnixStream::connect(socket)?;
+    // Checked before anything is read from it (and again by
+    // `Handover::new`, which every handover passes).
+    keeper_peer(&control).map_err(|error| io::Error::new(error.kind(), format!("{}: {error}", socket.display())))?;
     control.set_read_timeout(Some(limits::KEEPER_GREETING_TIMEOUT))?;
     let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
     let mut ancillary = RecvAncillaryBuffer::new(&mut space);
     // The status line is short; read it byte by byte after the first
     // message so nothing beyond the line is consumed.
-    let mut first = [0u8; 256];
+    let mut first = [0u8; MAX_KEEPER_LINE];
     let received =
         rustix::net::recvmsg(&control, &mut [IoSliceMut::new(&mut first)], &mut ancillary, RecvFlags::CMSG_CLOEXEC)?;
     let mut master = None;
@@ -421,6 +464,12 @@ pub(crate) fn connect(socket: &Path) -> io::Result<Handover> {
     let master = master.ok_or_else(|| io::Error::other("the keeper sent no fd"))?;
     let mut text = first[..received.bytes].to_vec();
     while !text.contains(&b'\n') {
+        if text.len() >= MAX_KEEPER_LINE {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("the keeper's greeting is longer than {MAX_KEEPER_LINE} bytes"),
+            ));
+        }
         let mut byte = [0u8; 1];
         if io::Read::read(&mut &control, &mut byte)? == 0 {
             return Err(io::Error::other("the keeper closed the connection"));
@@ -430,8 +479,7 @@ pub(crate) fn connect(socket: &Path) -> io::Result<Handover> {
     let newline = text.iter().position(|byte| *byte == b'\n').unwrap_or(text.len());
     let (pid, exited) = parse_greeting(&text[..newline])?;
     control.set_read_timeout(None)?;
-    let keeper_pid = peer.pid.as_raw_nonzero().get() as u32;
-    Ok(Handover { master, pid, keeper_pid, exited, control })
+    Handover::new(master, pid, exited, control)
 }
 
 #[cfg(test)]
@@ -477,5 +525,84 @@ mod tests {
         drop(keeper);
         let closed = read_line_before(&mut host, &mut Vec::new(), deadline).unwrap_err();
         assert_eq!(closed.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    fn pty_master() -> OwnedFd {
+        use rustix::pty::OpenptFlags;
+        rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC).unwrap()
+    }
+
+    #[test]
+    fn a_handover_is_checked_whoever_makes_it() {
+        let (host, _keeper) = UnixStream::pair().unwrap();
+        let handover = Handover::new(pty_master(), 4242, None, host).unwrap();
+        assert_eq!((handover.pid, handover.keeper_pid), (4242, std::process::id()), "the peer is the keeper");
+        for pid in [0, u32::MAX, i32::MAX as u32 + 1] {
+            let (host, _keeper) = UnixStream::pair().unwrap();
+            let error = Handover::new(pty_master(), pid, None, host).unwrap_err();
+            assert_eq!(error.kind(), io::ErrorKind::InvalidData, "pid {pid}");
+        }
+        let master = pty_master();
+        rustix::pty::grantpt(&master).unwrap();
+        rustix::pty::unlockpt(&master).unwrap();
+        let slave_path = rustix::pty::ptsname(&master, Vec::new()).unwrap();
+        let slave = std::fs::File::open(slave_path.to_str().unwrap()).unwrap();
+        let null = std::fs::File::open("/dev/null").unwrap();
+        for (what, fd) in [("a PTY's slave side", OwnedFd::from(slave)), ("/dev/null", OwnedFd::from(null))] {
+            let (host, _keeper) = UnixStream::pair().unwrap();
+            let error = Handover::new(fd, 4242, None, host).unwrap_err();
+            assert_eq!(error.kind(), io::ErrorKind::InvalidData, "{what}");
+            assert!(error.to_string().contains("not a PTY master"), "{what}: {error}");
+        }
+    }
+
+    /// Serves one connection on `socket`: sends `greeting` with a PTY's
+    /// master, as a keeper does, and keeps the connection until the host
+    /// closes it.
+    fn serve_greeting(socket: &Path, greeting: &'static [u8]) -> std::thread::JoinHandle<()> {
+        use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags};
+        let listener = std::os::unix::net::UnixListener::bind(socket).unwrap();
+        std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let master = pty_master();
+            let fds = [master.as_fd()];
+            let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+            let mut ancillary = SendAncillaryBuffer::new(&mut space);
+            assert!(ancillary.push(SendAncillaryMessage::ScmRights(&fds)));
+            rustix::net::sendmsg(&stream, &[io::IoSlice::new(greeting)], &mut ancillary, SendFlags::empty()).unwrap();
+            let _ = io::Read::read(&mut &stream, &mut [0u8; 1]);
+        })
+    }
+
+    #[test]
+    fn connect_checks_the_greeting_and_the_handover() {
+        let dir = tempfile::tempdir().unwrap();
+        let running = dir.path().join("running.sock");
+        let keeper = serve_greeting(&running, b"pane 4242 running\n");
+        let handover = connect(&running).unwrap();
+        assert_eq!((handover.pid, handover.exited.clone()), (4242, None));
+        drop(handover);
+        keeper.join().unwrap();
+
+        let exited = dir.path().join("exited.sock");
+        let keeper = serve_greeting(&exited, b"pane 4242 exited 3 -\n");
+        let handover = connect(&exited).unwrap();
+        assert_eq!(handover.exited, Some(ExitStatus { code: 3, signal: None }));
+        drop(handover);
+        keeper.join().unwrap();
+
+        // A greeting that never ends is refused at the line's limit, not
+        // read for as long as it comes.
+        let endless = dir.path().join("endless.sock");
+        let keeper = serve_greeting(&endless, &[b'x'; MAX_KEEPER_LINE + 10]);
+        let error = connect(&endless).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData, "{error}");
+        keeper.join().unwrap();
+
+        // A pid no process can have.
+        let zero = dir.path().join("zero.sock");
+        let keeper = serve_greeting(&zero, b"pane 0 running\n");
+        assert_eq!(connect(&zero).unwrap_err().kind(), io::ErrorKind::InvalidData);
+        keeper.join().unwrap();
     }
 }
