@@ -28,7 +28,7 @@ use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::reference_pattern::ReferencePattern;
 use panehost_adapters::{CompletionSignal, LaunchPlan};
 use panehost_ipc::pane::restored_by;
-use panehost_ipc::{PaneId, ResumeRequest, ScreenSnapshot};
+use panehost_ipc::{PaneId, ResumeRequest, ScreenSnapshot, Size, StartParams};
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
@@ -94,12 +94,22 @@ impl Pane {
         // Before the process exists: what it writes to its session store
         // comes after this.
         let behaviour = Behaviour { process_started: Some(SystemTime::now()), ..Behaviour::of(&plan) };
+        let process = NewProcess {
+            id: id.clone(),
+            runtime: plan.runtime.clone(),
+            start,
+            cwd: plan.cwd.display().to_string(),
+            size,
+            keeper_socket: socket.clone(),
+            notify_token,
+            generation,
+            created_at_ms,
+            reserved_offset,
+            native_reference,
+            restored_by,
+        };
         let keepers = Arc::clone(keepers);
-        let store = records.clone();
-        let ring_bytes = pane_limits.ring_bytes;
-        // One trip off the async workers for all of a start's blocking
-        // work: each trip there and back costs a wake-up of another thread.
-        let (handover, beginning) = crate::blocking::run(move || {
+        let hand_over = move || {
             launch_files::write(&plan.files)?;
             let cgroup = keepers.make_cgroup(&id, generation);
             let launch = || {
@@ -136,32 +146,47 @@ impl Pane {
                 }
                 placed
             });
-            let record = PaneRecord {
-                version: RECORD_VERSION,
-                id,
-                runtime: plan.runtime.clone(),
-                generation,
-                pid: handover.pid,
-                keeper_socket: socket,
-                start,
-                cwd: plan.cwd.display().to_string(),
-                size,
-                created_at_ms,
-                notify_token,
-                native_reference,
-                reserved_offset,
-                screen: None,
-                exit: None,
-                open_turn: None,
-                // Nothing is known yet (a shell has not drawn its prompt).
-                activity: Some(panehost_ipc::turn::activity::UNKNOWN.to_owned()),
-                closing: false,
-                typing: false,
-            };
+            Ok(HandedOver { handover, cgroup })
+        };
+        Pane::over_handover(process, behaviour, records, pane_limits, hand_over).await
+    }
+
+    /// Builds the pane of a new process over what `hand_over` gives: the
+    /// process's PTY, pid and keeper connection ([`keeper::Handover`],
+    /// checked by [`keeper::Handover::new`]) and its control group. The
+    /// keeper seam: a start has a keeper start the process and connects to
+    /// it there ([`Pane::start`], [`Pane::relaunch`]); a test hands over a
+    /// PTY and a socket pair it made itself, and gets the pane the host
+    /// would have made. Everything else, the record, the ring, the screen
+    /// and the pane's tasks, is the same.
+    ///
+    /// `hand_over` runs first, off the async workers, in the one trip
+    /// there that all of a start's blocking work makes; then the pane's
+    /// ring and end marker are made, and its first record is written
+    /// (without waiting for the disk). Must be called within a tokio
+    /// runtime.
+    ///
+    /// # Errors
+    /// `hand_over`'s error, or the ring's when it cannot be made.
+    pub(crate) async fn over_handover(
+        process: NewProcess,
+        behaviour: Behaviour,
+        records: &RecordStore,
+        pane_limits: PaneLimits,
+        hand_over: impl FnOnce() -> io::Result<HandedOver> + Send + 'static,
+    ) -> io::Result<Arc<Pane>> {
+        let restored_by = process.restored_by;
+        let store = records.clone();
+        let ring_bytes = pane_limits.ring_bytes;
+        // One trip off the async workers for all of a start's blocking
+        // work: each trip there and back costs a wake-up of another thread.
+        let (handover, beginning) = crate::blocking::run(move || {
+            let HandedOver { handover, cgroup } = hand_over()?;
+            let record = process.record(handover.pid);
             // A new process: its offsets continue from the reservation (a
             // new generation, whose offsets no client compares with the
             // old ones), in a new ring.
-            let ring = OutputRing::create(Some(&store.ring_path(&record.id)), ring_bytes, reserved_offset)?;
+            let ring = OutputRing::create(Some(&store.ring_path(&record.id)), ring_bytes, record.reserved_offset)?;
             let mut beginning = Beginning::new(record, ring, &store);
             beginning.cgroup = cgroup;
             // A host that restarts finds the pane from here on; the disk
@@ -334,6 +359,77 @@ impl Pane {
         }
         Ok(pane)
     }
+}
+
+/// What the record of a new process's pane begins with, before the
+/// process exists: its identity, its start, and where its offsets go on
+/// from.
+#[derive(Debug)]
+pub(crate) struct NewProcess {
+    /// The pane's id.
+    pub id: PaneId,
+    /// The runtime it runs.
+    pub runtime: String,
+    /// The client's request, as the record keeps it.
+    pub start: StartParams,
+    /// The process's working directory.
+    pub cwd: String,
+    /// The terminal's size.
+    pub size: Size,
+    /// The keeper's socket for the pane, where a restarted host takes it
+    /// back.
+    pub keeper_socket: PathBuf,
+    /// The token `panehost notify` proves the pane with.
+    pub notify_token: String,
+    /// 1 for a new pane; one more than the last for a process started
+    /// again.
+    pub generation: u64,
+    /// When the pane was made, ms since the epoch.
+    pub created_at_ms: u64,
+    /// Where the offsets go on from (0 for a new pane).
+    pub reserved_offset: u64,
+    /// The native session it resumes, when known.
+    pub native_reference: Option<String>,
+    /// `started`, or how the pane's process was started again.
+    pub restored_by: &'static str,
+}
+
+impl NewProcess {
+    /// The pane's first record, for its process `pid`.
+    fn record(self, pid: u32) -> PaneRecord {
+        PaneRecord {
+            version: RECORD_VERSION,
+            id: self.id,
+            runtime: self.runtime,
+            generation: self.generation,
+            pid,
+            keeper_socket: self.keeper_socket,
+            start: self.start,
+            cwd: self.cwd,
+            size: self.size,
+            created_at_ms: self.created_at_ms,
+            notify_token: self.notify_token,
+            native_reference: self.native_reference,
+            reserved_offset: self.reserved_offset,
+            screen: None,
+            exit: None,
+            open_turn: None,
+            // Nothing is known yet (a shell has not drawn its prompt).
+            activity: Some(panehost_ipc::turn::activity::UNKNOWN.to_owned()),
+            closing: false,
+            typing: false,
+        }
+    }
+}
+
+/// What a keeper hands over for a new process: the handover, and the
+/// pane's own control group if the process is in one.
+#[derive(Debug)]
+pub(crate) struct HandedOver {
+    /// The PTY, the process and the keeper's connection.
+    pub handover: keeper::Handover,
+    /// The pane's own control group (`cgroups.rs`), if the process is in it.
+    pub cgroup: Option<PathBuf>,
 }
 
 /// A pane as the host begins to serve it: its record (offsets reserved
