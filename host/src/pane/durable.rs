@@ -218,3 +218,98 @@ impl Pane {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::limits::RESERVE_STEP;
+    use crate::pane::end_marker::EndMarker;
+    use crate::pane::fake_keeper::{
+        behaviour, eventually, exit_of, output_with, record_on_disk, FakeKeeper, KeeperNews, SIZE, WAIT,
+    };
+    use crate::pane::PaneLimits;
+    use panehost_adapters::CompletionSignal;
+    use panehost_ipc::turn::activity;
+
+    async fn shell(script: &str) -> (FakeKeeper, std::sync::Arc<crate::pane::Pane>) {
+        FakeKeeper::pane(
+            &["/bin/sh", "-c", script],
+            SIZE,
+            behaviour(CompletionSignal::Unobserved),
+            PaneLimits::default(),
+        )
+        .await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_first_record_is_on_disk_when_the_pane_is_made() {
+        let (keeper, pane) = shell("read -r x").await;
+        let record = record_on_disk(&keeper).expect("the record is written with the start");
+        assert_eq!(record.id, pane.info().id);
+        assert_eq!(record.pid, keeper.pid);
+        assert_eq!((record.generation, record.size, record.exit.clone()), (1, SIZE, None));
+        assert_eq!(record.reserved_offset, RESERVE_STEP, "offsets reserved ahead of the first read");
+        assert_eq!(record.activity.as_deref(), Some(activity::UNKNOWN));
+    }
+
+    /// The reader never takes bytes past the reservation on disk.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_reservation_on_disk_stays_ahead_of_the_output() {
+        let total = 3 * RESERVE_STEP / 2;
+        let (keeper, pane) =
+            shell(&format!("yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c {total}; read -r x")).await;
+        let mut progress = pane.progress();
+        let outrun = tokio::time::timeout(WAIT, async {
+            loop {
+                let end = progress.latest().end;
+                let reserved = record_on_disk(&keeper).expect("a record").reserved_offset;
+                assert!(reserved >= end, "the output reached {end}, the disk reserves up to {reserved}");
+                if end >= total {
+                    return reserved;
+                }
+                progress.changed().await.expect("the pane is gone");
+            }
+        })
+        .await
+        .expect("the output arrives in time");
+        assert!(outrun > RESERVE_STEP, "the reservation grew with the output");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_exit_is_recorded() {
+        // It may exit before the recorder first runs: the recorder sees
+        // it all the same.
+        let (keeper, pane) = shell("exit 7").await;
+        exit_of(&pane).await;
+        eventually("the exit saved in the record", || {
+            record_on_disk(&keeper).is_some_and(|record| record.exit.as_ref().map(|exit| exit.code) == Some(7))
+        })
+        .await;
+    }
+
+    /// Once the output is quiet, the saved screen shows all of it, and
+    /// the end marker holds its exact end.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_quiet_panes_exact_end_is_recorded() {
+        let (keeper, pane) = shell("echo some output; read -r x").await;
+        output_with(&pane, "some output").await;
+        let end = pane.current_progress().end;
+        let marker = keeper.records.end_marker_path(&pane.info().id);
+        eventually("the exact end in the end marker", || EndMarker::read_exact(&marker) == Some(end)).await;
+        let record = record_on_disk(&keeper).expect("a record");
+        assert_eq!(record.screen.map(|screen| screen.offset), Some(end));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_release_tells_the_keeper_and_forgets_the_record() {
+        let (keeper, pane) = shell("exit 0").await;
+        exit_of(&pane).await;
+        assert!(matches!(keeper.next_news(), Some(KeeperNews::Exited(_))));
+        pane.release().await;
+        assert_eq!(keeper.next_news(), Some(KeeperNews::Line("release".to_owned())));
+        assert!(record_on_disk(&keeper).is_none(), "the record is gone");
+        assert!(!keeper.records.ring_path(&pane.info().id).exists(), "the ring file is gone");
+        // No save lands after the release.
+        pane.save_record().await;
+        assert!(record_on_disk(&keeper).is_none(), "a save after the release wrote the record again");
+    }
+}

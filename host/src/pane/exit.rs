@@ -110,3 +110,56 @@ pub(super) fn exit_pidfd(pid: Pid) -> std::io::Result<AsyncFd<std::os::fd::Owned
     // Safety: the pidfd is moved into the AsyncFd, which keeps it open.
     unsafe { AsyncFd::register(pidfd) }.map_err(std::io::Error::from)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::pane::fake_keeper::{all_output, behaviour, exit_of, FakeKeeper, SIZE};
+    use crate::pane::PaneLimits;
+    use panehost_adapters::CompletionSignal;
+    use panehost_ipc::PaneState;
+
+    async fn shell(script: &str) -> (FakeKeeper, std::sync::Arc<crate::pane::Pane>) {
+        FakeKeeper::pane(
+            &["/bin/sh", "-c", script],
+            SIZE,
+            behaviour(CompletionSignal::Unobserved),
+            PaneLimits::default(),
+        )
+        .await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_exit_code_the_keeper_reports_is_the_panes() {
+        let (_keeper, pane) = shell("exit 3").await;
+        let status = exit_of(&pane).await;
+        assert_eq!((status.code, status.signal.clone()), (3, None));
+        assert_eq!(pane.summary().state, PaneState::Exited(status));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_death_by_signal_is_told_with_the_signals_name() {
+        let (_keeper, pane) = shell("kill -TERM $$").await;
+        let status = exit_of(&pane).await;
+        assert_eq!((status.code, status.signal.as_deref()), (143, Some("SIGTERM")));
+    }
+
+    /// The exit is recorded after the last of the output is in the ring.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_output_before_the_exit_is_read_first() {
+        let (_keeper, pane) = shell("i=0; while [ $i -lt 300 ]; do echo \"last words $i\"; i=$((i+1)); done").await;
+        exit_of(&pane).await;
+        let output = String::from_utf8_lossy(&all_output(&pane)).into_owned();
+        assert!(output.ends_with("last words 299\r\n"), "{output:?}");
+    }
+
+    /// A keeper lost (its connection closed without a report): the pane
+    /// watches its process itself, and records 255 once it ends.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn without_its_keeper_the_pane_sees_its_process_end() {
+        let (keeper, pane) = shell("read -r x").await;
+        keeper.lose_connection();
+        keeper.kill();
+        let status = exit_of(&pane).await;
+        assert_eq!((status.code, status.signal), (255, None));
+    }
+}

@@ -14,6 +14,8 @@ mod create;
 mod durable;
 mod end_marker;
 mod exit;
+#[cfg(test)]
+mod fake_keeper;
 pub mod history;
 mod input_line;
 pub(crate) mod keeper;

@@ -69,3 +69,60 @@ impl NewsOutlet {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::pane::fake_keeper::{behaviour, exit_of, FakeKeeper, SIZE, WAIT};
+    use crate::pane::PaneLimits;
+    use panehost_adapters::CompletionSignal;
+    use panehost_ipc::turn::activity;
+    use panehost_ipc::Event;
+    use tokio::sync::broadcast;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_feed_is_told_of_the_start_activity_exit_and_end_in_order() {
+        let (_keeper, pane) = FakeKeeper::pane(
+            &["/bin/sh", "-c", "read -r x; exit 4"],
+            SIZE,
+            behaviour(CompletionSignal::TerminalNotification),
+            PaneLimits::default(),
+        )
+        .await;
+        let id = pane.info().id.clone();
+        let (feed, mut news) = broadcast::channel(64);
+        pane.connect_news(feed);
+        // A submission opens a turn: the pane is busy.
+        pane.input_submitted(pane.output_end(), "");
+        let turn = pane.join_input_line().wait().await;
+        pane.write_input(&turn, b"\r", WAIT).await.expect("the input is written");
+        drop(turn);
+        exit_of(&pane).await;
+        pane.disconnect_news("closed".to_owned());
+        // Silent once the pane has left.
+        pane.input_submitted(pane.output_end(), "");
+        let mut told = Vec::new();
+        while let Ok(event) = news.try_recv() {
+            told.push(event);
+        }
+        let summary = match told.first() {
+            Some(Event::PaneStarted { pane }) => pane.clone(),
+            other => panic!("the first news is not the start: {other:?} of {told:?}"),
+        };
+        assert_eq!((summary.id.clone(), summary.activity.as_str()), (id.clone(), activity::UNKNOWN));
+        let status = match told.get(2) {
+            Some(Event::PaneExited { status, .. }) => status.clone(),
+            _ => panic!("the third news is not the exit: {told:?}"),
+        };
+        assert_eq!(status.code, 4);
+        assert_eq!(
+            told,
+            vec![
+                Event::PaneStarted { pane: summary },
+                Event::PaneActivity { pane: id.clone(), activity: activity::BUSY.to_owned() },
+                Event::PaneExited { pane: id.clone(), status },
+                Event::PaneActivity { pane: id.clone(), activity: activity::UNKNOWN.to_owned() },
+                Event::PaneEnded { pane: id, reason: "closed".to_owned() },
+            ]
+        );
+    }
+}

@@ -140,4 +140,32 @@ mod tests {
             assert_eq!(buffer.bytes.len(), ring);
         }
     }
+
+    use crate::pane::fake_keeper::{all_output, behaviour, exit_of, FakeKeeper, SIZE};
+    use crate::pane::PaneLimits;
+    use panehost_adapters::CompletionSignal;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn output_read_from_the_pty_is_in_the_ring_whole_and_in_order() {
+        let script = "i=0; while [ $i -lt 2000 ]; do echo \"line $i\"; i=$((i+1)); done";
+        let (_keeper, pane) = FakeKeeper::pane(
+            &["/bin/sh", "-c", script],
+            SIZE,
+            behaviour(CompletionSignal::Unobserved),
+            PaneLimits::default(),
+        )
+        .await;
+        // The exit is recorded once the reader has taken the last byte.
+        exit_of(&pane).await;
+        // The terminal turns each newline into CR LF.
+        let expected: String = (0..2000).map(|i| format!("line {i}\r\n")).collect();
+        let output = String::from_utf8(all_output(&pane)).expect("text");
+        assert!(
+            output == expected,
+            "the ring holds {} bytes, not the {} written in order",
+            output.len(),
+            expected.len()
+        );
+        assert_eq!(pane.current_progress().end, expected.len() as u64);
+    }
 }

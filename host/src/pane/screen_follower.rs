@@ -135,3 +135,55 @@ fn redraw_after_model_failure(pane: &Pane, parsed: u64) {
     let _ = pane.resize_terminal_only(narrower);
     let _ = pane.resize_terminal_only(size);
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::pane::fake_keeper::{behaviour, exit_of, screen_caught_up, FakeKeeper, SIZE};
+    use crate::pane::PaneLimits;
+    use panehost_adapters::CompletionSignal;
+
+    /// The screen after `count` numbered lines: the last ones, in order.
+    fn last_lines(count: usize) -> Vec<String> {
+        (count - (SIZE.rows as usize - 1)..count).map(|i| format!("line {i}")).collect()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_screen_shows_the_output_in_order() {
+        let script = "i=0; while [ $i -lt 500 ]; do echo \"line $i\"; i=$((i+1)); done";
+        let (_keeper, pane) = FakeKeeper::pane(
+            &["/bin/sh", "-c", script],
+            SIZE,
+            behaviour(CompletionSignal::Unobserved),
+            PaneLimits::default(),
+        )
+        .await;
+        exit_of(&pane).await;
+        screen_caught_up(&pane).await;
+        let end = pane.current_progress().end;
+        let (at, text) = pane.screen_text();
+        assert_eq!(at, end, "the screen reflects all the output");
+        let rows: Vec<String> =
+            text.lines().map(str::trim_end).filter(|row| !row.is_empty()).map(str::to_owned).collect();
+        assert_eq!(rows, last_lines(500));
+    }
+
+    /// A ring smaller than the output: the reader waits for the model
+    /// rather than drop bytes it has not parsed, so the screen still shows
+    /// every line of the end, and the offsets count every byte.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn through_a_ring_smaller_than_the_output_the_screen_misses_nothing() {
+        let script = "i=0; while [ $i -lt 3000 ]; do echo \"line $i\"; i=$((i+1)); done";
+        let limits = PaneLimits { ring_bytes: 4096, ..PaneLimits::default() };
+        let (_keeper, pane) =
+            FakeKeeper::pane(&["/bin/sh", "-c", script], SIZE, behaviour(CompletionSignal::Unobserved), limits).await;
+        exit_of(&pane).await;
+        screen_caught_up(&pane).await;
+        let written: usize = (0..3000).map(|i| format!("line {i}\r\n").len()).sum();
+        assert_eq!(pane.current_progress().end, written as u64);
+        let (at, text) = pane.screen_text();
+        assert_eq!(at, written as u64);
+        let rows: Vec<String> =
+            text.lines().map(str::trim_end).filter(|row| !row.is_empty()).map(str::to_owned).collect();
+        assert_eq!(rows, last_lines(3000));
+    }
+}

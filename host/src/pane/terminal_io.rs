@@ -191,3 +191,71 @@ impl Pane {
         self.output.reader_done()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::pane::fake_keeper::{behaviour, exit_of, output_with, screen_caught_up, FakeKeeper, SIZE, WAIT};
+    use crate::pane::PaneLimits;
+    use panehost_adapters::CompletionSignal;
+    use panehost_ipc::Size;
+
+    async fn shell(script: &str) -> (FakeKeeper, std::sync::Arc<crate::pane::Pane>) {
+        FakeKeeper::pane(
+            &["/bin/sh", "-c", script],
+            SIZE,
+            behaviour(CompletionSignal::Unobserved),
+            PaneLimits::default(),
+        )
+        .await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn input_written_reaches_the_program() {
+        let (_keeper, pane) = shell("IFS= read -r line; printf 'got <%s>\\n' \"$line\"").await;
+        let turn = pane.join_input_line().wait().await;
+        pane.write_input(&turn, b"hello world\r", WAIT).await.expect("the input is written");
+        drop(turn);
+        // What the program read, not the terminal's echo of it.
+        output_with(&pane, "got <hello world>").await;
+        assert_eq!(exit_of(&pane).await.code, 0);
+    }
+
+    /// Places in the input line are taken in the order requests were
+    /// read: the later one waits, whatever order their writes are tried.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn input_reaches_the_program_in_the_order_it_was_asked_for() {
+        let (_keeper, pane) = shell("read -r a; read -r b; echo \"first=$a second=$b\"").await;
+        let first = pane.join_input_line();
+        let second = pane.join_input_line();
+        let later = {
+            let pane = std::sync::Arc::clone(&pane);
+            tokio::spawn(async move {
+                let turn = second.wait().await;
+                pane.write_input(&turn, b"two\r", WAIT).await
+            })
+        };
+        tokio::task::yield_now().await;
+        let turn = first.wait().await;
+        pane.write_input(&turn, b"one\r", WAIT).await.expect("the input is written");
+        drop(turn);
+        later.await.expect("the task runs").expect("the input is written");
+        output_with(&pane, "first=one second=two").await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_resize_reaches_the_pty_the_model_and_the_record() {
+        let (keeper, pane) = shell("read -r x; stty size; read -r y").await;
+        let size = Size { cols: 100, rows: 30 };
+        pane.resize(size).expect("the resize");
+        assert_eq!(keeper.terminal_size(), size, "the PTY's size");
+        // The program sees it.
+        let turn = pane.join_input_line().wait().await;
+        pane.write_input(&turn, b"\r", WAIT).await.expect("the input is written");
+        drop(turn);
+        output_with(&pane, "30 100").await;
+        screen_caught_up(&pane).await;
+        assert_eq!(pane.snapshot().size, size, "the terminal model's size");
+        assert_eq!(pane.current_progress().size, size);
+        assert_eq!(pane.record().size, size);
+    }
+}
