@@ -142,48 +142,57 @@ mod tests {
     use crate::pane::PaneLimits;
     use panehost_adapters::CompletionSignal;
 
-    /// The screen after `count` numbered lines: the last ones, in order.
-    fn last_lines(count: usize) -> Vec<String> {
-        (count - (SIZE.rows as usize - 1)..count).map(|i| format!("line {i}")).collect()
+    const ROWS: usize = 20;
+    const COLS: usize = 70;
+
+    /// What row `row` shows in the end.
+    fn final_row(row: usize) -> String {
+        let text = format!("row {row:02} drawn last ");
+        text.chars().cycle().take(COLS).collect()
     }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_screen_shows_the_output_in_order() {
-        let script = "i=0; while [ $i -lt 500 ]; do echo \"line $i\"; i=$((i+1)); done";
-        let (_keeper, pane) = FakeKeeper::pane(
-            &["/bin/sh", "-c", script],
-            SIZE,
-            behaviour(CompletionSignal::Unobserved),
-            PaneLimits::default(),
-        )
-        .await;
+    /// `printf`'s argv for a grid of [`ROWS`] x [`COLS`] cells drawn one
+    /// cell at a time by cursor addressing: every cell a dot first, then
+    /// every cell its final character, from the last cell to the first.
+    /// A screen that missed or reordered any of the output shows a dot or
+    /// a blank somewhere (the program writes it in a few KiB at a time).
+    fn grid_drawing() -> Vec<String> {
+        let mut argv = vec!["/usr/bin/printf".to_owned(), "\x1b[%d;%dH%s".to_owned()];
+        let cells: Vec<(usize, usize)> = (1..=ROWS).flat_map(|row| (1..=COLS).map(move |col| (row, col))).collect();
+        for &(row, col) in &cells {
+            argv.extend([row.to_string(), col.to_string(), ".".to_owned()]);
+        }
+        for &(row, col) in cells.iter().rev() {
+            let cell = final_row(row).chars().nth(col - 1).expect("a cell");
+            argv.extend([row.to_string(), col.to_string(), cell.to_string()]);
+        }
+        argv
+    }
+
+    async fn screen_after_the_grid(limits: PaneLimits) {
+        let argv = grid_drawing();
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let (_keeper, pane) = FakeKeeper::pane(&argv, SIZE, behaviour(CompletionSignal::Unobserved), limits).await;
         exit_of(&pane).await;
         screen_caught_up(&pane).await;
         let end = pane.current_progress().end;
         let (at, text) = pane.screen_text();
         assert_eq!(at, end, "the screen reflects all the output");
-        let rows: Vec<String> =
-            text.lines().map(str::trim_end).filter(|row| !row.is_empty()).map(str::to_owned).collect();
-        assert_eq!(rows, last_lines(500));
+        let rows: Vec<&str> = text.lines().map(str::trim_end).collect();
+        let expected: Vec<String> = (1..=ROWS).map(final_row).collect();
+        assert_eq!(rows[..ROWS], expected[..]);
+        assert!(rows[ROWS..].iter().all(|row| row.is_empty()), "{rows:?}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_screen_is_drawn_from_every_byte_in_order() {
+        screen_after_the_grid(PaneLimits::default()).await;
     }
 
     /// A ring smaller than the output: the reader waits for the model
-    /// rather than drop bytes it has not parsed, so the screen still shows
-    /// every line of the end, and the offsets count every byte.
+    /// rather than drop bytes it has not parsed.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn through_a_ring_smaller_than_the_output_the_screen_misses_nothing() {
-        let script = "i=0; while [ $i -lt 3000 ]; do echo \"line $i\"; i=$((i+1)); done";
-        let limits = PaneLimits { ring_bytes: 4096, ..PaneLimits::default() };
-        let (_keeper, pane) =
-            FakeKeeper::pane(&["/bin/sh", "-c", script], SIZE, behaviour(CompletionSignal::Unobserved), limits).await;
-        exit_of(&pane).await;
-        screen_caught_up(&pane).await;
-        let written: usize = (0..3000).map(|i| format!("line {i}\r\n").len()).sum();
-        assert_eq!(pane.current_progress().end, written as u64);
-        let (at, text) = pane.screen_text();
-        assert_eq!(at, written as u64);
-        let rows: Vec<String> =
-            text.lines().map(str::trim_end).filter(|row| !row.is_empty()).map(str::to_owned).collect();
-        assert_eq!(rows, last_lines(3000));
+        screen_after_the_grid(PaneLimits { ring_bytes: 4096, ..PaneLimits::default() }).await;
     }
 }
