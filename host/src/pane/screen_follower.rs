@@ -195,4 +195,30 @@ mod tests {
     async fn through_a_ring_smaller_than_the_output_the_screen_misses_nothing() {
         screen_after_the_grid(PaneLimits { ring_bytes: 4096, ..PaneLimits::default() }).await;
     }
+
+    /// The follower leaves a flood's last screenful for the next chunk
+    /// while more comes; once no more comes (the program still runs), it
+    /// parses it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_floods_last_screenful_is_parsed_once_the_output_stops() {
+        // seq writes a few KiB at a time: reads that fill the buffer.
+        let (_keeper, pane) = FakeKeeper::pane(
+            &["/bin/sh", "-c", "seq 1 30000; read -r x"],
+            SIZE,
+            behaviour(CompletionSignal::Unobserved),
+            PaneLimits::default(),
+        )
+        .await;
+        let written: u64 = (1..=30000).map(|i| format!("{i}\r\n").len() as u64).sum();
+        let mut progress = pane.progress();
+        tokio::time::timeout(crate::pane::fake_keeper::WAIT, progress.until(|progress| progress.end >= written))
+            .await
+            .expect("the output in time")
+            .expect("the pane");
+        screen_caught_up(&pane).await;
+        let (_, text) = pane.screen_text();
+        let rows: Vec<&str> = text.lines().map(str::trim_end).filter(|row| !row.is_empty()).collect();
+        let expected: Vec<String> = (30000 - (SIZE.rows as usize - 2)..=30000).map(|i| i.to_string()).collect();
+        assert_eq!(rows, expected);
+    }
 }
