@@ -113,7 +113,7 @@ pub(super) fn exit_pidfd(pid: Pid) -> std::io::Result<AsyncFd<std::os::fd::Owned
 
 #[cfg(test)]
 mod tests {
-    use crate::pane::fake_keeper::{all_output, behaviour, exit_of, FakeKeeper, SIZE};
+    use crate::pane::fake_keeper::{all_output, behaviour, exit_of, FakeKeeper, Handing, SIZE};
     use crate::pane::PaneLimits;
     use panehost_adapters::CompletionSignal;
     use panehost_ipc::PaneState;
@@ -161,5 +161,25 @@ mod tests {
         keeper.kill();
         let status = exit_of(&pane).await;
         assert_eq!((status.code, status.signal), (255, None));
+    }
+
+    /// A keeper that reaped the program before the host connected says
+    /// so in its greeting; the output still waits in the PTY, and is read
+    /// before the exit is recorded.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_exit_handed_over_waits_for_the_output_to_drain() {
+        let (keeper, pane) = FakeKeeper::pane_handed(
+            &["/bin/sh", "-c", "echo the last words; exit 5"],
+            SIZE,
+            behaviour(CompletionSignal::Unobserved),
+            PaneLimits::default(),
+            Handing::AfterExit,
+        )
+        .await;
+        let status = exit_of(&pane).await;
+        assert_eq!(status.code, 5);
+        let output = String::from_utf8_lossy(&all_output(&pane)).into_owned();
+        assert_eq!(output, "the last words\r\n");
+        drop(keeper);
     }
 }

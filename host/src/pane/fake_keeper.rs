@@ -14,7 +14,7 @@ use super::create::{HandedOver, NewProcess};
 use super::keeper::Handover;
 use super::ring::RingRead;
 use super::{Behaviour, Pane, PaneLimits};
-use crate::keeper_wire::pane_lines::{exited, ExitReport};
+use crate::keeper_wire::pane_lines::{exited, parse_exited, ExitReport};
 use crate::store::records::{PaneRecord, RecordStore};
 use panehost_adapters::descriptor::ReferenceCapture;
 use panehost_adapters::CompletionSignal;
@@ -59,6 +59,17 @@ pub(super) struct FakeKeeper {
     pub(super) records: RecordStore,
 }
 
+/// When the keeper hands the pane over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Handing {
+    /// While the program runs; its exit is reported on the connection.
+    Running,
+    /// Once the program has exited and been reaped (a host that connects
+    /// late): the handover says how it ended, and its output waits in the
+    /// PTY.
+    AfterExit,
+}
+
 /// What the keeper's thread saw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum KeeperNews {
@@ -78,7 +89,18 @@ impl FakeKeeper {
         behaviour: Behaviour,
         limits: PaneLimits,
     ) -> (FakeKeeper, Arc<Pane>) {
-        let (keeper, handover) = FakeKeeper::start(argv, size);
+        FakeKeeper::pane_handed(argv, size, behaviour, limits, Handing::Running).await
+    }
+
+    /// [`FakeKeeper::pane`], handed over `when` said.
+    pub(super) async fn pane_handed(
+        argv: &[&str],
+        size: Size,
+        behaviour: Behaviour,
+        limits: PaneLimits,
+        when: Handing,
+    ) -> (FakeKeeper, Arc<Pane>) {
+        let (keeper, handover) = FakeKeeper::start(argv, size, when);
         let id = PaneId("p0000beef".to_owned());
         let process = NewProcess {
             id: id.clone(),
@@ -103,8 +125,9 @@ impl FakeKeeper {
     }
 
     /// Opens a PTY of `size`, starts `argv` on it and makes the pane's
-    /// connection: the keeper's side, and the handover for the host.
-    pub(super) fn start(argv: &[&str], size: Size) -> (FakeKeeper, Handover) {
+    /// connection: the keeper's side, and the handover for the host, made
+    /// `when` says.
+    pub(super) fn start(argv: &[&str], size: Size, when: Handing) -> (FakeKeeper, Handover) {
         let state = tempfile::tempdir().expect("a state directory");
         let records = RecordStore::open(state.path()).expect("a record store");
         let master =
@@ -147,14 +170,28 @@ impl FakeKeeper {
         let (host_end, keeper_end) = UnixStream::pair().expect("the pane's connection");
         let control = keeper_end.try_clone().expect("a copy of the keeper's end");
         let (news, reports) = mpsc::channel();
+        let mut reap = move || match child.wait() {
+            Ok(status) => ExitReport::from_status(status),
+            Err(_) => ExitReport::unknown(),
+        };
+        // Reaped before the handover, its exit goes with it, as in a
+        // keeper's greeting to a host that connects late.
+        let (mut reap, already) = match when {
+            Handing::Running => (Some(reap), None),
+            Handing::AfterExit => {
+                let report = reap();
+                // As the host reads it off the wire.
+                let status = parse_exited(exited(&report).trim_end()).expect("an exit line");
+                (None, Some(status))
+            }
+        };
         let thread = std::thread::spawn(move || {
             let mut keeper_end = keeper_end;
-            let report = match child.wait() {
-                Ok(status) => ExitReport::from_status(status),
-                Err(_) => ExitReport::unknown(),
-            };
-            let _ = keeper_end.write_all(exited(&report).as_bytes());
-            let _ = news.send(KeeperNews::Exited(report));
+            if let Some(mut reap) = reap.take() {
+                let report = reap();
+                let _ = keeper_end.write_all(exited(&report).as_bytes());
+                let _ = news.send(KeeperNews::Exited(report));
+            }
             for line in BufReader::new(keeper_end).lines() {
                 let Ok(line) = line else { break };
                 let _ = news.send(KeeperNews::Line(line));
@@ -162,7 +199,7 @@ impl FakeKeeper {
         });
         let own_master = rustix::io::fcntl_dupfd_cloexec(&master, 3).expect("the keeper's copy of the master");
         let handover =
-            Handover::new(master, pid, None, host_end).expect("the fake keeper's handover passes its checks");
+            Handover::new(master, pid, already, host_end).expect("the fake keeper's handover passes its checks");
         let keeper = FakeKeeper {
             master: own_master,
             pid,
