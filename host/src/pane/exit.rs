@@ -113,7 +113,7 @@ pub(super) fn exit_pidfd(pid: Pid) -> std::io::Result<AsyncFd<std::os::fd::Owned
 
 #[cfg(test)]
 mod tests {
-    use crate::pane::fake_keeper::{all_output, behaviour, exit_of, FakeKeeper, Handing, SIZE};
+    use crate::pane::fake_keeper::{behaviour, exit_of, FakeKeeper, Handing, SIZE};
     use crate::pane::PaneLimits;
     use panehost_adapters::CompletionSignal;
     use panehost_ipc::PaneState;
@@ -141,15 +141,6 @@ mod tests {
         let (_keeper, pane) = shell("kill -TERM $$").await;
         let status = exit_of(&pane).await;
         assert_eq!((status.code, status.signal.as_deref()), (143, Some("SIGTERM")));
-    }
-
-    /// The exit is recorded after the last of the output is in the ring.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_output_before_the_exit_is_read_first() {
-        let (_keeper, pane) = shell("i=0; while [ $i -lt 300 ]; do echo \"last words $i\"; i=$((i+1)); done").await;
-        exit_of(&pane).await;
-        let output = String::from_utf8_lossy(&all_output(&pane)).into_owned();
-        assert!(output.ends_with("last words 299\r\n"), "{output:?}");
     }
 
     /// A keeper lost (its connection closed without a report): the pane
