@@ -155,23 +155,23 @@ mod tests {
     }
 
     /// A keeper that reaped the program before the host connected says
-    /// so in its greeting; the output still waits in the PTY (12,000
-    /// bytes, which a ring of 1 KiB takes in a dozen reads, each after the
-    /// model has parsed the one before), and all of it is read before the
-    /// exit is recorded.
+    /// so in its greeting; the output still waits in the PTY (3,000
+    /// bytes, well within what a PTY holds, which a ring of 64 bytes
+    /// takes in 47 reads, each after the model has parsed the one
+    /// before), and all of it is read before the exit is recorded.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn an_exit_handed_over_waits_for_the_output_to_drain() {
         let (_keeper, pane) = FakeKeeper::pane_handed(
-            &["/bin/sh", "-c", "head -c 12000 /dev/zero | tr '\\000' x; exit 5"],
+            &["/bin/sh", "-c", "head -c 3000 /dev/zero | tr '\\000' x; exit 5"],
             SIZE,
             behaviour(CompletionSignal::Unobserved),
-            PaneLimits { ring_bytes: 1024, ..PaneLimits::default() },
+            PaneLimits { ring_bytes: 64, ..PaneLimits::default() },
             Handing::AfterExit,
         )
         .await;
         let status = exit_of(&pane).await;
         let end = pane.current_progress().end;
         assert_eq!(status.code, 5);
-        assert_eq!(end, 12_000, "the exit was recorded with output left in the PTY");
+        assert_eq!(end, 3_000, "the exit was recorded with output left in the PTY");
     }
 }

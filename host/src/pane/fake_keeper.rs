@@ -179,6 +179,14 @@ impl FakeKeeper {
         let (mut reap, already) = match when {
             Handing::Running => (Some(reap), None),
             Handing::AfterExit => {
+                // Its output waits in the PTY, which holds a few KiB: a
+                // program that writes more never exits.
+                let mut exit = [rustix::event::PollFd::new(&pidfd, rustix::event::PollFlags::IN)];
+                let timeout = rustix::event::Timespec { tv_sec: WAIT.as_secs() as i64, tv_nsec: 0 };
+                if !matches!(rustix::event::poll(&mut exit, Some(&timeout)), Ok(1)) {
+                    let _ = rustix::process::pidfd_send_signal(&pidfd, rustix::process::Signal::KILL);
+                    panic!("the program did not exit within {WAIT:?} before its handover");
+                }
                 let report = reap();
                 // As the host reads it off the wire.
                 let status = parse_exited(exited(&report).trim_end()).expect("an exit line");
