@@ -350,12 +350,10 @@ impl Pane {
         tokio::spawn(async move { durable.save_record().await });
         // Nothing is read yet: the end is exact.
         pane.record_saved_at(base);
-        // Taken before the reader runs, so the recorder sees all it does.
-        let recorded = pane.progress();
         tokio::spawn(reader::run(Arc::clone(&pane)));
         tokio::spawn(screen_follower::run(Arc::clone(&pane)));
         tokio::spawn(exit::watch(Arc::clone(&pane), control_read, handover.exited));
-        tokio::spawn(recorder::run(Arc::clone(&pane), recorded));
+        tokio::spawn(recorder::run(Arc::clone(&pane)));
         if behaviour.completion == CompletionSignal::ScreenHeuristic {
             tokio::spawn(quiet_watch::run(Arc::clone(&pane)));
         }

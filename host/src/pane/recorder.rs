@@ -6,11 +6,11 @@ use crate::limits;
 use crate::store::records::RecordedScreen;
 use std::sync::Arc;
 
-/// Runs until the pane is closed. `progress` is the pane's, taken when
-/// the pane was assembled (before its reader ran): output or an exit that
-/// comes before this task first runs is a change it sees at once, not at
-/// the end of its first interval.
-pub(super) async fn run(pane: Arc<Pane>, mut progress: super::ProgressWatch) {
+/// Runs until the pane is closed.
+pub(super) async fn run(pane: Arc<Pane>) {
+    let mut progress = pane.progress();
+    // Output may have arrived before this task started: the first round
+    // saves whatever there is.
     let mut saved_end = None;
     let mut saved_exit = false;
     let mut saved_signals = 0;
