@@ -276,9 +276,13 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_exit_is_recorded() {
-        // It may exit before the recorder first runs: the recorder sees
-        // it all the same.
-        let (keeper, pane) = shell("exit 7").await;
+        // It exits once the pane runs: an exit recorded before the
+        // recorder's task first runs is saved at the end of its first
+        // round (2 s) instead of at once.
+        let (keeper, pane) = shell("read -r x; exit 7").await;
+        let turn = pane.join_input_line().wait().await;
+        pane.write_input(&turn, b"\r", WAIT).await.expect("the input is written");
+        drop(turn);
         exit_of(&pane).await;
         eventually("the exit saved in the record", || {
             record_on_disk(&keeper).is_some_and(|record| record.exit.as_ref().map(|exit| exit.code) == Some(7))
@@ -290,7 +294,11 @@ mod tests {
     /// the end marker holds its exact end.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_quiet_panes_exact_end_is_recorded() {
-        let (keeper, pane) = shell("echo some output; read -r x").await;
+        // The output comes once the pane runs (see above).
+        let (keeper, pane) = shell("read -r x; echo some output; read -r y").await;
+        let turn = pane.join_input_line().wait().await;
+        pane.write_input(&turn, b"\r", WAIT).await.expect("the input is written");
+        drop(turn);
         output_with(&pane, "some output").await;
         let end = pane.current_progress().end;
         let marker = keeper.records.end_marker_path(&pane.info().id);
