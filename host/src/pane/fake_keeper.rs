@@ -266,6 +266,7 @@ pub(super) fn behaviour(completion: CompletionSignal) -> Behaviour {
         hook_injection: None,
         drops_early_input: false,
         reads_raw_input: false,
+        ready_marker: None,
         reference_capture: ReferenceCapture::None,
         reference_pattern: None,
         session_store_location: None,
