@@ -224,25 +224,13 @@ mod tests {
     use crate::limits::RESERVE_STEP;
     use crate::pane::end_marker::EndMarker;
     use crate::pane::fake_keeper::{
-        behaviour, eventually, exit_of, output_with, record_on_disk, FakeKeeper, KeeperNews, SIZE, WAIT,
+        eventually, exit_of, output_with, record_on_disk, shell_pane, KeeperNews, SIZE, WAIT,
     };
-    use crate::pane::PaneLimits;
-    use panehost_adapters::CompletionSignal;
     use panehost_ipc::turn::activity;
-
-    async fn shell(script: &str) -> (FakeKeeper, std::sync::Arc<crate::pane::Pane>) {
-        FakeKeeper::pane(
-            &["/bin/sh", "-c", script],
-            SIZE,
-            behaviour(CompletionSignal::Unobserved),
-            PaneLimits::default(),
-        )
-        .await
-    }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_first_record_is_on_disk_when_the_pane_is_made() {
-        let (keeper, pane) = shell("read -r x").await;
+        let (keeper, pane) = shell_pane("read -r x").await;
         let record = record_on_disk(&keeper).expect("the record is written with the start");
         assert_eq!(record.id, pane.info().id);
         assert_eq!(record.pid, keeper.pid);
@@ -256,7 +244,7 @@ mod tests {
     async fn the_reservation_on_disk_stays_ahead_of_the_output() {
         let total = 3 * RESERVE_STEP / 2;
         let (keeper, pane) =
-            shell(&format!("yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c {total}; read -r x")).await;
+            shell_pane(&format!("yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c {total}; read -r x")).await;
         let mut progress = pane.progress();
         let outrun = tokio::time::timeout(WAIT, async {
             loop {
@@ -279,7 +267,7 @@ mod tests {
         // It exits once the pane runs: an exit recorded before the
         // recorder's task first runs is saved at the end of its first
         // round (2 s) instead of at once.
-        let (keeper, pane) = shell("read -r x; exit 7").await;
+        let (keeper, pane) = shell_pane("read -r x; exit 7").await;
         let turn = pane.join_input_line().wait().await;
         pane.write_input(&turn, b"\r", WAIT).await.expect("the input is written");
         drop(turn);
@@ -295,7 +283,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_quiet_panes_exact_end_is_recorded() {
         // The output comes once the pane runs (see above).
-        let (keeper, pane) = shell("read -r x; echo some output; read -r y").await;
+        let (keeper, pane) = shell_pane("read -r x; echo some output; read -r y").await;
         let turn = pane.join_input_line().wait().await;
         pane.write_input(&turn, b"\r", WAIT).await.expect("the input is written");
         drop(turn);
@@ -309,7 +297,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_release_tells_the_keeper_and_forgets_the_record() {
-        let (keeper, pane) = shell("exit 0").await;
+        let (keeper, pane) = shell_pane("exit 0").await;
         exit_of(&pane).await;
         assert!(matches!(keeper.next_news(), Some(KeeperNews::Exited(_))));
         pane.release().await;

@@ -113,24 +113,14 @@ pub(super) fn exit_pidfd(pid: Pid) -> std::io::Result<AsyncFd<std::os::fd::Owned
 
 #[cfg(test)]
 mod tests {
-    use crate::pane::fake_keeper::{behaviour, exit_of, FakeKeeper, Handing, SIZE};
+    use crate::pane::fake_keeper::{behaviour, exit_of, shell_pane, FakeKeeper, Handing, SIZE};
     use crate::pane::PaneLimits;
     use panehost_adapters::CompletionSignal;
     use panehost_ipc::PaneState;
 
-    async fn shell(script: &str) -> (FakeKeeper, std::sync::Arc<crate::pane::Pane>) {
-        FakeKeeper::pane(
-            &["/bin/sh", "-c", script],
-            SIZE,
-            behaviour(CompletionSignal::Unobserved),
-            PaneLimits::default(),
-        )
-        .await
-    }
-
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_exit_code_the_keeper_reports_is_the_panes() {
-        let (_keeper, pane) = shell("exit 3").await;
+        let (_keeper, pane) = shell_pane("exit 3").await;
         let status = exit_of(&pane).await;
         assert_eq!((status.code, status.signal.clone()), (3, None));
         assert_eq!(pane.summary().state, PaneState::Exited(status));
@@ -138,7 +128,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_death_by_signal_is_told_with_the_signals_name() {
-        let (_keeper, pane) = shell("kill -TERM $$").await;
+        let (_keeper, pane) = shell_pane("kill -TERM $$").await;
         let status = exit_of(&pane).await;
         assert_eq!((status.code, status.signal.as_deref()), (143, Some("SIGTERM")));
     }
@@ -147,7 +137,7 @@ mod tests {
     /// watches its process itself, and records 255 once it ends.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn without_its_keeper_the_pane_sees_its_process_end() {
-        let (keeper, pane) = shell("read -r x").await;
+        let (keeper, pane) = shell_pane("read -r x").await;
         keeper.lose_connection();
         keeper.kill();
         let status = exit_of(&pane).await;

@@ -277,6 +277,18 @@ pub(super) fn behaviour(completion: CompletionSignal) -> Behaviour {
 /// 80 x 24.
 pub(super) const SIZE: Size = Size { cols: 80, rows: 24 };
 
+/// A pane of `/bin/sh -c script` at [`SIZE`], whose turns go unobserved,
+/// over a fake keeper.
+pub(super) async fn shell_pane(script: &str) -> (FakeKeeper, std::sync::Arc<super::Pane>) {
+    FakeKeeper::pane(
+        &["/bin/sh", "-c", script],
+        SIZE,
+        behaviour(CompletionSignal::Unobserved),
+        super::PaneLimits::default(),
+    )
+    .await
+}
+
 /// Everything the pane's ring holds from offset 0 (the ring of a test
 /// pane holds all its output).
 pub(super) fn all_output(pane: &Pane) -> Vec<u8> {

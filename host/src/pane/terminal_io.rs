@@ -194,24 +194,12 @@ impl Pane {
 
 #[cfg(test)]
 mod tests {
-    use crate::pane::fake_keeper::{behaviour, exit_of, output_with, screen_caught_up, FakeKeeper, SIZE, WAIT};
-    use crate::pane::PaneLimits;
-    use panehost_adapters::CompletionSignal;
+    use crate::pane::fake_keeper::{exit_of, output_with, screen_caught_up, shell_pane, WAIT};
     use panehost_ipc::Size;
-
-    async fn shell(script: &str) -> (FakeKeeper, std::sync::Arc<crate::pane::Pane>) {
-        FakeKeeper::pane(
-            &["/bin/sh", "-c", script],
-            SIZE,
-            behaviour(CompletionSignal::Unobserved),
-            PaneLimits::default(),
-        )
-        .await
-    }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn input_written_reaches_the_program() {
-        let (_keeper, pane) = shell("IFS= read -r line; printf 'got <%s>\\n' \"$line\"").await;
+        let (_keeper, pane) = shell_pane("IFS= read -r line; printf 'got <%s>\\n' \"$line\"").await;
         let turn = pane.join_input_line().wait().await;
         pane.write_input(&turn, b"hello world\r", WAIT).await.expect("the input is written");
         drop(turn);
@@ -224,7 +212,7 @@ mod tests {
     /// read: the later one waits, whatever order their writes are tried.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn input_reaches_the_program_in_the_order_it_was_asked_for() {
-        let (_keeper, pane) = shell("read -r a; read -r b; echo \"first=$a second=$b\"").await;
+        let (_keeper, pane) = shell_pane("read -r a; read -r b; echo \"first=$a second=$b\"").await;
         let first = pane.join_input_line();
         let second = pane.join_input_line();
         let later = {
@@ -244,7 +232,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_resize_reaches_the_pty_the_model_and_the_record() {
-        let (keeper, pane) = shell("read -r x; stty size; read -r y").await;
+        let (keeper, pane) = shell_pane("read -r x; stty size; read -r y").await;
         let size = Size { cols: 100, rows: 30 };
         pane.resize(size).expect("the resize");
         assert_eq!(keeper.terminal_size(), size, "the PTY's size");
