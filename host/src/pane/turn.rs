@@ -259,17 +259,14 @@ impl TurnTracker {
     /// one). A turn the program started in output after `offset` was the
     /// submission's own, told before this (a quick command's `C` and `D`
     /// marks may be parsed before the host records its submission): no
-    /// second turn opens, which nothing would ever end. Likewise for an
-    /// empty line to a shell with prompt marks that drew its prompt in
-    /// output after `offset`: the line answered the command that ended
-    /// there (its `read`), or was itself an empty command line (a prompt,
-    /// no command); either way no command of its own will start. A line
-    /// with text is a command typed ahead of that prompt, unless a command
-    /// took it as its answer: its turn opens, so that the pane is busy
-    /// until the command runs and ends (an `ask` in between would take the
-    /// command's end for its own). Where completion is unobserved the
-    /// start is reported, but nothing will ever end the turn, so the
-    /// activity stays `unknown`.
+    /// second turn opens, which nothing would ever end. Likewise for a
+    /// shell with prompt marks that drew its prompt in output after
+    /// `offset`: the submission went to the command that ended there (an
+    /// answer to its `read`), or was an empty line (a prompt and no
+    /// command), or waits typed ahead of that prompt, where the shell's
+    /// own start mark opens its command's turn. Where completion is
+    /// unobserved the start is reported, but nothing will ever end the
+    /// turn, so the activity stays `unknown`.
     pub(super) fn input_submitted(&mut self, offset: u64, text: &str) -> Option<TurnSignal> {
         self.conversation.submitted(text);
         if self.open.is_some() {
@@ -279,10 +276,7 @@ impl TurnTracker {
         if self.completion != CompletionSignal::Unobserved && self.started_after(offset) {
             return None;
         }
-        if self.completion == CompletionSignal::ShellIntegration
-            && text.is_empty()
-            && self.prompt_drawn_at.is_some_and(|at| at > offset)
-        {
+        if self.completion == CompletionSignal::ShellIntegration && self.prompt_drawn_at.is_some_and(|at| at > offset) {
             return None;
         }
         if self.completion == CompletionSignal::Unobserved {
@@ -687,24 +681,6 @@ mod tests {
         // A submission after the end was read opens its turn as usual.
         assert!(tracker.input_submitted(70, "true").is_some());
         assert!(tracker.busy());
-    }
-
-    #[test]
-    fn a_command_typed_ahead_whose_prompt_came_before_it_was_told_is_awaited() {
-        let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
-        tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5);
-        assert!(tracker.input_submitted(10, "sleep 1").is_some());
-        tracker.terminal_notice(&TerminalNotice::CommandStarted, 12);
-        // `echo next` typed ahead at 40; `sleep 1` ended at 50, read before
-        // the host recorded the line: the pane stays busy until the typed
-        // command has run, not idle between the two.
-        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 50)).is_some());
-        assert!(tracker.input_submitted(40, "echo next").is_some());
-        assert!(tracker.busy());
-        assert!(now(tracker.terminal_notice(&TerminalNotice::CommandStarted, 60)).is_none());
-        let ended = now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(4)), 70)).unwrap();
-        assert!(matches!(ended.event, Event::TurnCompleted { exit_code: Some(4), .. }));
-        assert!(!tracker.busy());
     }
 
     #[test]
