@@ -425,12 +425,16 @@ impl Pane {
     }
 
     fn record_exit(&self, status: ExitStatus) {
-        lock(&self.turns).exited();
         self.durable.set_exit(status.clone());
-        // Told before anyone can see the exit in the progress: a close that
+        // The turns learn of the exit under the news outlet's lock, so that
+        // the feed tells the exit before the activity it leaves. Told
+        // before anyone can see the exit in the progress: a close that
         // waits for it, and then has the pane leave, comes after.
-        self.news.exited(&self.info.id, status.clone());
-        self.news.activity(&self.info.id, || self.activity());
+        self.news.exited(&self.info.id, status.clone(), || {
+            let mut turns = lock(&self.turns);
+            turns.exited();
+            turns.activity()
+        });
         self.progress.set_exit(status);
     }
 }

@@ -55,10 +55,18 @@ impl NewsOutlet {
         }
     }
 
-    /// Tells that the pane's process exited.
-    pub(super) fn exited(&self, pane: &PaneId, status: ExitStatus) {
-        if let Some(feed) = &self.lock().feed {
-            let _ = feed.send(Event::PaneExited { pane: pane.clone(), status });
+    /// Has `record` record the exit (it returns the activity after it),
+    /// then tells that the pane's process exited and, when it changed, the
+    /// activity. All under the outlet's lock: no other news of the pane
+    /// can tell the activity an exit leaves before the exit itself.
+    pub(super) fn exited(&self, pane: &PaneId, status: ExitStatus, record: impl FnOnce() -> &'static str) {
+        let mut outlet = self.lock();
+        let activity = record();
+        let Some(feed) = outlet.feed.clone() else { return };
+        let _ = feed.send(Event::PaneExited { pane: pane.clone(), status });
+        if outlet.told_activity != activity {
+            outlet.told_activity = activity.to_owned();
+            let _ = feed.send(Event::PaneActivity { pane: pane.clone(), activity: activity.to_owned() });
         }
     }
 
@@ -124,5 +132,53 @@ mod tests {
                 Event::PaneEnded { pane: id, reason: "closed".to_owned() },
             ]
         );
+    }
+
+    /// Other news of the pane told while its process exits (an output
+    /// parsed, a quiet spell) never tells the activity the exit leaves
+    /// before the exit itself. The explorer's watcher saw `idle -> unknown`
+    /// with no `pane_exited` before it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_exit_is_told_before_the_activity_it_leaves() {
+        for round in 0..40 {
+            let (_keeper, pane) = FakeKeeper::pane(
+                &["/bin/sh", "-c", "read -r x; exit 3"],
+                SIZE,
+                behaviour(CompletionSignal::TerminalNotification),
+                PaneLimits::default(),
+            )
+            .await;
+            let id = pane.info().id.clone();
+            let (feed, mut news) = broadcast::channel(1 << 16);
+            pane.connect_news(feed);
+            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let teller = std::thread::spawn({
+                let (pane, stop) = (pane.clone(), stop.clone());
+                move || {
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        pane.publish(None);
+                    }
+                }
+            });
+            // A submission opens a turn: busy until the exit.
+            pane.input_submitted(pane.output_end(), "");
+            let turn = pane.join_input_line().wait().await;
+            pane.write_input(&turn, b"\r", WAIT).await.expect("the input is written");
+            drop(turn);
+            exit_of(&pane).await;
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            teller.join().expect("the teller ends");
+            let mut exited = false;
+            while let Ok(event) = news.try_recv() {
+                match event {
+                    Event::PaneExited { .. } => exited = true,
+                    Event::PaneActivity { pane, activity } if pane == id && activity == activity::UNKNOWN => {
+                        assert!(exited, "round {round}: unknown told before the exit");
+                    }
+                    _ => {}
+                }
+            }
+            assert!(exited, "round {round}: the exit was told");
+        }
     }
 }
