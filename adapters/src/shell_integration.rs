@@ -11,7 +11,13 @@
 //! - `OSC 133 ; C` after a command line is read, before it runs (`PS0`);
 //! - `OSC 133 ; D ; <status>` when the prompt comes back, with `$?`, then
 //!   `OSC 133 ; A` where the prompt starts (`PROMPT_COMMAND`, run first so
-//!   that it sees the command's status);
+//!   that it sees the command's status). Where a whole line already waits
+//!   in the terminal (typed while the command ran, and not read by it),
+//!   the mark is `OSC 133 ; A ; input_waiting=1`: the line editor reads
+//!   it at once, so a command is about to run, not a prompt to wait at.
+//!   (`read -t 0` reads nothing: it says whether input is there, and the
+//!   terminal, back in line mode between commands, says so only for a
+//!   whole line.)
 //! - `OSC 133 ; B` where the prompt ends and the user's input begins
 //!   (the end of `PS1`).
 //!
@@ -35,8 +41,9 @@ const RCFILE: &str = r#"# Written by the panehost host for the interactive bash 
 if [ -f /etc/bash.bashrc ]; then . /etc/bash.bashrc; fi
 if [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
 __panehost_prompt_marks() {
-    local status=$?
-    printf '\033]133;D;%s\007\033]133;A\007' "$status"
+    local status=$? waiting=
+    if read -t 0; then waiting=';input_waiting=1'; fi
+    printf '\033]133;D;%s\007\033]133;A%s\007' "$status" "$waiting"
     return "$status"
 }
 case ";${PROMPT_COMMAND-};" in
@@ -76,6 +83,7 @@ mod tests {
         assert_eq!(marks.args, ["--rcfile", "/state/hooks/bash-prompt-marks.bashrc"]);
         assert_eq!(marks.files[0].path, PathBuf::from("/state/hooks/bash-prompt-marks.bashrc"));
         assert!(marks.files[0].contents.contains("133;D;%s"));
+        assert!(marks.files[0].contents.contains("read -t 0; then waiting=';input_waiting=1'"));
         for other in ["/bin/sh", "/usr/bin/zsh", "/usr/bin/fish", "/opt/bash-like"] {
             assert!(bash_prompt_marks(Path::new(other), &host(Some("/state/hooks"))).is_none(), "{other}");
         }

@@ -758,3 +758,75 @@ fn an_empty_line_at_the_prompt_leaves_the_pane_idle() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+/// A line typed while a command runs, and not read by it, waits in the
+/// terminal and runs once that command ends. Between the command's end and
+/// the waiting line's start mark the pane looked idle: an `ask` then was
+/// typed after the waiting line and took that line's command's end for its
+/// own (the schedule explorer with jitter, seed 5833669041766003942). The
+/// prompt marks now say when a line waits as the prompt comes back, and
+/// the pane stays in a turn until its command has ended: the `ask` is
+/// told `TURN_IN_PROGRESS`, or answered by its own command.
+#[test]
+fn an_ask_after_a_command_with_a_line_typed_ahead_is_answered_by_its_own_command() {
+    let host = TestHost::start_with_env(&[("SHELL", "/bin/bash"), ("PANEHOST_JITTER", "13:300")]);
+    // A `PS0` that takes a moment (as a timing hook's may) puts that long
+    // between reading a command and its start mark: the moment the
+    // explorer found with jitter, made wide.
+    std::fs::write(host.home.join(".bashrc"), "PS1='ready> '\nPS0='$(sleep 0.2)'\n").unwrap();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    let (subscription, mut seen) = conn.follow_from_start_until(&pane, "ready> ");
+    // The turns that ended in output after `text` (a command's own line
+    // of output), none while it is not there yet.
+    let ended_after = |seen: &Transcript, text: &str| {
+        let Some(at) = seen.text().find(text) else { return 0 };
+        let at = seen.start + at as u64;
+        seen.events.iter().filter(|event| matches!(event, Event::TurnCompleted { offset, .. } if *offset > at)).count()
+    };
+    let mut refused = 0;
+    for round in 0..12 {
+        let first = format!("first-{round}\r\n");
+        // A command that runs a while, and a line typed while it runs.
+        for text in [format!("sleep 0.6; printf 'first-%s\\n' {round}"), format!("printf 'ahead-%s\\n' {round}")] {
+            let send = SendParams { pane: pane.clone(), text, enter: true, ..Default::default() };
+            let sent = conn.send(Request::Send(send));
+            let (id, answer) = conn.next_answer();
+            assert_eq!(id, sent);
+            answer.unwrap_or_else(|err| panic!("round {round}: {err:?}"));
+        }
+        conn.follow_until(subscription, &mut seen, |seen| ended_after(seen, &first) >= 1);
+        // At once after the first command's end.
+        let text = format!("printf 'asked-%s\\n' {round}; (exit 4)");
+        let asked = conn.send(Request::Ask { pane: pane.clone(), text: text.clone(), timeout_ms: Some(20_000) });
+        let (id, answer) = conn.next_answer();
+        assert_eq!(id, asked);
+        let report = match answer {
+            Ok(Response::Answered(report)) => report,
+            Err(error) if error.code == "TURN_IN_PROGRESS" => {
+                refused += 1;
+                // The waiting line's command runs; once it has ended, the
+                // ask is answered.
+                conn.follow_until(subscription, &mut seen, |seen| ended_after(seen, &first) >= 2);
+                let asked =
+                    conn.send(Request::Ask { pane: pane.clone(), text: text.clone(), timeout_ms: Some(20_000) });
+                let (id, answer) = conn.next_answer();
+                assert_eq!(id, asked);
+                match answer {
+                    Ok(Response::Answered(report)) => report,
+                    other => panic!(
+                        "round {round}: asked again, {other:?}; seen: {:#?}",
+                        &seen.events[seen.events.len().saturating_sub(14)..]
+                    ),
+                }
+            }
+            other => panic!("round {round}: {other:?}"),
+        };
+        assert_eq!(report.exit_code, Some(4), "round {round}: {report:?}");
+        assert!(report.added_text.contains(&format!("asked-{round}")), "round {round}: {report:?}");
+        assert!(!report.added_text.contains(&format!("ahead-{round}\n")), "round {round}: {report:?}");
+    }
+    eprintln!("{refused} of 12 asks came while the waiting line was about to run");
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

@@ -45,7 +45,11 @@ impl vt100::Callbacks for ScreenCallbacks {
             // Prompt marks: a command runs (C), a command ended (D, with
             // its status when the shell gave one), the prompt is drawn and
             // the line editor reads (B, at the prompt's end). A (where the
-            // prompt starts) says nothing.
+            // prompt starts) says nothing, unless the host's shell
+            // integration found a line already waiting to be read.
+            [b"133", b"A", rest @ ..] if rest.iter().any(|part| *part == b"input_waiting=1") => {
+                self.notice(TerminalNotice::InputWaiting)
+            }
             [b"133", b"B", ..] => self.notice(TerminalNotice::PromptShown),
             [b"133", b"C", ..] => self.notice(TerminalNotice::CommandStarted),
             [b"133", b"D", rest @ ..] => {
@@ -590,6 +594,13 @@ mod tests {
             ]
         );
         assert_eq!(screen.snapshot().text, "$ out", "the marks draw nothing");
+    }
+
+    #[test]
+    fn a_prompt_begun_with_a_line_waiting_is_noticed() {
+        let mut screen = TerminalScreen::new(Size { cols: 20, rows: 4 }, 0, b"");
+        screen.process(b"\x1b]133;A;input_waiting=1\x07$ \x1b]133;A;input_waiting=0\x07\x1b]133;A;aid=7\x07");
+        assert_eq!(screen.take_notices(), [TerminalNotice::InputWaiting]);
     }
 
     /// Output that leaves state a blank screen would not have: a title,

@@ -36,6 +36,11 @@ pub enum TerminalNotice {
     /// `OSC 133 ; B`: the shell's prompt is drawn (the mark ends it), and
     /// its line editor reads.
     PromptShown,
+    /// `OSC 133 ; A ; input_waiting=1`: the shell starts its prompt with a
+    /// whole line already waiting in the terminal (typed while the last
+    /// command ran, and not read by it), which its line editor reads at
+    /// once: a command typed ahead is about to run.
+    InputWaiting,
 }
 
 /// One recorded signal.
@@ -225,8 +230,9 @@ impl TurnTracker {
     /// before it acted on them, or before it saved what it did. For a
     /// shell with prompt marks the last mark says how things stand now: a
     /// command's end (`D`) means the shell is at its prompt (a turn open in
-    /// the record ends with that status); a command's start (`C`) means one
-    /// runs (a turn is open). Other notices are left alone: which turn a
+    /// the record ends with that status); a command's start (`C`), or a
+    /// prompt begun with a line waiting (`A ; input_waiting=1`), means one
+    /// runs or is about to (a turn is open). Other notices are left alone: which turn a
     /// notification belonged to cannot be told after the fact.
     pub(super) fn caught_up(&mut self, notices: &[TerminalNotice], offset: u64) -> Option<TurnSignal> {
         if self.completion != CompletionSignal::ShellIntegration {
@@ -236,10 +242,12 @@ impl TurnTracker {
             // The shell has drawn a prompt.
             self.ready = true;
         }
-        let last = notices
-            .iter()
-            .rev()
-            .find(|notice| matches!(notice, TerminalNotice::CommandStarted | TerminalNotice::CommandFinished(_)))?;
+        let last = notices.iter().rev().find(|notice| {
+            matches!(
+                notice,
+                TerminalNotice::CommandStarted | TerminalNotice::CommandFinished(_) | TerminalNotice::InputWaiting
+            )
+        })?;
         match last {
             TerminalNotice::CommandFinished(status) => {
                 if self.open.is_some() {
@@ -388,6 +396,15 @@ impl TurnTracker {
                     Some(turn) if !turn.may_end_at(offset) => None,
                     Some(_) => self.complete_with(offset, source::SHELL_INTEGRATION, Usage::unavailable(), *status),
                 }
+            }
+            // A line typed ahead of the prompt is about to be read: the
+            // pane is not waiting at its prompt, but in the turn of the
+            // command on that line (or of the empty line, which ends at
+            // the prompt drawn again). Without this, an `ask` in the
+            // moment before the command's `C` mark was typed after it, and
+            // took that command's end for its own.
+            (CompletionSignal::ShellIntegration, TerminalNotice::InputWaiting) if self.open.is_none() => {
+                self.start(offset, source::SHELL_INTEGRATION)
             }
             _ => None,
         }

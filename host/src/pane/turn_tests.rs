@@ -232,6 +232,54 @@ fn an_empty_line_whose_prompt_was_read_before_it_was_told_opens_no_turn() {
     assert!(!tracker.busy());
 }
 
+/// A line typed while a command ran, and not read by it, waits in the
+/// terminal: the prompt that follows begins with `input_waiting`, and the
+/// pane stays in a turn until that line's command has ended. An `ask` in
+/// between is told the pane is busy instead of being typed after the line
+/// and answered with its command's end (explorer, seed
+/// 5833669041766003942).
+#[test]
+fn a_line_waiting_when_the_prompt_comes_back_keeps_the_pane_in_a_turn_until_its_command_ends() {
+    let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+    tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5);
+    assert!(tracker.input_submitted(10, "sleep 1").is_some());
+    assert!(now(tracker.terminal_notice(&TerminalNotice::CommandStarted, 12)).is_none());
+    // Typed ahead while `sleep` runs: the open turn takes it.
+    assert!(tracker.input_submitted(14, "echo ahead").is_none());
+    let ended = now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 30)).unwrap();
+    assert!(matches!(ended.event, Event::TurnCompleted { offset: 30, .. }), "{ended:?}");
+    let ahead = now(tracker.terminal_notice(&TerminalNotice::InputWaiting, 31)).expect("the waiting line's turn");
+    assert!(
+        matches!(&ahead.event, Event::TurnStarted { offset: 31, source } if source == "shell_integration"),
+        "{ahead:?}"
+    );
+    assert!(tracker.busy());
+    assert_eq!(tracker.activity(), activity::BUSY);
+    // Its own marks: the command starts, then ends; the pane is idle.
+    assert!(now(tracker.terminal_notice(&TerminalNotice::CommandStarted, 40)).is_none());
+    assert!(tracker.busy());
+    let done = now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 50)).unwrap();
+    assert!(matches!(done.event, Event::TurnCompleted { offset: 50, .. }), "{done:?}");
+    assert_eq!(tracker.activity(), activity::IDLE);
+    // A plain prompt after a line a `read` took leaves the pane idle.
+    assert!(tracker.input_submitted(60, "read x").is_some());
+    assert!(tracker.input_submitted(65, "answer").is_none());
+    assert!(now(tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 70)).is_some());
+    assert!(!tracker.busy());
+}
+
+/// A waiting line seen in the output a restarted host caught up on: a
+/// command is about to run, so the pane is in a turn.
+#[test]
+fn a_waiting_line_in_the_output_caught_up_on_opens_a_turn() {
+    let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+    tracker.taken_back(Some(activity::IDLE));
+    let notices = [TerminalNotice::CommandFinished(Some(0)), TerminalNotice::InputWaiting];
+    let signal = tracker.caught_up(&notices, 80).expect("a turn opens");
+    assert!(matches!(&signal.event, Event::TurnStarted { offset: 80, source } if source == "restored"), "{signal:?}");
+    assert!(tracker.busy());
+}
+
 #[test]
 fn prompt_marks_end_a_command_with_its_status_and_open_a_typed_one() {
     let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
