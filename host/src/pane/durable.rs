@@ -2,9 +2,11 @@
 //! threads, removed on release), the reservation of offsets ahead of the
 //! reader, and the end marker that gives a quiet pane its exact end.
 //!
-//! [`DurableRecord`] owns them; the record's and the end marker's locks are
-//! leaves (no method calls out while holding one), and the release lock (a
-//! tokio mutex, held across a save) is never taken under a std mutex.
+//! [`DurableRecord`] owns them; the record's lock is a leaf (no method
+//! calls out while holding it); the end marker's is held while the caller
+//! reads the pane's end (from the progress, a leaf), so that the end it
+//! marks is exact; the release lock (a tokio mutex, held across a save) is
+//! never taken under a std mutex.
 
 use super::end_marker::EndMarker;
 use super::{lock, Pane};

@@ -161,10 +161,18 @@ pub struct PaneInfo {
 ///   taken (waking a sleeping model replays the ring): a model method is
 ///   handed the [`PaneOutput`]; the output knows nothing of the model, and
 ///   a reader that must wake the model does so between appends;
-/// - the turns' lock and the durable record's locks are taken alone (a
-///   `Pane` method releases one before it takes another);
+/// - the news outlet's lock (`news.rs`) comes first: under it the turns'
+///   lock is taken (to read the activity it tells, and to record an exit
+///   before telling it), never the other way round;
+/// - the turns' lock is otherwise taken alone, as is the durable record's
+///   record lock (a `Pane` method releases one before it takes another);
+/// - the durable record's end-marker lock is held while the progress's
+///   (a leaf) is read, so that the end it marks is exact;
 /// - the tokio mutexes (the record's release lock, held across a save, and
-///   `keeper_control`) are never taken while a std mutex is held.
+///   `keeper_control`) are never taken while a std mutex is held;
+/// - no lock is held across an `.await`, and no caller's code runs under
+///   a lock a watch channel holds (its `wait_for` predicates read only
+///   the channel's value).
 pub struct Pane {
     info: PaneInfo,
     interrupt_keys: Vec<u8>,

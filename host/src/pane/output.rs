@@ -9,10 +9,9 @@ use super::lock;
 use super::ring::{OutputRing, RingRead};
 use panehost_ipc::Size;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-/// [`PaneOutput::asleep_from`] while the terminal model is awake.
+/// `asleep_from` while the terminal model is awake.
 const MODEL_AWAKE: u64 = u64::MAX;
 
 /// What the lock guards.
@@ -22,6 +21,9 @@ struct OutputState {
     /// Resizes to apply when the model reaches their offset.
     pending_resizes: VecDeque<(u64, Size)>,
     reader_done: bool,
+    /// While the terminal model sleeps, the offset from which the ring
+    /// must keep the output to rebuild it; [`MODEL_AWAKE`] otherwise.
+    asleep_from: u64,
 }
 
 /// The output of one pane (see the module's documentation).
@@ -30,10 +32,6 @@ pub(super) struct PaneOutput {
     state: Mutex<OutputState>,
     /// The ring's capacity (fixed when the pane is made).
     capacity: usize,
-    /// While the terminal model sleeps, the offset from which the ring
-    /// must keep the output to rebuild it; [`MODEL_AWAKE`] otherwise. Set
-    /// and read under the lock.
-    asleep_from: AtomicU64,
 }
 
 /// Whether the terminal model may sleep, as the output sees it.
@@ -52,8 +50,12 @@ impl PaneOutput {
     pub(super) fn new(ring: OutputRing) -> Self {
         PaneOutput {
             capacity: ring.capacity(),
-            state: Mutex::new(OutputState { ring, pending_resizes: VecDeque::new(), reader_done: false }),
-            asleep_from: AtomicU64::new(MODEL_AWAKE),
+            state: Mutex::new(OutputState {
+                ring,
+                pending_resizes: VecDeque::new(),
+                reader_done: false,
+                asleep_from: MODEL_AWAKE,
+            }),
         }
     }
 
@@ -118,8 +120,7 @@ impl PaneOutput {
     /// model is rebuilt from (wake it first, then append).
     pub(super) fn append(&self, data: &[u8]) -> Option<u64> {
         let mut state = lock(&self.state);
-        let asleep_from = self.asleep_from.load(Ordering::SeqCst);
-        if asleep_from != MODEL_AWAKE && state.ring.would_drop(asleep_from, data.len()) {
+        if state.asleep_from != MODEL_AWAKE && state.ring.would_drop(state.asleep_from, data.len()) {
             return None;
         }
         state.ring.append(data);
@@ -147,20 +148,20 @@ impl PaneOutput {
     /// append), whether a terminal model that has parsed up to `parsed`
     /// may sleep, to be rebuilt from `origin`; marks it asleep if so.
     pub(super) fn model_may_sleep(&self, origin: u64, parsed: u64) -> SleepCheck {
-        let state = lock(&self.state);
+        let mut state = lock(&self.state);
         if !state.ring.holds(origin) {
             return SleepCheck::OriginGone;
         }
         if parsed != state.ring.end() || !state.pending_resizes.is_empty() {
             return SleepCheck::NotSettled;
         }
-        self.asleep_from.store(origin, Ordering::SeqCst);
+        state.asleep_from = origin;
         SleepCheck::Asleep
     }
 
     /// The terminal model is awake: the ring may drop what rebuilt it.
     pub(super) fn model_awake(&self) {
-        self.asleep_from.store(MODEL_AWAKE, Ordering::SeqCst);
+        lock(&self.state).asleep_from = MODEL_AWAKE;
     }
 }
 

@@ -134,10 +134,18 @@ impl TerminalModel {
         if self.parsed() >= target {
             return;
         }
+        // `give_up` is the caller's code: it runs with no lock held (a
+        // `wait_for` predicate would run under the channel's).
         let mut parsed = self.parsed.subscribe();
-        let _ = parsed
-            .wait_for(|offset| *offset >= target || give_up() || self.follower_stopped.load(Ordering::SeqCst))
-            .await;
+        loop {
+            let reached = *parsed.borrow_and_update() >= target;
+            if reached || give_up() || self.follower_stopped.load(Ordering::SeqCst) {
+                return;
+            }
+            if parsed.changed().await.is_err() {
+                return;
+            }
+        }
     }
 
     /// The screen follower has stopped: nothing waits for it any more.
