@@ -89,6 +89,9 @@ pub struct TerminalScreen {
     /// Spares the model output that scrolls off within a chunk; follows the
     /// model's state (a new model, a new one).
     shortcut: ScrollShortcut,
+    /// How many times the model has been put to sleep: a [`Rebuild`] is
+    /// for the sleep it was taken in.
+    sleeps: u64,
 }
 
 enum ModelState {
@@ -102,11 +105,67 @@ enum ModelState {
 /// What rebuilds the model: a blank screen of `size`, `redraw` processed on
 /// it, then the output from `offset` on, with each resize applied at the
 /// offset where the model applied it.
+#[derive(Clone)]
 struct ModelOrigin {
     offset: u64,
     size: Size,
     redraw: Vec<u8>,
     resizes: Vec<(u64, Size)>,
+}
+
+/// What rebuilds a sleeping model, taken out of it (see
+/// [`TerminalScreen::rebuild`]): the replay, which may take a while for a
+/// full ring, needs no lock.
+pub struct Rebuild {
+    origin: ModelOrigin,
+    parsed: u64,
+    sleep: u64,
+}
+
+impl std::fmt::Debug for Rebuild {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rebuild")
+            .field("from", &self.origin.offset)
+            .field("parsed", &self.parsed)
+            .field("sleep", &self.sleep)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Rebuild {
+    /// The output to replay: from this offset to [`parsed`](Self::parsed).
+    pub fn from(&self) -> u64 {
+        self.origin.offset
+    }
+
+    /// Where the replay ends: where the model had parsed up to.
+    pub fn parsed(&self) -> u64 {
+        self.parsed
+    }
+
+    /// The model rebuilt from `output` (the bytes from
+    /// [`from`](Self::from) to [`parsed`](Self::parsed)); `None` when the
+    /// parser failed on them.
+    pub fn replay(&self, output: &[u8]) -> Option<Box<vt100::Parser<ScreenCallbacks>>> {
+        let origin = &self.origin;
+        contained(|| {
+            let mut model = parser(origin.size);
+            // The replay is spared what scrolls off, as the first parse was.
+            let mut shortcut = ScrollShortcut::new();
+            feed(&mut model, &mut shortcut, &origin.redraw, false, None);
+            let mut at = origin.offset;
+            let mut rest = output;
+            for &(resize_at, size) in &origin.resizes {
+                let before = (resize_at.saturating_sub(at) as usize).min(rest.len());
+                feed(&mut model, &mut shortcut, &rest[..before], false, None);
+                rest = &rest[before..];
+                at += before as u64;
+                resize_keeping_cursor(&mut model, size.rows, size.cols);
+            }
+            feed(&mut model, &mut shortcut, rest, false, None);
+            model
+        })
+    }
 }
 
 impl std::fmt::Debug for TerminalScreen {
@@ -147,6 +206,7 @@ impl TerminalScreen {
             used_at: std::time::Instant::now(),
             origin: Some(ModelOrigin { offset, size, redraw: redraw.to_vec(), resizes: Vec::new() }),
             shortcut,
+            sleeps: 0,
         }
     }
 
@@ -329,6 +389,7 @@ impl TerminalScreen {
         if let ModelState::Awake(model) = &mut self.state {
             let callbacks = std::mem::take(model.callbacks_mut());
             self.state = ModelState::Asleep(callbacks);
+            self.sleeps += 1;
         }
         true
     }
@@ -336,26 +397,33 @@ impl TerminalScreen {
     /// Rebuilds a sleeping model from `output`: the bytes from
     /// [`origin_offset`](Self::origin_offset) to [`parsed`](Self::parsed).
     pub fn wake(&mut self, output: &[u8]) {
-        let ModelState::Asleep(callbacks) = &mut self.state else { return };
-        let Some(origin) = &self.origin else { return };
+        if let Some(rebuild) = self.rebuild() {
+            let replayed = rebuild.replay(output);
+            self.install(&rebuild, replayed);
+        }
+    }
+
+    /// What rebuilds the sleeping model, to replay with no lock held
+    /// ([`Rebuild::replay`], then [`install`](Self::install)); `None`
+    /// while it is awake.
+    pub fn rebuild(&self) -> Option<Rebuild> {
+        if !self.is_asleep() {
+            return None;
+        }
+        let origin = self.origin.clone()?;
+        Some(Rebuild { origin, parsed: self.parsed, sleep: self.sleeps })
+    }
+
+    /// Wakes the model with what `rebuild` replayed (`None`: the replay
+    /// failed, and the model starts blank); false, changing nothing, when
+    /// the model is no longer in the sleep `rebuild` was taken in (woken
+    /// meanwhile, and perhaps asleep again).
+    pub fn install(&mut self, rebuild: &Rebuild, replayed: Option<Box<vt100::Parser<ScreenCallbacks>>>) -> bool {
+        let ModelState::Asleep(callbacks) = &mut self.state else { return false };
+        if self.sleeps != rebuild.sleep {
+            return false;
+        }
         let callbacks = std::mem::take(callbacks);
-        let replayed = contained(|| {
-            let mut model = parser(origin.size);
-            // The replay is spared what scrolls off, as the first parse was.
-            let mut shortcut = ScrollShortcut::new();
-            feed(&mut model, &mut shortcut, &origin.redraw, false, None);
-            let mut at = origin.offset;
-            let mut rest = output;
-            for &(resize_at, size) in &origin.resizes {
-                let before = (resize_at.saturating_sub(at) as usize).min(rest.len());
-                feed(&mut model, &mut shortcut, &rest[..before], false, None);
-                rest = &rest[before..];
-                at += before as u64;
-                resize_keeping_cursor(&mut model, size.rows, size.cols);
-            }
-            feed(&mut model, &mut shortcut, rest, false, None);
-            model
-        });
         // The replay's bells and notifications were reported the first
         // time; the title is the one kept.
         match replayed {
@@ -370,6 +438,7 @@ impl TerminalScreen {
                 self.restart_origin();
             }
         }
+        true
     }
 
     /// The visible screen as text (what a snapshot's `text` holds), and
@@ -614,6 +683,37 @@ mod tests {
         assert!(screen.is_asleep());
         screen.wake(output);
         assert!(!screen.is_asleep());
+    }
+
+    /// A replay made with no lock held is put in only while the model is
+    /// still in the sleep it was taken from: not once another woke it,
+    /// nor once it sleeps again.
+    #[test]
+    fn a_rebuild_is_put_in_only_in_the_sleep_it_was_taken_in() {
+        let size = Size { cols: 20, rows: 5 };
+        let mut screen = TerminalScreen::new(size, 0, b"");
+        screen.process(b"first");
+        assert!(screen.sleep());
+        let late = screen.rebuild().expect("asleep with an origin");
+        assert_eq!((late.from(), late.parsed()), (0, 5));
+        // Another wakes it first, and output follows.
+        rebuilt_by_another(&mut screen, b"first");
+        screen.process(b" second");
+        assert!(!screen.install(&late, late.replay(b"first")), "woken meanwhile");
+        assert!(screen.snapshot().text.contains("first second"));
+        // Asleep again: the old rebuild is still not this sleep's.
+        assert!(screen.sleep());
+        assert!(!screen.install(&late, late.replay(b"first")), "a later sleep");
+        assert!(screen.is_asleep());
+        let now = screen.rebuild().expect("asleep with an origin");
+        assert!(screen.install(&now, now.replay(b"first second")));
+        assert!(screen.snapshot().text.contains("first second"));
+        assert!(screen.rebuild().is_none(), "awake");
+    }
+
+    fn rebuilt_by_another(screen: &mut TerminalScreen, output: &[u8]) {
+        let rebuild = screen.rebuild().expect("asleep with an origin");
+        assert!(screen.install(&rebuild, rebuild.replay(output)));
     }
 
     #[test]

@@ -52,17 +52,33 @@ impl TerminalModel {
     }
 
     /// The screen, rebuilt first from `output` if it was asleep.
+    ///
+    /// The replay (up to a full ring of output) runs with no lock held,
+    /// and tells the runtime it blocks (its worker's other tasks move on):
+    /// the pane's other users wait for the screen only while the rebuilt
+    /// model is put in. Should another wake it meanwhile, this replay is
+    /// dropped.
     pub(super) fn awake(&self, output: &PaneOutput, pane: &PaneId) -> MutexGuard<'_, TerminalScreen> {
-        let mut screen = lock(&self.screen);
-        screen.touch();
-        if screen.is_asleep() {
-            let from = screen.origin_offset().unwrap_or(screen.parsed());
-            let replay = output.held_between(from, screen.parsed()).unwrap_or_default();
-            screen.wake(&replay);
-            output.model_awake();
-            tracing::debug!(pane = %pane, replayed = replay.len(), "terminal model woken");
+        loop {
+            let mut screen = lock(&self.screen);
+            screen.touch();
+            let Some(rebuild) = screen.rebuild() else {
+                if screen.is_asleep() {
+                    // Nothing to rebuild it from: it starts blank when used.
+                    output.model_awake();
+                }
+                return screen;
+            };
+            drop(screen);
+            let replay = output.held_between(rebuild.from(), rebuild.parsed()).unwrap_or_default();
+            let replayed = long_work(|| rebuild.replay(&replay));
+            let mut screen = lock(&self.screen);
+            if screen.install(&rebuild, replayed) {
+                output.model_awake();
+                tracing::debug!(pane = %pane, replayed = replay.len(), "terminal model woken");
+                return screen;
+            }
         }
-        screen
     }
 
     /// The window's title (asleep or not: a sleeping model keeps it).
@@ -165,5 +181,16 @@ impl TerminalModel {
             return None;
         }
         (offset < snapshot.offset).then(|| snapshot.clone())
+    }
+}
+
+/// Runs `work`, which may take a while, telling a multi-threaded tokio
+/// runtime so (its worker's other tasks move to another thread); anywhere
+/// else it simply runs.
+fn long_work<T>(work: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => tokio::task::block_in_place(work),
+        _ => work(),
     }
 }
