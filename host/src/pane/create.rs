@@ -11,6 +11,7 @@ use super::news::NewsOutlet;
 use super::output::PaneOutput;
 use super::output_tap::OutputTaps;
 use super::progress::{Progress, ProgressCell};
+use super::record_writer;
 use super::ring::OutputRing;
 use super::screen::TerminalScreen;
 use super::session_capture::SessionCapture;
@@ -297,6 +298,8 @@ impl Pane {
             labels: record.start.labels.clone(),
         };
         let notify_token = record.notify_token.clone();
+        let size = record.size;
+        let (durable, writer_start) = DurableRecord::new(record, end_marker, records);
         let pane = Arc::new(Pane {
             info,
             interrupt_keys: behaviour.interrupt_keys,
@@ -329,16 +332,17 @@ impl Pane {
             output: PaneOutput::new(ring),
             output_taps: OutputTaps::default(),
             model: TerminalModel::new(screen, pane_limits.screen_sleep_after, start_snapshot),
-            progress: ProgressCell::new(Progress::new(base, record.size, ready_for_input)),
+            progress: ProgressCell::new(Progress::new(base, size, ready_for_input)),
             // Safety: the OwnedFd is moved into the AsyncFd, which keeps it
             // open and unchanged for as long as it is registered.
             io: unsafe { AsyncFd::register(io_fd) }.map_err(io::Error::from)?,
             input: InputLine::default(),
             news: NewsOutlet::default(),
             keeper_control: tokio::sync::Mutex::new(Some(control_write)),
-            durable: DurableRecord::new(record, end_marker, records),
+            durable,
             restored_by,
         });
+        tokio::spawn(record_writer::run(writer_start, Arc::downgrade(&pane)));
         pane.publish(reopened);
         pane.publish(caught_up);
         if first_record == FirstRecord::ToWrite {

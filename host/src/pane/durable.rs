@@ -5,15 +5,16 @@
 //! [`DurableRecord`] owns them; the record's lock is a leaf (no method
 //! calls out while holding it); the end marker's is held while the caller
 //! reads the pane's end (from the progress, a leaf), so that the end it
-//! marks is exact; the release lock (a tokio mutex, held across a save) is
-//! never taken under a std mutex.
+//! marks is exact. The record reaches the disk through the pane's record
+//! writer (`record_writer.rs`), the one task that writes and removes it:
+//! no lock is held while it does.
 
 use super::end_marker::EndMarker;
+use super::record_writer::{RecordWriter, WriterStart};
 use super::{lock, Pane};
 use crate::limits::RESERVE_STEP;
 use crate::store::records::{PaneRecord, RecordStore, RecordedScreen, RecordedTurn};
-use panehost_ipc::{ExitStatus, PaneId, Size};
-use std::io;
+use panehost_ipc::{ExitStatus, Size};
 use std::sync::Mutex;
 
 /// A pane's record, where it is written, and its end marker.
@@ -22,22 +23,17 @@ pub(super) struct DurableRecord {
     record: Mutex<PaneRecord>,
     /// The pane's exact output end on disk, while it is quiet.
     end_marker: Mutex<EndMarker>,
-    /// Whether the record was removed for good (on release); saves hold
-    /// this lock, so none lands after the removal.
-    released: tokio::sync::Mutex<bool>,
-    store: RecordStore,
+    /// Writes the record, and removes it on release.
+    writer: RecordWriter,
 }
 
 impl DurableRecord {
     /// Keeps `record` in `store`, with its end marker (made by
-    /// [`EndMarker::create`]).
-    pub(super) fn new(record: PaneRecord, end_marker: EndMarker, store: RecordStore) -> Self {
-        DurableRecord {
-            record: Mutex::new(record),
-            end_marker: Mutex::new(end_marker),
-            released: tokio::sync::Mutex::new(false),
-            store,
-        }
+    /// [`EndMarker::create`]); and what the record writer's task starts
+    /// from, once the pane exists (`record_writer::run`).
+    pub(super) fn new(record: PaneRecord, end_marker: EndMarker, store: RecordStore) -> (Self, WriterStart) {
+        let (writer, start) = RecordWriter::new(store, record.id.clone());
+        (DurableRecord { record: Mutex::new(record), end_marker: Mutex::new(end_marker), writer }, start)
     }
 
     /// A copy of the record.
@@ -113,42 +109,6 @@ impl DurableRecord {
             marker.settled_at(screen_at);
         }
     }
-
-    /// Writes the record `current` gives (asked for once the release lock
-    /// is held); `durable`: waits until it is on the disk. Nothing is
-    /// written once the record is released.
-    async fn write(&self, pane: &PaneId, durable: bool, current: impl FnOnce() -> PaneRecord) {
-        // Saves and the removal on release take turns: a save that finishes
-        // after the release would bring a forgotten pane back.
-        let released = self.released.lock().await;
-        if *released {
-            return;
-        }
-        let record = current();
-        let store = self.store.clone();
-        let saved =
-            tokio::task::spawn_blocking(
-                move || {
-                    if durable {
-                        store.save(&record)
-                    } else {
-                        store.save_unsynced(&record)
-                    }
-                },
-            )
-            .await;
-        if let Ok(Err(err)) | Err(err) = saved.map_err(io::Error::other) {
-            tracing::warn!(pane = %pane, %err, "cannot write the pane record");
-        }
-    }
-
-    /// Removes the record for good; no save lands after this.
-    async fn release(&self, pane: &PaneId) {
-        let mut released = self.released.lock().await;
-        *released = true;
-        let (store, id) = (self.store.clone(), pane.clone());
-        let _ = tokio::task::spawn_blocking(move || store.remove(&id)).await;
-    }
 }
 
 impl Pane {
@@ -196,7 +156,7 @@ impl Pane {
 
     /// Writes the pane's record; `durable`: waits until it is on the disk.
     pub(super) async fn write_record(&self, durable: bool) {
-        self.durable.write(&self.info.id, durable, || self.record()).await;
+        self.durable.writer.write(durable).await;
     }
 
     /// Tells the keeper the pane is forgotten (it lets the pane go once
@@ -206,7 +166,7 @@ impl Pane {
             use tokio::io::AsyncWriteExt;
             let _ = control.write_all(crate::keeper_wire::pane_lines::RELEASE).await;
         }
-        self.durable.release(&self.info.id).await;
+        self.durable.writer.release().await;
     }
 
     /// Makes sure the reservation on disk covers the next `len` bytes,
@@ -295,6 +255,41 @@ mod tests {
         eventually("the exact end in the end marker", || EndMarker::read_exact(&marker) == Some(end)).await;
         let record = record_on_disk(&keeper).expect("a record");
         assert_eq!(record.screen.map(|screen| screen.offset), Some(end));
+    }
+
+    /// Writes asked for at once land in some order; once each has been
+    /// answered, the record on the disk is the pane's record as it is
+    /// then, never an older one.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn writes_racing_each_other_leave_the_newest_record_on_disk() {
+        let (keeper, pane) = shell_pane("read -r x").await;
+        let writers: Vec<_> = (0..32u16)
+            .map(|round| {
+                let pane = std::sync::Arc::clone(&pane);
+                tokio::spawn(async move {
+                    pane.durable.set_size(panehost_ipc::Size { cols: 40 + round, rows: 10 + round % 7 });
+                    pane.write_record(round % 3 == 0).await;
+                })
+            })
+            .collect();
+        for writer in writers {
+            writer.await.expect("the writer task");
+        }
+        let on_disk = record_on_disk(&keeper).expect("a record");
+        assert_eq!(on_disk.size, pane.record().size);
+        // Released while writes are asked for: each is answered, and none
+        // lands after the removal.
+        let racing: Vec<_> = (0..8)
+            .map(|_| {
+                let pane = std::sync::Arc::clone(&pane);
+                tokio::spawn(async move { pane.write_record(true).await })
+            })
+            .collect();
+        pane.release().await;
+        for writer in racing {
+            tokio::time::timeout(WAIT, writer).await.expect("answered").expect("the writer task");
+        }
+        assert!(record_on_disk(&keeper).is_none(), "a write landed after the release");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

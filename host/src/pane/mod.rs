@@ -29,6 +29,7 @@ mod progress;
 mod quiet_watch;
 mod raw_input;
 mod reader;
+mod record_writer;
 mod recorder;
 mod reference_capture;
 mod ring;
@@ -168,8 +169,9 @@ pub struct PaneInfo {
 ///   record lock (a `Pane` method releases one before it takes another);
 /// - the durable record's end-marker lock is held while the progress's
 ///   (a leaf) is read, so that the end it marks is exact;
-/// - the tokio mutexes (the record's release lock, held across a save, and
-///   `keeper_control`) are never taken while a std mutex is held;
+/// - the tokio mutex `keeper_control` is never taken while a std mutex is
+///   held (the record is written by a task of its own, `record_writer.rs`,
+///   with no lock held);
 /// - no lock is held across an `.await`, and no caller's code runs under
 ///   a lock a watch channel holds (its `wait_for` predicates read only
 ///   the channel's value).
