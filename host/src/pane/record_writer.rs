@@ -9,7 +9,7 @@
 //! it are answered without a write, and later ones at once.
 
 use super::Pane;
-use crate::store::records::RecordStore;
+use crate::store::records::{PaneRecord, RecordStore};
 use panehost_ipc::PaneId;
 use std::io;
 use std::sync::Weak;
@@ -92,14 +92,7 @@ pub(super) async fn run(start: WriterStart, pane: Weak<Pane>) {
         let durable = batch.iter().any(|ask| matches!(ask, Ask::Write { durable: true, .. }));
         let Some(record) = pane.upgrade().map(|pane| pane.record()) else { return };
         let saving = store.clone();
-        let saved = tokio::task::spawn_blocking(move || {
-            if durable {
-                saving.save(&record)
-            } else {
-                saving.save_unsynced(&record)
-            }
-        })
-        .await;
+        let saved = tokio::task::spawn_blocking(move || save(&saving, &record, durable)).await;
         if let Ok(Err(err)) | Err(err) = saved.map_err(io::Error::other) {
             tracing::warn!(pane = %id, %err, "cannot write the pane record");
         }
@@ -107,5 +100,14 @@ pub(super) async fn run(start: WriterStart, pane: Weak<Pane>) {
             let (Ask::Write { done, .. } | Ask::Release { done }) = ask;
             let _ = done.send(());
         }
+    }
+}
+
+/// Writes `record`; `durable`: until it is on the disk.
+fn save(store: &RecordStore, record: &PaneRecord, durable: bool) -> io::Result<()> {
+    if durable {
+        store.save(record)
+    } else {
+        store.save_unsynced(record)
     }
 }
