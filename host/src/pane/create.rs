@@ -338,7 +338,7 @@ impl Pane {
             io: unsafe { AsyncFd::register(io_fd) }.map_err(io::Error::from)?,
             input: InputLine::default(),
             news: NewsOutlet::default(),
-            keeper_control: tokio::sync::Mutex::new(Some(control_write)),
+            keeper_control: Mutex::new(Some(control_write)),
             durable,
             restored_by,
         });

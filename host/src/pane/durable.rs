@@ -162,7 +162,9 @@ impl Pane {
     /// Tells the keeper the pane is forgotten (it lets the pane go once
     /// its child has exited), and forgets the record.
     pub async fn release(&self) {
-        if let Some(mut control) = self.keeper_control.lock().await.take() {
+        // Taken out first: no lock is held while the line is written.
+        let control = lock(&self.keeper_control).take();
+        if let Some(mut control) = control {
             use tokio::io::AsyncWriteExt;
             let _ = control.write_all(crate::keeper_wire::pane_lines::RELEASE).await;
         }

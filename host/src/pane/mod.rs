@@ -159,9 +159,11 @@ pub struct PaneInfo {
 /// - the output's lock and the progress's are leaves: no code runs under
 ///   them but their own;
 /// - the terminal model's screen lock may be held while the output's is
-///   taken (waking a sleeping model replays the ring): a model method is
-///   handed the [`PaneOutput`]; the output knows nothing of the model, and
-///   a reader that must wake the model does so between appends;
+///   taken (the model reads what it parses from the ring, and tells the
+///   output when it sleeps or wakes): a model method is handed the
+///   [`PaneOutput`]; the output knows nothing of the model, and a reader
+///   that must wake the model does so between appends. The replay that
+///   rebuilds a sleeping model runs with no lock held;
 /// - the news outlet's lock (`news.rs`) comes first: under it the turns'
 ///   lock is taken (to read the activity it tells, and to record an exit
 ///   before telling it), never the other way round;
@@ -169,9 +171,9 @@ pub struct PaneInfo {
 ///   record lock (a `Pane` method releases one before it takes another);
 /// - the durable record's end-marker lock is held while the progress's
 ///   (a leaf) is read, so that the end it marks is exact;
-/// - the tokio mutex `keeper_control` is never taken while a std mutex is
-///   held (the record is written by a task of its own, `record_writer.rs`,
-///   with no lock held);
+/// - no lock is held while the record is written (a task of its own does
+///   it, `record_writer.rs`) or the keeper is told of the release (its
+///   connection is taken out of `keeper_control` first);
 /// - no lock is held across an `.await`, and no caller's code runs under
 ///   a lock a watch channel holds (its `wait_for` predicates read only
 ///   the channel's value).
@@ -205,7 +207,7 @@ pub struct Pane {
     input: InputLine,
     news: NewsOutlet,
     /// The keeper connection's writing side, for `release`.
-    keeper_control: tokio::sync::Mutex<Option<tokio::net::unix::OwnedWriteHalf>>,
+    keeper_control: Mutex<Option<tokio::net::unix::OwnedWriteHalf>>,
     durable: DurableRecord,
     /// How the pane came to this host: `started`, or after a restart
     /// `keeper` (taken back from its keeper).
