@@ -32,6 +32,17 @@ pub(crate) async fn run<T: Send + 'static>(work: impl FnOnce() -> io::Result<T> 
     }
 }
 
+/// Runs `work`, which blocks a while, where no `.await` can hand it off
+/// (code that is not async, or holds what it borrows): in place on the
+/// multi-thread runtime, so that the worker's other tasks move to another
+/// thread meanwhile; anywhere else it simply runs.
+pub(crate) fn in_place<T>(work: impl FnOnce() -> T) -> T {
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => tokio::task::block_in_place(work),
+        _ => work(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -71,7 +71,7 @@ impl TerminalModel {
             };
             drop(screen);
             let replay = output.held_between(rebuild.from(), rebuild.parsed()).unwrap_or_default();
-            let replayed = long_work(|| rebuild.replay(&replay));
+            let replayed = crate::blocking::in_place(|| rebuild.replay(&replay));
             let mut screen = lock(&self.screen);
             if screen.install(&rebuild, replayed) {
                 output.model_awake();
@@ -181,16 +181,5 @@ impl TerminalModel {
             return None;
         }
         (offset < snapshot.offset).then(|| snapshot.clone())
-    }
-}
-
-/// Runs `work`, which may take a while, telling a multi-threaded tokio
-/// runtime so (its worker's other tasks move to another thread); anywhere
-/// else it simply runs.
-fn long_work<T>(work: impl FnOnce() -> T) -> T {
-    use tokio::runtime::{Handle, RuntimeFlavor};
-    match Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => tokio::task::block_in_place(work),
-        _ => work(),
     }
 }
