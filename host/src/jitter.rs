@@ -58,6 +58,13 @@ pub fn install_from_env() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Turns jitter on for a test that has its process to itself
+/// (`crate::test_process::alone`): jitter is process-wide.
+#[cfg(test)]
+pub(crate) fn install_for_test(seed: u64, max_ms: u64) {
+    let _ = JITTER.set(Jitter { state: AtomicU64::new(seed), max_ms: max_ms.min(MAX_DELAY_MS) });
+}
+
 fn parse(value: &str) -> Result<(u64, u64), String> {
     let (seed, max_ms) = value.split_once(':').ok_or("expected SEED:MAX_MS")?;
     let seed = seed.trim().parse::<u64>().map_err(|err| format!("the seed: {err}"))?;

@@ -31,5 +31,7 @@ mod restore;
 mod runtime_gate;
 mod server;
 pub mod store;
+#[cfg(test)]
+mod test_process;
 
 pub use server::daemon::{run, HostConfig};

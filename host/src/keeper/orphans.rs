@@ -149,29 +149,10 @@ mod tests {
             .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z')))
     }
 
-    /// Set in the process [`in_a_process_of_its_own`] starts.
-    const ALONE: &str = "PANEHOST_TEST_ALONE";
-
-    /// True in a process of the test's own; otherwise runs `test` (its
-    /// full name) in one and checks it passed. A test that reaps every
-    /// ended child of its process would otherwise reap other tests'
-    /// children, where the harness runs tests as threads of one process.
-    fn in_a_process_of_its_own(test: &str) -> bool {
-        if std::env::var_os(ALONE).is_some() {
-            return true;
-        }
-        let status = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([test, "--exact", "--test-threads=1", "--nocapture"])
-            .env(ALONE, "1")
-            .status()
-            .unwrap();
-        assert!(status.success(), "{test} in a process of its own: {status}");
-        false
-    }
-
     #[test]
     fn without_the_list_of_children_an_ended_child_is_reaped_unless_it_is_a_panes() {
-        if !in_a_process_of_its_own(
+        // It reaps every ended child of its process.
+        if !crate::test_process::alone(
             "keeper::orphans::tests::without_the_list_of_children_an_ended_child_is_reaped_unless_it_is_a_panes",
         ) {
             return;

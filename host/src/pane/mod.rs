@@ -15,6 +15,8 @@ mod durable;
 mod end_marker;
 mod exit;
 #[cfg(test)]
+mod explore_tests;
+#[cfg(test)]
 mod fake_keeper;
 pub mod history;
 mod input_line;
