@@ -11,7 +11,6 @@ use super::news::NewsOutlet;
 use super::output::PaneOutput;
 use super::output_tap::OutputTaps;
 use super::progress::{Progress, ProgressCell};
-use super::record_writer;
 use super::ring::OutputRing;
 use super::screen::TerminalScreen;
 use super::session_capture::SessionCapture;
@@ -299,7 +298,7 @@ impl Pane {
         };
         let notify_token = record.notify_token.clone();
         let size = record.size;
-        let (durable, writer_start) = DurableRecord::new(record, end_marker, records);
+        let durable = DurableRecord::new(record, end_marker, records);
         let pane = Arc::new(Pane {
             info,
             interrupt_keys: behaviour.interrupt_keys,
@@ -342,7 +341,7 @@ impl Pane {
             durable,
             restored_by,
         });
-        tokio::spawn(record_writer::run(writer_start, Arc::downgrade(&pane)));
+        pane.durable.writer.start(Arc::downgrade(&pane));
         pane.publish(reopened);
         pane.publish(caught_up);
         if first_record == FirstRecord::ToWrite {

@@ -10,7 +10,7 @@
 //! no lock is held while it does.
 
 use super::end_marker::EndMarker;
-use super::record_writer::{RecordWriter, WriterStart};
+use super::record_writer::RecordWriter;
 use super::{lock, Pane};
 use crate::limits::RESERVE_STEP;
 use crate::store::records::{PaneRecord, RecordStore, RecordedScreen, RecordedTurn};
@@ -24,16 +24,16 @@ pub(super) struct DurableRecord {
     /// The pane's exact output end on disk, while it is quiet.
     end_marker: Mutex<EndMarker>,
     /// Writes the record, and removes it on release.
-    writer: RecordWriter,
+    pub(super) writer: RecordWriter,
 }
 
 impl DurableRecord {
     /// Keeps `record` in `store`, with its end marker (made by
-    /// [`EndMarker::create`]); and what the record writer's task starts
-    /// from, once the pane exists (`record_writer::run`).
-    pub(super) fn new(record: PaneRecord, end_marker: EndMarker, store: RecordStore) -> (Self, WriterStart) {
-        let (writer, start) = RecordWriter::new(store, record.id.clone());
-        (DurableRecord { record: Mutex::new(record), end_marker: Mutex::new(end_marker), writer }, start)
+    /// [`EndMarker::create`]). Its writer starts once the pane exists
+    /// ([`RecordWriter::start`]).
+    pub(super) fn new(record: PaneRecord, end_marker: EndMarker, store: RecordStore) -> Self {
+        let writer = RecordWriter::new(store, record.id.clone());
+        DurableRecord { record: Mutex::new(record), end_marker: Mutex::new(end_marker), writer }
     }
 
     /// A copy of the record.

@@ -173,8 +173,8 @@ pub struct PaneInfo {
 ///   record lock (a `Pane` method releases one before it takes another);
 /// - the durable record's end-marker lock is held while the progress's
 ///   (a leaf) is read, so that the end it marks is exact;
-/// - no lock is held while the record is written (a task of its own does
-///   it, `record_writer.rs`) or the keeper is told of the release (its
+/// - no lock is held while the record is written (a writer task does it,
+///   `record_writer.rs`; its asks' lock is a leaf) or the keeper is told of the release (its
 ///   connection is taken out of `keeper_control` first);
 /// - no lock is held across an `.await`, and no caller's code runs under
 ///   a lock a watch channel holds (its `wait_for` predicates read only
