@@ -29,7 +29,13 @@ set -euo pipefail
 EVIDENCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE_DIR="${1:-${PANEHOST_CLI_CACHE:-$HOME/.cache/panehost/clis}}"
 PANEHOST="${PANEHOST:-panehost}"
-RUNTIMES=(${CANARY_ONLY:-codex claude gemini opencode qwen copilot grok droid qoder amp hermes kimi omp pi deepseek})
+# Every runtime whose evidence record here pins a version (npm or PyPI).
+pinned_runtimes() {
+  python3 -c 'import json, pathlib, sys
+print(" ".join(sorted(p.stem for p in pathlib.Path(sys.argv[1]).glob("*.json")
+                      if isinstance(json.loads(p.read_text()).get("pinned_version"), str))))' "$EVIDENCE_DIR"
+}
+RUNTIMES=(${CANARY_ONLY:-$(pinned_runtimes)})
 # Runtimes whose interpreter is in their own prefix's bin directory.
 BESIDE=(omp)
 OUT_DIR="$EVIDENCE_DIR/canary"

@@ -44,6 +44,16 @@ pub fn candidate(bin_dir: &Path) -> (Option<Installed>, Outcome) {
     (Some(installed), Outcome::pass(format!("the candidate in {}, as staged: nothing installed", bin_dir.display())))
 }
 
+/// Whether `runtime`'s evidence record pins a version (on npm or PyPI):
+/// it installs here, and the live proof runs it.
+pub fn is_pinned(repo: &Path, runtime: &str) -> bool {
+    let path = repo.join("adapters/evidence").join(format!("{runtime}.json"));
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .is_some_and(|doc| doc["pinned_version"].is_string())
+}
+
 /// Reads the pin of `runtime` from the evidence record.
 pub fn pin(repo: &Path, runtime: &str) -> Result<Pin, String> {
     let path = repo.join("adapters/evidence").join(format!("{runtime}.json"));

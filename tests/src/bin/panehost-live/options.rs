@@ -1,20 +1,25 @@
 //! The command line.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// The runtimes that install here, in the order they run.
-pub const LIVE_RUNTIMES: &[&str] = &[
-    "codex", "claude", "gemini", "qwen", "copilot", "opencode", "grok", "hermes", "kimi", "omp", "pi", "deepseek",
-    "droid", "qoder", "amp",
-];
+/// The runtimes that install here, in the order they run: the built-in
+/// runtimes (in their order) whose evidence record pins a version
+/// (`adapters/evidence/<id>.json`, `pinned_version`). That fact lives in
+/// each runtime's own file, not in a list here.
+pub fn live_runtimes(repo: &Path) -> Vec<String> {
+    panehost_adapters::runtimes::built_in()
+        .into_iter()
+        .map(|descriptor| descriptor.id)
+        .filter(|id| crate::install::is_pinned(repo, id))
+        .collect()
+}
 
 pub const USAGE: &str = "usage: panehost-live [--runtime ID]... [--cache DIR] [--records DIR] [--doc FILE]
                      [--bin-dir DIR] [--keep] [--doc-only] [--boundaries] [--expect DIR]
                      [--candidate-bin-dir DIR [--comparison FILE]] [--print-records-dir]
 
-  --runtime ID   run only this runtime (repeatable): codex, claude, gemini, qwen,
-                 copilot, opencode, grok, hermes, kimi, omp, pi, deepseek, droid,
-                 qoder, amp (default: all fifteen)
+  --runtime ID   run only this runtime (repeatable): one whose evidence record
+                 in adapters/evidence/ pins a version (default: all of them)
   --cache DIR    where the pinned CLIs are installed, one npm prefix each
                  (default: $PANEHOST_CLI_CACHE, else ~/.cache/panehost/clis)
   --records DIR  where the records go (default: tests/live-records)
@@ -99,8 +104,9 @@ impl Options {
             match flag.as_str() {
                 "--runtime" => {
                     let id = value()?;
-                    if !LIVE_RUNTIMES.contains(&id.as_str()) {
-                        return Err(format!("--runtime: {id:?} is not one of {}", LIVE_RUNTIMES.join(", ")));
+                    let live = live_runtimes(&options.repo);
+                    if !live.contains(&id) {
+                        return Err(format!("--runtime: {id:?} is not one of {}", live.join(", ")));
                     }
                     if !options.runtimes.contains(&id) {
                         options.runtimes.push(id);
@@ -127,11 +133,12 @@ impl Options {
         if options.comparison.is_some() && options.expect.is_none() {
             return Err("--comparison needs --expect (the records to compare with)".into());
         }
+        let live = live_runtimes(&options.repo);
         if options.runtimes.is_empty() {
-            options.runtimes = LIVE_RUNTIMES.iter().map(|id| (*id).to_owned()).collect();
+            options.runtimes = live;
         } else {
-            // Always in the documented order.
-            options.runtimes.sort_by_key(|id| LIVE_RUNTIMES.iter().position(|known| known == id));
+            // Always in the same order.
+            options.runtimes.sort_by_key(|id| live.iter().position(|known| known == id));
         }
         Ok(options)
     }
@@ -143,5 +150,35 @@ fn absolute(path: String) -> PathBuf {
         path
     } else {
         std::env::current_dir().map(|dir| dir.join(&path)).unwrap_or(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The live runtimes are the built-in runtimes whose evidence record
+    /// pins a version, npm and PyPI alike, and no other.
+    #[test]
+    fn the_live_runtimes_are_those_whose_evidence_pins_a_version() {
+        let options = Options::parse(std::iter::empty()).expect("no arguments");
+        let live = live_runtimes(&options.repo);
+        assert_eq!(options.runtimes, live, "all of them by default");
+        for pinned in ["codex", "claude", "qwen", "kimi", "hermes"] {
+            assert!(live.iter().any(|id| id == pinned), "{pinned} in {live:?}");
+        }
+        for unpinned in ["shell", "fixture", "cursor"] {
+            assert!(!live.iter().any(|id| id == unpinned), "{unpinned} in {live:?}");
+        }
+        let evidence = options.repo.join("adapters/evidence");
+        let pinned_files = std::fs::read_dir(&evidence)
+            .expect("the evidence records")
+            .filter_map(|entry| entry.ok()?.path().file_stem()?.to_str().map(str::to_owned))
+            .filter(|id| crate::install::is_pinned(&options.repo, id))
+            .count();
+        assert_eq!(live.len(), pinned_files, "a pinned record of no built-in runtime, or one twice");
+        let asked = Options::parse(["--runtime", "qwen", "--runtime", "claude"].map(String::from).into_iter())
+            .expect("two runtimes");
+        assert_eq!(asked.runtimes, ["claude", "qwen"], "in the order of the built-in runtimes");
     }
 }
