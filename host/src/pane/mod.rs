@@ -172,7 +172,9 @@ pub struct PaneInfo {
 /// - the turns' lock is otherwise taken alone, as is the durable record's
 ///   record lock (a `Pane` method releases one before it takes another);
 /// - the durable record's end-marker lock is held while the progress's
-///   (a leaf) is read, so that the end it marks is exact;
+///   (a leaf) is read, so that the end it marks is exact, and while the
+///   marker's nine bytes are written (into the page cache, no sync):
+///   the one write under a lock, ordered with the reader's reads;
 /// - no lock is held while the record is written (a writer task does it,
 ///   `record_writer.rs`; its asks' lock is a leaf) or the keeper is told of the release (its
 ///   connection is taken out of `keeper_control` first);
