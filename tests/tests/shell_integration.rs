@@ -23,6 +23,26 @@ fn ask(conn: &mut Connection, pane: &panehost_ipc::PaneId, text: &str) -> TurnRe
     }
 }
 
+/// Sends `params` and checks that the send is answered without an error.
+fn send_answered(conn: &mut Connection, params: SendParams, round: u32) {
+    let sent = conn.send(Request::Send(params));
+    let (id, answer) = conn.next_answer();
+    assert_eq!(id, sent);
+    answer.unwrap_or_else(|err| panic!("round {round}: {err:?}"));
+}
+
+/// The answer to an `ask` of `text`, an error included.
+fn ask_answer(
+    conn: &mut Connection,
+    pane: &panehost_ipc::PaneId,
+    text: &str,
+) -> Result<Response, panehost_ipc::ErrorBody> {
+    let asked = conn.send(Request::Ask { pane: pane.clone(), text: text.into(), timeout_ms: Some(20_000) });
+    let (id, answer) = conn.next_answer();
+    assert_eq!(id, asked);
+    answer
+}
+
 /// The pane's record file.
 fn record_path(host: &TestHost, pane: &panehost_ipc::PaneId) -> std::path::PathBuf {
     host.state_dir.join("panes").join(format!("{pane}.json"))
@@ -789,30 +809,19 @@ fn an_ask_after_a_command_with_a_line_typed_ahead_is_answered_by_its_own_command
         let first = format!("first-{round}\r\n");
         // A command that runs a while, and a line typed while it runs.
         for text in [format!("sleep 0.6; printf 'first-%s\\n' {round}"), format!("printf 'ahead-%s\\n' {round}")] {
-            let send = SendParams { pane: pane.clone(), text, enter: true, ..Default::default() };
-            let sent = conn.send(Request::Send(send));
-            let (id, answer) = conn.next_answer();
-            assert_eq!(id, sent);
-            answer.unwrap_or_else(|err| panic!("round {round}: {err:?}"));
+            send_answered(&mut conn, SendParams { pane: pane.clone(), text, enter: true, ..Default::default() }, round);
         }
         conn.follow_until(subscription, &mut seen, |seen| ended_after(seen, &first) >= 1);
         // At once after the first command's end.
         let text = format!("printf 'asked-%s\\n' {round}; (exit 4)");
-        let asked = conn.send(Request::Ask { pane: pane.clone(), text: text.clone(), timeout_ms: Some(20_000) });
-        let (id, answer) = conn.next_answer();
-        assert_eq!(id, asked);
-        let report = match answer {
+        let report = match ask_answer(&mut conn, &pane, &text) {
             Ok(Response::Answered(report)) => report,
             Err(error) if error.code == "TURN_IN_PROGRESS" => {
                 refused += 1;
                 // The waiting line's command runs; once it has ended, the
                 // ask is answered.
                 conn.follow_until(subscription, &mut seen, |seen| ended_after(seen, &first) >= 2);
-                let asked =
-                    conn.send(Request::Ask { pane: pane.clone(), text: text.clone(), timeout_ms: Some(20_000) });
-                let (id, answer) = conn.next_answer();
-                assert_eq!(id, asked);
-                match answer {
+                match ask_answer(&mut conn, &pane, &text) {
                     Ok(Response::Answered(report)) => report,
                     other => panic!(
                         "round {round}: asked again, {other:?}; seen: {:#?}",
@@ -827,6 +836,57 @@ fn an_ask_after_a_command_with_a_line_typed_ahead_is_answered_by_its_own_command
         assert!(!report.added_text.contains(&format!("ahead-{round}\n")), "round {round}: {report:?}");
     }
     eprintln!("{refused} of 12 asks came while the waiting line was about to run");
+    conn.ok(Request::Close { pane });
+    host.stop();
+}
+
+/// A command the host did not type (keys here; a submission a killed host
+/// made, or a terminal attached, likewise) opens its turn when its start
+/// mark is parsed. An `ask` right after its end is in the output, before
+/// the host has told its turns of its marks, passed the busy check, and
+/// then took that command's end, told a moment later, for its own: the
+/// schedule explorer saw an answer with the earlier command's status and
+/// a `completed_offset` before its `started_offset` (seed
+/// 11151090909723198884, after a host kill). An ask's end is in output
+/// after it began. The host's jitter delays it between parsing marks and
+/// telling the turns, where this happens.
+#[test]
+fn an_ask_right_after_a_command_typed_as_keys_is_answered_by_its_own_command() {
+    let host = TestHost::start_with_env(&[("SHELL", "/bin/bash"), ("PANEHOST_JITTER", "17:300")]);
+    std::fs::write(host.home.join(".bashrc"), "PS1='ready> '\n").unwrap();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    let (subscription, mut seen) = conn.follow_from_start_until(&pane, "ready> ");
+    for round in 0..12 {
+        let keys = format!("printf 'keys-%s\\n' {round}; (exit 8)\r");
+        send_answered(
+            &mut conn,
+            SendParams { pane: pane.clone(), bytes: keys.into_bytes().into(), ..Default::default() },
+            round,
+        );
+        // Its end is in the output.
+        let output = format!("keys-{round}\r\n\x1b]133;D;8");
+        conn.follow_until(subscription, &mut seen, |seen| seen.text().contains(&output));
+        let text = format!("printf 'asked-%s\\n' {round}; (exit 4)");
+        let report = match ask_answer(&mut conn, &pane, &text) {
+            Ok(Response::Answered(report)) => report,
+            // The keys' turn was told in time: asked again once it ends.
+            Err(error) if error.code == "TURN_IN_PROGRESS" => {
+                let mut inspect = host.connect(Encoding::Json);
+                wait_for(&format!("round {round}: the keys' command to end"), || {
+                    let Response::Inspected(detail) = inspect.ok(Request::Inspect { pane: pane.clone() }) else {
+                        panic!()
+                    };
+                    (detail.pane.activity == "idle").then_some(()).ok_or(detail.pane.activity)
+                });
+                ask(&mut conn, &pane, &text)
+            }
+            other => panic!("round {round}: {other:?}"),
+        };
+        assert_eq!(report.exit_code, Some(4), "round {round}: {report:?}");
+        assert!(report.completed_offset > report.started_offset, "round {round}: {report:?}");
+        assert!(report.added_text.contains(&format!("asked-{round}")), "round {round}: {report:?}");
+    }
     conn.ok(Request::Close { pane });
     host.stop();
 }

@@ -263,11 +263,12 @@ pub(crate) async fn handle_ask(
     // held while it runs.
     let timed_out = tokio::time::timeout(
         timeout,
-        progress.until(|state| state.exit.is_some() || completed_since(&pane, first_seq).is_some()),
+        progress
+            .until(|state| state.exit.is_some() || completed_since(&pane, first_seq, Some(started_offset)).is_some()),
     )
     .await
     .is_err();
-    let completed = completed_since(&pane, first_seq);
+    let completed = completed_since(&pane, first_seq, Some(started_offset));
     let Some(TurnSignal { event: Event::TurnCompleted { offset, source, usage, exit_code }, .. }) = completed else {
         return Err(if timed_out {
             turn_timeout(&pane, timeout, started_offset, started)
@@ -297,9 +298,21 @@ pub(crate) async fn handle_ask(
     }))
 }
 
-/// The first `turn_completed` signal from `first_seq` on.
-fn completed_since(pane: &Pane, first_seq: u64) -> Option<TurnSignal> {
-    pane.signals_from(first_seq).into_iter().find(|signal| matches!(signal.event, Event::TurnCompleted { .. }))
+/// The first `turn_completed` signal from `first_seq` on; with `after`,
+/// the first in output after that offset.
+///
+/// An ask passes where its output began: an end in output that was there
+/// before the ask typed anything is not its own, though it may be told
+/// after the ask began. That is a command the host did not type (keys, a
+/// submission a killed host made, a terminal attached) whose marks were
+/// parsed after the ask's busy check (the explorer, seed
+/// 11151090909723198884: answered with the earlier command's status, its
+/// `completed_offset` before its `started_offset`).
+fn completed_since(pane: &Pane, first_seq: u64, after: Option<u64>) -> Option<TurnSignal> {
+    pane.signals_from(first_seq).into_iter().find(|signal| match signal.event {
+        Event::TurnCompleted { offset, .. } => after.is_none_or(|after| offset > after),
+        _ => false,
+    })
 }
 
 /// A timeout that says what was observed.
@@ -627,7 +640,9 @@ async fn confirm(pane: &Pane, first_seq: u64, turn_running: bool) -> Confirmatio
         if pane.current_progress().exit.is_some() {
             return Confirmation::Exited;
         }
-        if let Some(TurnSignal { event: Event::TurnCompleted { source, .. }, .. }) = completed_since(pane, first_seq) {
+        if let Some(TurnSignal { event: Event::TurnCompleted { source, .. }, .. }) =
+            completed_since(pane, first_seq, None)
+        {
             return Confirmation::TurnEnded(format!("turn_completed ({source})"));
         }
         let now = Instant::now();

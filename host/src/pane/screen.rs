@@ -92,6 +92,9 @@ pub struct TerminalScreen {
     /// How many times the model has been put to sleep: a [`Rebuild`] is
     /// for the sleep it was taken in.
     sleeps: u64,
+    /// Notices parsed and not taken yet, each with the offset just past
+    /// the bytes that made it (see [`process_until`](Self::process_until)).
+    placed: Vec<(u64, TerminalNotice)>,
 }
 
 enum ModelState {
@@ -207,6 +210,7 @@ impl TerminalScreen {
             origin: Some(ModelOrigin { offset, size, redraw: redraw.to_vec(), resizes: Vec::new() }),
             shortcut,
             sleeps: 0,
+            placed: Vec::new(),
         }
     }
 
@@ -247,7 +251,42 @@ impl TerminalScreen {
     /// As [`process_leaving_tail`](Self::process_leaving_tail), but output
     /// the model must parse as it is stops once `deadline` has passed (see
     /// [`feed`]): gives how much of `data` was parsed.
+    ///
+    /// Each notice is placed at the offset just past the sequence that made
+    /// it (a prompt mark, a bell, an OSC 9), not where the call's output
+    /// ends: output that holds a command's end and, after it, the next
+    /// command's start and end tells each where it is. So the output is
+    /// fed in pieces that end after each BEL or ST (`ESC \`), where a
+    /// notice can be made.
     pub fn process_until(&mut self, data: &[u8], leave_tail: bool, deadline: Option<Instant>) -> usize {
+        let mut taken = 0;
+        loop {
+            let rest = &data[taken..];
+            let piece = notice_end(rest).map_or(rest.len(), |end| end.min(rest.len()));
+            let last = piece == rest.len();
+            let fed = self.process_piece(&rest[..piece], leave_tail && last, deadline);
+            taken += fed;
+            self.place_notices();
+            if last || fed < piece || deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                return taken;
+            }
+        }
+    }
+
+    /// Moves the notices the model made into [`placed`](Self::placed), at
+    /// the offset parsed so far (at most [`limits::MAX_PENDING_NOTICES`]).
+    fn place_notices(&mut self) {
+        let parsed = self.parsed;
+        let made = match &mut self.state {
+            ModelState::Awake(model) => std::mem::take(&mut model.callbacks_mut().notices),
+            ModelState::Asleep(callbacks) => std::mem::take(&mut callbacks.notices),
+        };
+        let room = limits::MAX_PENDING_NOTICES.saturating_sub(self.placed.len());
+        self.placed.extend(made.into_iter().take(room).map(|notice| (parsed, notice)));
+    }
+
+    /// One piece of [`process_until`](Self::process_until).
+    fn process_piece(&mut self, data: &[u8], leave_tail: bool, deadline: Option<Instant>) -> usize {
         let mut shortcut = std::mem::take(&mut self.shortcut);
         let processed = self.guarded(|model| feed(model, &mut shortcut, data, leave_tail, deadline));
         match processed {
@@ -345,10 +384,14 @@ impl TerminalScreen {
 
     /// Terminal notifications seen since the last take.
     pub fn take_notices(&mut self) -> Vec<TerminalNotice> {
-        match &mut self.state {
-            ModelState::Awake(model) => std::mem::take(&mut model.callbacks_mut().notices),
-            ModelState::Asleep(callbacks) => std::mem::take(&mut callbacks.notices),
-        }
+        self.take_placed_notices().into_iter().map(|(_, notice)| notice).collect()
+    }
+
+    /// The notices parsed since the last take, each with the offset just
+    /// past the bytes that made it.
+    pub fn take_placed_notices(&mut self) -> Vec<(u64, TerminalNotice)> {
+        self.place_notices();
+        std::mem::take(&mut self.placed)
     }
 
     /// Records a use of the model: it sleeps only after a quiet spell.
@@ -509,6 +552,20 @@ fn feed(
     done
 }
 
+/// Where the first piece of `data` that may make a notice ends: just past
+/// its first BEL or ST (`ESC \`), which end an OSC sequence (a prompt
+/// mark, an OSC 9 or 777) or are a bell; `None` when it has neither.
+fn notice_end(data: &[u8]) -> Option<usize> {
+    let bell = memchr::memchr(0x07, data);
+    let st = memchr::memmem::find(data, b"\x1b\\");
+    match (bell, st) {
+        (Some(bell), Some(st)) if st < bell => Some(st + 2),
+        (Some(bell), _) => Some(bell + 1),
+        (None, Some(st)) => Some(st + 2),
+        (None, None) => None,
+    }
+}
+
 /// How much output parsed as it is the model takes between two looks at
 /// the clock (see [`feed`]): a few of the costliest sequences.
 const TIMED_SLICE: usize = 128;
@@ -663,6 +720,32 @@ mod tests {
             ]
         );
         assert_eq!(screen.snapshot().text, "$ out", "the marks draw nothing");
+    }
+
+    /// Output that holds one command's end and the next command's start
+    /// and end places each mark where it is, not all where the output
+    /// ends: which turn a mark ends depends on it.
+    #[test]
+    fn each_notice_is_placed_just_past_the_bytes_that_made_it() {
+        let mut screen = TerminalScreen::new(Size { cols: 40, rows: 6 }, 100, b"");
+        let output: &[u8] =
+            b"x\r\n\x1b]133;D;8\x07\x1b]133;A\x07$ \x1b]133;B\x07ls\r\n\x1b]133;C\x1b\\out\x07\r\n\x1b]133;D;4\x07$ ";
+        let end_of = |needle: &[u8]| {
+            100 + (output.windows(needle.len()).position(|window| window == needle).unwrap() + needle.len()) as u64
+        };
+        assert_eq!(screen.process_until(output, false, None), output.len());
+        assert_eq!(
+            screen.take_placed_notices(),
+            [
+                (end_of(b"D;8\x07"), TerminalNotice::CommandFinished(Some(8))),
+                (end_of(b"$ \x1b]133;B\x07"), TerminalNotice::PromptShown),
+                (end_of(b"C\x1b\\"), TerminalNotice::CommandStarted),
+                (end_of(b"out\x07"), TerminalNotice::Bell),
+                (end_of(b"D;4\x07"), TerminalNotice::CommandFinished(Some(4))),
+            ]
+        );
+        assert_eq!(screen.parsed(), 100 + output.len() as u64);
+        assert!(screen.take_placed_notices().is_empty());
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                     let mut screen = pane.awake_screen();
                     let taken = screen.process_until(&data, may_leave_tail, Some(deadline));
                     pane.model.note_title(&screen);
-                    (screen.parsed(), taken, screen.take_notices(), screen.resets())
+                    (screen.parsed(), taken, screen.take_placed_notices(), screen.resets())
                 };
                 let out_of_time = std::time::Instant::now() >= deadline;
                 budget.took(taken, data.len(), began.elapsed(), out_of_time && taken < data.len());
@@ -53,7 +53,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 pane.capture_reference_from_output(&data[..taken]);
                 if !notices.is_empty() {
                     crate::jitter::at(crate::jitter::Point::NoticesParsed).await;
-                    pane.record_terminal_notices(&notices, now_parsed);
+                    pane.record_terminal_notices(&notices);
                 }
                 if taken < data.len() && !out_of_time {
                     // A flood's last screenful was left: more of the flood

@@ -106,7 +106,10 @@ impl Pane {
         true
     }
 
-    pub(super) fn record_terminal_notices(self: &Arc<Self>, notices: &[TerminalNotice], offset: u64) {
+    /// Tells the turns of terminal notices, each at the offset just past
+    /// the bytes that made it.
+    pub(super) fn record_terminal_notices(self: &Arc<Self>, placed: &[(u64, TerminalNotice)]) {
+        let notices: Vec<&TerminalNotice> = placed.iter().map(|(_, notice)| notice).collect();
         // The last of the shell's marks says whether its line editor reads;
         // told before the prompt count, so that a waiter woken by a new
         // prompt never sees the line editor of the prompt before it.
@@ -122,10 +125,10 @@ impl Pane {
         if prompts > 0 && self.completion() == CompletionSignal::ShellIntegration {
             self.progress.add_prompts(prompts as u64);
         }
-        for notice in notices {
+        for (offset, notice) in placed {
             let (reported, ready) = {
                 let mut turns = lock(&self.turns);
-                (turns.terminal_notice(notice, offset), turns.ready_for_input())
+                (turns.terminal_notice(notice, *offset), turns.ready_for_input())
             };
             if ready && !self.progress.get().ready_for_input {
                 // The shell's first prompt: submissions waiting for it go
