@@ -44,8 +44,8 @@ pub fn candidate(bin_dir: &Path) -> (Option<Installed>, Outcome) {
     (Some(installed), Outcome::pass(format!("the candidate in {}, as staged: nothing installed", bin_dir.display())))
 }
 
-/// Whether `runtime`'s evidence record pins a version (on npm or PyPI):
-/// it installs here, and the live proof runs it.
+/// Whether `runtime`'s evidence record pins a version (on npm or PyPI).
+#[cfg(test)]
 pub fn is_pinned(repo: &Path, runtime: &str) -> bool {
     let path = repo.join("adapters/evidence").join(format!("{runtime}.json"));
     std::fs::read_to_string(path)

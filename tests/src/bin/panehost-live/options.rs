@@ -1,16 +1,19 @@
 //! The command line.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The runtimes that install here, in the order they run: the built-in
-/// runtimes (in their order) whose evidence record pins a version
-/// (`adapters/evidence/<id>.json`, `pinned_version`). That fact lives in
-/// each runtime's own file, not in a list here.
-pub fn live_runtimes(repo: &Path) -> Vec<String> {
+/// runtimes (in their order) whose descriptor names the npm package or
+/// PyPI distribution they are published as. That fact lives in each
+/// runtime's own file, not in a list here; each has its pin in its
+/// evidence record (`adapters/evidence/<id>.json`), as a test checks.
+/// Nothing is read from the disk: the canary runs this program in a
+/// sandbox where the repository may be hidden.
+pub fn live_runtimes() -> Vec<String> {
     panehost_adapters::runtimes::built_in()
         .into_iter()
+        .filter(|descriptor| descriptor.npm_package.is_some() || descriptor.pypi_distribution.is_some())
         .map(|descriptor| descriptor.id)
-        .filter(|id| crate::install::is_pinned(repo, id))
         .collect()
 }
 
@@ -104,7 +107,7 @@ impl Options {
             match flag.as_str() {
                 "--runtime" => {
                     let id = value()?;
-                    let live = live_runtimes(&options.repo);
+                    let live = live_runtimes();
                     if !live.contains(&id) {
                         return Err(format!("--runtime: {id:?} is not one of {}", live.join(", ")));
                     }
@@ -133,7 +136,7 @@ impl Options {
         if options.comparison.is_some() && options.expect.is_none() {
             return Err("--comparison needs --expect (the records to compare with)".into());
         }
-        let live = live_runtimes(&options.repo);
+        let live = live_runtimes();
         if options.runtimes.is_empty() {
             options.runtimes = live;
         } else {
@@ -157,12 +160,16 @@ fn absolute(path: String) -> PathBuf {
 mod tests {
     use super::*;
 
-    /// The live runtimes are the built-in runtimes whose evidence record
-    /// pins a version, npm and PyPI alike, and no other.
+    /// The live runtimes are the built-in runtimes published on npm or
+    /// PyPI, and each has its pin in its evidence record: exactly the
+    /// records that pin a version.
     #[test]
     fn the_live_runtimes_are_those_whose_evidence_pins_a_version() {
         let options = Options::parse(std::iter::empty()).expect("no arguments");
-        let live = live_runtimes(&options.repo);
+        let live = live_runtimes();
+        for id in &live {
+            assert!(crate::install::is_pinned(&options.repo, id), "{id} has no pinned evidence record");
+        }
         assert_eq!(options.runtimes, live, "all of them by default");
         for pinned in ["codex", "claude", "qwen", "kimi", "hermes"] {
             assert!(live.iter().any(|id| id == pinned), "{pinned} in {live:?}");
