@@ -807,8 +807,12 @@ fn an_ask_after_a_command_with_a_line_typed_ahead_is_answered_by_its_own_command
     let mut refused = 0;
     for round in 0..12 {
         let first = format!("first-{round}\r\n");
-        // A command that runs a while, and a line typed while it runs.
-        for text in [format!("sleep 0.6; printf 'first-%s\\n' {round}"), format!("printf 'ahead-%s\\n' {round}")] {
+        // A command that runs a while, and a line typed, its Enter too,
+        // while it runs: the sleep outlasts the jitter after the first
+        // Enter (300 ms at most) and the second line's settle. (A line
+        // whose Enter comes as the command ends is the moment still open,
+        // RELIABILITY.md section 6.)
+        for text in [format!("sleep 1.5; printf 'first-%s\\n' {round}"), format!("printf 'ahead-%s\\n' {round}")] {
             send_answered(&mut conn, SendParams { pane: pane.clone(), text, enter: true, ..Default::default() }, round);
         }
         conn.follow_until(subscription, &mut seen, |seen| ended_after(seen, &first) >= 1);

@@ -125,11 +125,18 @@ impl Pane {
         if prompts > 0 && self.completion() == CompletionSignal::ShellIntegration {
             self.progress.add_prompts(prompts as u64);
         }
-        for (offset, notice) in placed {
-            let (reported, ready) = {
-                let mut turns = lock(&self.turns);
-                (turns.terminal_notice(notice, *offset), turns.ready_for_input())
-            };
+        // The turns learn of the whole batch under one lock: nobody sees
+        // the state between two marks of one output (a command's end, then
+        // a prompt begun with a line waiting, which opens that line's
+        // turn), and what they report is published after.
+        let learned: Vec<(Reported, bool)> = {
+            let mut turns = lock(&self.turns);
+            placed
+                .iter()
+                .map(|(offset, notice)| (turns.terminal_notice(notice, *offset), turns.ready_for_input()))
+                .collect()
+        };
+        for (reported, ready) in learned {
             if ready && !self.progress.get().ready_for_input {
                 // The shell's first prompt: submissions waiting for it go
                 // ahead, and its activity (now idle) is news.
