@@ -398,6 +398,58 @@ fn an_install_script_that_needs_the_network_blocks_the_run() {
     assert!(report["probes"].as_array().unwrap().is_empty(), "nothing of the candidate ran");
 }
 
+/// A stand-in for npm whose grok names a native part per platform as an
+/// optional dependency, `grok-native` (published for every machine), and
+/// whose install leaves it out the first FIRST_MISSING times, as npm does
+/// with one it could not fetch. Like codex, the staged grok fails
+/// without its native part.
+const FAKE_NPM_LEAVING_OUT: &str = r#"case "$1" in
+  view) case " $* " in *" os cpu libc "*) echo '{}' ;; *) echo 9.9.9 ;; esac ;;
+  install)
+    prefix="$3"
+    echo x >> "$prefix/installs"
+    mkdir -p "$prefix/node_modules/.bin" "$prefix/node_modules/@vibe-kit/grok-cli"
+    echo '{"version": "9.9.9", "optionalDependencies": {"grok-native": "npm:@vibe-kit/grok-cli@9.9.9-native"}}' \
+      > "$prefix/node_modules/@vibe-kit/grok-cli/package.json"
+    if [ "$(wc -l < "$prefix/installs")" -gt FIRST_MISSING ]; then
+      mkdir -p "$prefix/node_modules/grok-native"; echo '{}' > "$prefix/node_modules/grok-native/package.json"
+    fi
+    printf '#!/bin/sh\ncase "$1" in --version) [ -f "$(dirname "$0")/../grok-native/package.json" ] || { echo "Missing optional dependency grok-native" >&2; exit 1; }; echo 9.9.9 ;; --help) echo "Usage: grok [options]"; echo "  -m, --model <model>" ;; esac\n' > "$prefix/node_modules/.bin/grok"
+    chmod +x "$prefix/node_modules/.bin/grok" ;;
+  rebuild) ;;
+  *) exit 2 ;;
+esac"#;
+
+fn judge_grok_with(npm: &str) -> (Outcome, Value) {
+    let dirs = CanaryDirs::new();
+    let bin = FakeBin::new();
+    bin.script("npm", npm);
+    let mut command = dirs.command(None, &["--runtime", "grok", "--version", "9.9.9", "--json"]);
+    command.env("PATH", format!("{}:/usr/bin:/bin", bin.dir.path().display()));
+    let outcome = run_to_end_within(command, None, CANARY_WAIT);
+    let report = report_of(&outcome);
+    (outcome, report)
+}
+
+#[test]
+fn an_optional_dependency_npm_left_out_is_fetched_again_or_blocks_the_run() {
+    if !sandbox_available() {
+        return; // staging runs in the sandbox; without it every verdict is BLOCKED
+    }
+    // Left out once: the second install fetches it, and the candidate is judged.
+    let (outcome, report) = judge_grok_with(&FAKE_NPM_LEAVING_OUT.replace("FIRST_MISSING", "1"));
+    assert_eq!(report["verdict"], "PASS", "{report:#}");
+    assert_eq!(outcome.code(), Some(0), "{outcome:?}");
+    // Left out every time: nothing is judged, and the finding names it.
+    let (outcome, report) = judge_grok_with(&FAKE_NPM_LEAVING_OUT.replace("FIRST_MISSING", "9"));
+    assert_eq!(outcome.code(), Some(5), "{outcome:?}");
+    assert_eq!(report["verdict"], "BLOCKED");
+    let blocked = findings(&report, "blocked");
+    assert!(blocked[0].starts_with("staging failed: npm install left out grok-native"), "{blocked:?}");
+    assert!(blocked[0].contains("(@vibe-kit/grok-cli@9.9.9-native)"), "{blocked:?}");
+    assert!(report["probes"].as_array().unwrap().is_empty(), "nothing of the candidate ran");
+}
+
 /// What a candidate that goes after the user's files does at each step
 /// (`$1` names the step): it reads a secret in the home by its absolute
 /// path and prints it, and plants a file in the home and in the state

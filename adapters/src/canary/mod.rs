@@ -24,6 +24,7 @@ pub mod clock;
 pub mod installed;
 pub mod npm;
 mod offline_probes;
+pub mod optional_dependencies;
 pub mod report;
 pub mod staging;
 pub mod verdict;

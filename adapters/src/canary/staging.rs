@@ -11,6 +11,9 @@
 //! 1. `npm install --prefix SCRATCH --ignore-scripts PACKAGE@VERSION`, with
 //!    the network and the registry settings of the caller's environment:
 //!    the only step that has them, and it runs no code of the package.
+//!    An optional dependency published for this machine that npm left out
+//!    (it skips one it cannot fetch, [`optional_dependencies`]) is fetched
+//!    by a second install, or staging is blocked.
 //! 2. `npm rebuild --prefix SCRATCH --offline`, without a network, with a
 //!    scrubbed environment: the package's install scripts (which put a
 //!    native binary in place for some CLIs) run without a network or the
@@ -18,6 +21,7 @@
 //!    instead.
 
 use crate::canary::npm::{npm_command, NpmRun, NpmStep};
+use crate::canary::optional_dependencies::{self, LeftOut};
 use crate::descriptor::{Descriptor, Executable};
 use crate::probe::{describe_exit, ProbeError};
 use crate::sandbox::{Sandbox, SandboxNetwork};
@@ -100,6 +104,19 @@ pub fn stage_npm(
     let spec = format!("{package}@{version}");
     let install = ["install", "--prefix", &prefix, "--no-fund", "--no-audit", "--ignore-scripts", "--no-save", &spec];
     expect_success(npm_command(npm, &install, NpmStep::Install(&sandbox)), "npm install --ignore-scripts")?;
+    // npm skips an optional dependency it could not fetch and still exits 0:
+    // one more install fetches what the first left out, else nothing is judged.
+    if !left_out_for_this_machine(scratch, package, npm)?.is_empty() {
+        expect_success(npm_command(npm, &install, NpmStep::Install(&sandbox)), "npm install --ignore-scripts")?;
+        let missing = left_out_for_this_machine(scratch, package, npm)?;
+        if let Some(first) = missing.first() {
+            return Err(StagingError::Blocked(format!(
+                "npm install left out {} ({}), an optional dependency published for this machine, twice: \
+                 npm skips one it cannot fetch and exits 0, and the candidate would run without it",
+                first.name, first.spec
+            )));
+        }
+    }
     let rebuild = ["rebuild", "--prefix", &prefix, "--offline", "--foreground-scripts"];
     expect_success(npm_command(npm, &rebuild, NpmStep::Scripts(&sandbox)), "npm rebuild (install scripts, offline)")?;
     let bin_dir = scratch.join("node_modules").join(".bin");
@@ -116,6 +133,22 @@ pub fn stage_npm(
         scratch: Some(scratch.to_path_buf()),
         package_version: installed_version(scratch, package),
     })
+}
+
+/// The optional dependencies of `package` in `scratch` published for this
+/// machine that are not on disk ([`optional_dependencies`]), asked of the
+/// registry as any `npm view`.
+fn left_out_for_this_machine(scratch: &Path, package: &str, npm: &NpmRun<'_>) -> Result<Vec<LeftOut>, StagingError> {
+    let mut ask_registry = |spec: &str| {
+        let run = npm_command(npm, &["view", spec, "os", "cpu", "libc", "--json"], NpmStep::Query)
+            .map_err(|err| err.to_string())?;
+        if run.succeeded() {
+            Ok(run.stdout)
+        } else {
+            Err(format!("npm view {spec}: {}", run.text().lines().last().unwrap_or("no answer")))
+        }
+    };
+    optional_dependencies::left_out(scratch, package, &mut ask_registry).map_err(StagingError::Blocked)
 }
 
 /// A binary candidate, probed where it is.

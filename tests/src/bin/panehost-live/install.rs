@@ -11,6 +11,7 @@
 //! this runner must not touch, so the runner does the install step alone.)
 
 use crate::outcome::Outcome;
+use panehost_adapters::canary::optional_dependencies::{self, LeftOut};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -102,46 +103,48 @@ pub fn ensure(repo: &Path, cache: &Path, runtime: &str) -> (Option<Installed>, O
         let (name, version) = spec.rsplit_once('@').unwrap_or((spec, ""));
         installed_version(&prefix, name).as_deref() == Some(version)
     };
-    let already = holds(&spec) && pin.extra.iter().all(|extra| holds(extra));
+    let mut already = holds(&spec) && pin.extra.iter().all(|extra| holds(extra));
     let mut specs = vec![spec.clone()];
     specs.extend(pin.extra.iter().cloned());
     let spec = specs.join(" ");
-    if !already {
+    // npm skips an optional dependency it could not fetch (codex's native
+    // program) and exits 0: a cache holding such an install is made again,
+    // and one more install is tried before the step fails.
+    let mut attempts = 0;
+    loop {
+        if already {
+            match left_out(&prefix, &pin.package) {
+                Ok(missing) if missing.is_empty() => break,
+                Ok(missing) if attempts >= 2 => {
+                    return (
+                        None,
+                        Outcome::fail(format!(
+                            "npm install --prefix <cache>/{runtime} {spec} left out {} twice: an optional \
+                             dependency published for this machine (npm skips one it cannot fetch and exits 0)",
+                            missing.iter().map(|one| one.spec.as_str()).collect::<Vec<_>>().join(", ")
+                        )),
+                    );
+                }
+                Ok(missing) => eprintln!(
+                    "[live] {runtime}: the install lacks {}; installing again",
+                    missing.iter().map(|one| one.name.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+                // Offline, a cached install is used as it is.
+                Err(error) if attempts == 0 => {
+                    eprintln!("[live] {runtime}: cannot check the cached install's parts ({error}); using it");
+                    break;
+                }
+                Err(error) => return (None, Outcome::fail(format!("cannot check the install's parts: {error}"))),
+            }
+        }
         eprintln!("[live] {runtime}: installing {spec} into {}", prefix.display());
-        if let Err(error) = std::fs::create_dir_all(&prefix) {
-            return (None, Outcome::fail(format!("cannot create <cache>/{runtime}: {error}")));
+        if let Err(failure) = npm_install(&prefix, runtime, &pin, &specs) {
+            return (None, failure);
         }
-        if !pin.allow_scripts.is_empty() {
-            if let Err(error) = allow_scripts(&prefix, &pin.allow_scripts) {
-                return (None, Outcome::fail(format!("cannot write <cache>/{runtime}/package.json: {error}")));
-            }
-        }
-        let output = Command::new("npm")
-            .args(["install", "--prefix"])
-            .arg(&prefix)
-            .args(["--no-fund", "--no-audit"])
-            .args(&specs)
-            .env("DISABLE_AUTOUPDATER", "1")
-            .stdin(Stdio::null())
-            .output();
-        match output {
-            Ok(output) if output.status.success() => {}
-            Ok(output) => {
-                let text = String::from_utf8_lossy(&output.stderr);
-                let tail: Vec<&str> = text.lines().rev().take(8).collect();
-                let tail: Vec<&str> = tail.into_iter().rev().collect();
-                return (
-                    None,
-                    Outcome::fail(format!(
-                        "npm install --prefix <cache>/{runtime} --no-fund --no-audit {spec} failed ({}): {}",
-                        output.status,
-                        tail.join(" / ")
-                    )),
-                );
-            }
-            Err(error) => return (None, Outcome::fail(format!("cannot run npm: {error}"))),
-        }
+        attempts += 1;
+        already = true;
     }
+    let already = attempts == 0;
     if !bin_dir.join(&pin.executable).exists() {
         return (
             None,
@@ -153,6 +156,56 @@ pub fn ensure(repo: &Path, cache: &Path, runtime: &str) -> (Option<Installed>, O
     }
     let how = if already { "already in the cache" } else { "installed with npm install --prefix <cache>/<runtime>" };
     (Some(Installed { bin_dir }), Outcome::pass(format!("{spec}: {how}")))
+}
+
+/// `npm install --prefix PREFIX --no-fund --no-audit SPECS`, after
+/// writing the `allowScripts` the pin names.
+fn npm_install(prefix: &Path, runtime: &str, pin: &Pin, specs: &[String]) -> Result<(), Outcome> {
+    let spec = specs.join(" ");
+    std::fs::create_dir_all(prefix)
+        .map_err(|error| Outcome::fail(format!("cannot create <cache>/{runtime}: {error}")))?;
+    if !pin.allow_scripts.is_empty() {
+        allow_scripts(prefix, &pin.allow_scripts)
+            .map_err(|error| Outcome::fail(format!("cannot write <cache>/{runtime}/package.json: {error}")))?;
+    }
+    let output = Command::new("npm")
+        .args(["install", "--prefix"])
+        .arg(prefix)
+        .args(["--no-fund", "--no-audit"])
+        .args(specs)
+        .env("DISABLE_AUTOUPDATER", "1")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|error| Outcome::fail(format!("cannot run npm: {error}")))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(&output.stderr);
+    let tail: Vec<&str> = text.lines().rev().take(8).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    Err(Outcome::fail(format!(
+        "npm install --prefix <cache>/{runtime} --no-fund --no-audit {spec} failed ({}): {}",
+        output.status,
+        tail.join(" / ")
+    )))
+}
+
+/// The optional dependencies of `package` under `prefix` published for
+/// this machine that npm left out, asked of the registry with `npm view`.
+fn left_out(prefix: &Path, package: &str) -> Result<Vec<LeftOut>, String> {
+    let mut ask_registry = |spec: &str| {
+        let output = Command::new("npm")
+            .args(["view", spec, "os", "cpu", "libc", "--json"])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|error| format!("cannot run npm: {error}"))?;
+        if output.status.success() {
+            Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+        } else {
+            Err(format!("npm view {spec}: {}", String::from_utf8_lossy(&output.stderr).trim()))
+        }
+    };
+    optional_dependencies::left_out(prefix, package, &mut ask_registry)
 }
 
 /// Lets the install scripts of `names` run: `allowScripts` in the prefix's
