@@ -159,6 +159,11 @@ pub(crate) const READY_QUIET: Duration = Duration::from_millis(500);
 /// How long an interrupt at a shell's idle prompt waits for the prompt to
 /// be drawn again (its mark), before it answers.
 pub(crate) const PROMPT_REDRAW_WAIT: Duration = Duration::from_millis(1000);
+/// An interrupt whose command ended on its own sends its keys again at the
+/// prompt once the shell's output has been quiet this long (whatever the
+/// first keys made it print is told by then), and lets the input line go
+/// after as long a quiet.
+pub(crate) const STRAY_INTERRUPT_QUIET: Duration = Duration::from_millis(200);
 /// How often an interrupt at a shell's idle prompt asks the kernel whether
 /// the shell's wait for input has begun.
 pub(crate) const LINE_EDITOR_POLL: Duration = Duration::from_millis(2);

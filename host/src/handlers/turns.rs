@@ -209,6 +209,69 @@ async fn prompt_redrawn(pane: &Pane, prompts: u64) {
     line_editor_reading(pane).await;
 }
 
+/// The status a shell gives a command a Ctrl-C ended: 128 + SIGINT.
+const SIGINT_STATUS: u32 = 130;
+
+/// True when the turn an interrupt was meant for ended on its own: a
+/// shell's command that ended with a status other than a Ctrl-C's (130),
+/// so the keys came too late for it.
+fn turn_ended_on_its_own(pane: &Pane, first_seq: u64) -> bool {
+    if pane.completion() != CompletionSignal::ShellIntegration {
+        return false;
+    }
+    matches!(
+        completed_since(pane, first_seq, None),
+        Some(TurnSignal { event: Event::TurnCompleted { exit_code, .. }, .. }) if exit_code != Some(SIGINT_STATUS)
+    )
+}
+
+/// The keys again, at the prompt, for an interrupt whose command ended on
+/// its own ([`turn_ended_on_its_own`]): the first keys then reached the
+/// shell between two commands, and bash can hold such a Ctrl-C and act on
+/// it only once the next line is read, taking that line's first byte with
+/// it (`bash: rintf: command not found`; the schedule explorer, seed
+/// 1960887051468556976; with a Ctrl-C within 250 µs of a command's end
+/// mark, 20 times in 200: `shell_interrupts.rs`). Keys
+/// sent once the line editor waits for input are acted on at once, a held
+/// Ctrl-C with them, and clear only an empty line; their prompt is waited
+/// for, as for any interrupt at an idle prompt, with the input line still
+/// held. Not sent when the first keys were acted on at the prompt (an end
+/// mark of their own came). Returns the step's detail and what was
+/// observed; `None` when nothing was sent.
+async fn interrupt_the_prompt_again(
+    pane: &Pane,
+    held: &InputTurn,
+    keys: &[u8],
+    prompts_before_keys: u64,
+) -> Option<(String, String)> {
+    // Until the shell waits for input, and what it printed by then is told.
+    let settled = async {
+        line_editor_reading(pane).await;
+        blocked_reading(pane).await;
+        pane.wait_output_quiet(limits::STRAY_INTERRUPT_QUIET, limits::PROMPT_REDRAW_WAIT).await;
+    };
+    let _ = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT * 2, settled).await;
+    let prompts = pane.current_progress().prompts;
+    if prompts > prompts_before_keys + 1 {
+        // An end mark after the command's own: the keys were acted on at
+        // the prompt already, and nothing is held.
+        return None;
+    }
+    pane.write_input(held, keys, limits::INPUT_TIMEOUT).await.ok()?;
+    let redrawn = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT, prompt_redrawn(pane, prompts)).await.is_ok();
+    // A first Ctrl-C acted on at the prompt just now has an end mark of
+    // its own, which may come a moment after this one: it is let come
+    // before the input line is let go, for no `ask` to take it for its own.
+    pane.wait_output_quiet(limits::STRAY_INTERRUPT_QUIET, limits::PROMPT_REDRAW_WAIT).await;
+    let detail = format!("{} again, at the prompt: the command had ended on its own", keys.escape_ascii());
+    let observed = if redrawn {
+        "the prompt was drawn again".to_owned()
+    } else {
+        format!("no prompt within {} ms", limits::PROMPT_REDRAW_WAIT.as_millis())
+    };
+    Some((detail, observed))
+}
+
 /// Returns once a shell with prompt marks has drawn its prompt since its
 /// last command (its `B` mark, drawn after its line editor has taken over
 /// its signals; bracketed paste comes on a moment before that, and input
@@ -459,7 +522,7 @@ pub(crate) async fn handle_interrupt(
     // interrupt (another interrupt, the next ask) meets the program as the
     // interrupt leaves it, not a turn still ending (it was refused with
     // TURN_IN_PROGRESS, or its Ctrl-C landed between two commands).
-    let _held = turn;
+    let held = turn;
     let presses = if pane.interrupt_presses() > 1 { format!(" x{}", pane.interrupt_presses()) } else { String::new() };
     step(action::KEYS, format!("{}{presses}", keys.escape_ascii()), &mut steps);
 
@@ -488,6 +551,12 @@ pub(crate) async fn handle_interrupt(
     if let Some(outcome) =
         conclude(&pane, confirmation, outcome::TURN_CANCELLED, &mut |action, detail| step(action, detail, &mut steps))
     {
+        if turn_ended_on_its_own(&pane, first_seq) {
+            if let Some((detail, observed)) = interrupt_the_prompt_again(&pane, &held, &keys, prompts).await {
+                step(action::KEYS, detail, &mut steps);
+                step(action::OBSERVED, observed, &mut steps);
+            }
+        }
         return report(outcome, steps, None);
     }
     if pane.completion() == CompletionSignal::Unobserved {

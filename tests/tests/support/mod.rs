@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod bash;
 pub mod command;
 
 use panehost_ipc::{
