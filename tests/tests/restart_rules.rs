@@ -380,8 +380,18 @@ impl Numbered {
 fn a_follower_sees_every_line_once_across_three_killed_hosts() {
     let mut host = TestHost::start();
     let mut conn = host.connect(Encoding::Json);
-    let script = "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); echo n-$i; done; echo all-printed; exec sleep 1000";
-    let pane = conn.start(start_params("shell", &["sh", "-c", script])).id;
+    // The last 500 lines wait for the test (for `go`): printed before the
+    // last kill, they could all be in the read that host had in hand, and
+    // with them the gap would swallow the end the follower waits for (a
+    // loaded machine once: 20 s with no event).
+    let go = host.home.join("go");
+    let script = format!(
+        "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); echo n-$i; \
+         if [ $i -eq 19500 ]; then while [ ! -e '{}' ]; do sleep 0.02; done; fi; done; \
+         echo all-printed; exec sleep 1000",
+        go.display()
+    );
+    let pane = conn.start(start_params("shell", &["sh", "-c", &script])).id;
     let mut subscription = conn.subscribe(&pane, Some(0)).subscription;
     let mut seen = Numbered::default();
     let follow = |conn: &mut Connection, subscription: u64, seen: &mut Numbered, until: u64| {
@@ -406,6 +416,7 @@ fn a_follower_sees_every_line_once_across_three_killed_hosts() {
         }
         subscription = resumed.subscription;
     }
+    std::fs::write(&go, "").unwrap();
     follow(&mut conn, subscription, &mut seen, 20_000);
 
     let numbers = &seen.numbers;
