@@ -164,6 +164,10 @@ pub(crate) const PROMPT_REDRAW_WAIT: Duration = Duration::from_millis(1000);
 /// first keys made it print is told by then), and lets the input line go
 /// after as long a quiet.
 pub(crate) const STRAY_INTERRUPT_QUIET: Duration = Duration::from_millis(200);
+/// How long an `ask` at a shell that looks idle waits for it to wait for
+/// input (a line typed ahead and not read yet is read first), or for a
+/// turn to open, before it goes ahead.
+pub(crate) const SHELL_READING_WAIT: Duration = Duration::from_millis(1000);
 /// How often an interrupt at a shell's idle prompt asks the kernel whether
 /// the shell's wait for input has begun.
 pub(crate) const LINE_EDITOR_POLL: Duration = Duration::from_millis(2);

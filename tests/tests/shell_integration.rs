@@ -629,3 +629,48 @@ fn an_ask_right_after_a_command_typed_as_keys_is_answered_by_its_own_command() {
     conn.ok(Request::Close { pane });
     host.stop();
 }
+
+/// A line typed ahead as keys whose Enter comes after the prompt looked
+/// for a waiting line (`read -t 0`; here while a prompt command sleeps,
+/// after the marks): the prompt says no line waits, and the pane looks
+/// idle until bash reads the line. An `ask` typed then ran after that line
+/// and took its end for its own (exit 0, the line's output). The ask now
+/// waits until bash waits for input, or the line's command has started
+/// (then it is told `TURN_IN_PROGRESS`).
+#[test]
+fn an_ask_while_a_line_typed_ahead_is_not_read_yet_is_answered_by_its_own_command() {
+    let host = TestHost::start_with_env(&[("SHELL", "/bin/bash")]);
+    std::fs::write(host.home.join(".bashrc"), "PS1='ready> '\nPROMPT_COMMAND='sleep 0.5'\n").unwrap();
+    let mut conn = host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &[])).id;
+    let (subscription, mut seen) = conn.follow_from_start_until(&pane, "ready> ");
+    let keys = |text: String| SendParams { pane: pane.clone(), bytes: text.into_bytes().into(), ..Default::default() };
+    for round in 0..3 {
+        send_answered(&mut conn, keys(format!("printf 'first-%s\\n' {round}\r")), round);
+        // Its end mark is out: bash has looked for a waiting line, and
+        // sleeps in the prompt command.
+        let end = format!("first-{round}\r\n\x1b]133;D;0");
+        conn.follow_until(subscription, &mut seen, |seen| seen.text().contains(&end));
+        send_answered(&mut conn, keys(format!("printf 'ahead-%s\\n' {round}; sleep 1\r")), round);
+        let text = format!("printf 'asked-%s\\n' {round}; (exit 4)");
+        let report = match ask_answer(&mut conn, &pane, &text) {
+            Ok(Response::Answered(report)) => report,
+            Err(error) if error.code == "TURN_IN_PROGRESS" => {
+                let mut inspect = host.connect(Encoding::Json);
+                wait_for(&format!("round {round}: the typed-ahead line's command to end"), || {
+                    let Response::Inspected(detail) = inspect.ok(Request::Inspect { pane: pane.clone() }) else {
+                        panic!()
+                    };
+                    (detail.pane.activity == "idle").then_some(()).ok_or(detail.pane.activity)
+                });
+                ask(&mut conn, &pane, &text)
+            }
+            other => panic!("round {round}: {other:?}"),
+        };
+        assert_eq!(report.exit_code, Some(4), "round {round}: {report:?}");
+        assert!(report.added_text.contains(&format!("asked-{round}")), "round {round}: {report:?}");
+        assert!(!report.added_text.contains("ahead-"), "round {round}: {report:?}");
+    }
+    conn.ok(Request::Close { pane });
+    host.stop();
+}

@@ -190,12 +190,64 @@ async fn raw_mode(pane: &Pane) {
 }
 
 /// Returns once the pane's process (a shell at its prompt) sleeps in its
-/// wait for input, as far as the kernel says (at once when it does not),
-/// or the pane is over. Looked at every [`LINE_EDITOR_POLL`].
+/// wait for input, as far as the kernel says, or the pane is over.
 async fn blocked_reading(pane: &Pane) {
-    let pid = pane.info().pid;
-    while crate::input_wait::waits_for_input(pid) == Some(false) && !pane.current_progress().over() {
+    waiting_for_input(pane.info().pid, || pane.current_progress().over()).await;
+}
+
+/// Returns true once process `pid` sleeps in a wait for input, as far as
+/// the kernel says; false once `stop()` is true (looked at first). Looked
+/// at every [`LINE_EDITOR_POLL`]. The kernel's answer is read from two
+/// files: a process that wakes between them reads as sleeping with no
+/// place (not known), which happens now and then; only a kernel that says
+/// so [`HIDDEN_WAIT_LOOKS`] times in a row is taken to hide where its
+/// processes sleep, and is not waited for.
+async fn waiting_for_input(pid: u32, stop: impl Fn() -> bool) -> bool {
+    let mut not_known = 0;
+    loop {
+        if stop() {
+            return false;
+        }
+        match crate::input_wait::waits_for_input(pid) {
+            Some(true) => return true,
+            Some(false) => not_known = 0,
+            None => {
+                not_known += 1;
+                if not_known >= HIDDEN_WAIT_LOOKS {
+                    return true;
+                }
+            }
+        }
         tokio::time::sleep(LINE_EDITOR_POLL).await;
+    }
+}
+
+/// Whether a turn is open, and the sequence number the next turn signal
+/// will have ([`Pane::turn_state`]), read once no turn is open and a shell
+/// waits for input at its prompt, or a turn is open, or
+/// [`limits::SHELL_READING_WAIT`] has passed. A line typed ahead that the
+/// shell has not read yet (keys typed as a command, an attached
+/// terminal's typing; a line whose Enter came after the prompt's `read -t
+/// 0` looked, so the prompt did not say it waits) would run before an
+/// `ask`'s text, and its end would answer the ask. The shell reads such a
+/// line before it waits for input again: once it waits, none is left; if
+/// it read one, that line's command starts, and its turn is told (the
+/// `ask` is then told `TURN_IN_PROGRESS`). A turn that ends while this
+/// waits does not end the wait: the shell may not read yet.
+async fn idle_and_reading(pane: &Pane) -> (bool, u64) {
+    let deadline = Instant::now() + limits::SHELL_READING_WAIT;
+    let pid = pane.info().pid;
+    loop {
+        let (busy, first_seq) = pane.turn_state();
+        let shell = pane.completion() == CompletionSignal::ShellIntegration;
+        if busy || !shell || pane.current_progress().over() || Instant::now() >= deadline {
+            return (busy, first_seq);
+        }
+        let waiting = waiting_for_input(pid, || pane.busy() || pane.current_progress().over());
+        let reading = tokio::time::timeout_at(deadline.into(), waiting).await.unwrap_or(true);
+        if reading {
+            return pane.turn_state();
+        }
     }
 }
 
@@ -208,6 +260,10 @@ async fn prompt_redrawn(pane: &Pane, prompts: u64) {
     let _ = progress.until(|state| state.prompts > prompts || state.over()).await;
     line_editor_reading(pane).await;
 }
+
+/// How many looks in a row that find a sleeping process with no place
+/// it sleeps in mean the kernel hides it ([`waiting_for_input`]).
+const HIDDEN_WAIT_LOOKS: u32 = 5;
 
 /// The status a shell gives a command a Ctrl-C ended: 128 + SIGINT.
 const SIGINT_STATUS: u32 = 130;
@@ -307,7 +363,7 @@ pub(crate) async fn handle_ask(
     // read from the turns themselves, which record a signal a moment
     // before its count is published (the previous ask, answered on seeing
     // its end in the turns, may come back before the count has moved).
-    let (busy, first_seq) = pane.turn_state();
+    let (busy, first_seq) = idle_and_reading(&pane).await;
     if busy {
         return Err(ErrorBody::new(
             ErrorCode::TurnInProgress,
