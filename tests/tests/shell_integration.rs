@@ -5,7 +5,7 @@
 
 mod support;
 
-use panehost_ipc::{Encoding, Event, Request, Response, SendParams};
+use panehost_ipc::{Encoding, Event, Request, Response, SendParams, TurnReport};
 use support::bash::{ask, bash_host};
 use support::command::wait_for;
 use support::*;
@@ -28,6 +28,29 @@ fn ask_answer(
     let (id, answer) = conn.next_answer();
     assert_eq!(id, asked);
     answer
+}
+
+/// The answer to an `ask` of `text`; told `TURN_IN_PROGRESS` (a command
+/// the host did not type runs), asked again once the pane is idle.
+fn ask_once_idle(
+    host: &TestHost,
+    conn: &mut Connection,
+    pane: &panehost_ipc::PaneId,
+    text: &str,
+    round: u32,
+) -> TurnReport {
+    match ask_answer(conn, pane, text) {
+        Ok(Response::Answered(report)) => report,
+        Err(error) if error.code == "TURN_IN_PROGRESS" => {
+            let mut inspect = host.connect(Encoding::Json);
+            wait_for(&format!("round {round}: the running command to end"), || {
+                let Response::Inspected(detail) = inspect.ok(Request::Inspect { pane: pane.clone() }) else { panic!() };
+                (detail.pane.activity == "idle").then_some(()).ok_or(detail.pane.activity)
+            });
+            ask(conn, pane, text)
+        }
+        other => panic!("round {round}: {other:?}"),
+    }
 }
 
 /// The pane's record file.
@@ -607,21 +630,8 @@ fn an_ask_right_after_a_command_typed_as_keys_is_answered_by_its_own_command() {
         let output = format!("keys-{round}\r\n\x1b]133;D;8");
         conn.follow_until(subscription, &mut seen, |seen| seen.text().contains(&output));
         let text = format!("printf 'asked-%s\\n' {round}; (exit 4)");
-        let report = match ask_answer(&mut conn, &pane, &text) {
-            Ok(Response::Answered(report)) => report,
-            // The keys' turn was told in time: asked again once it ends.
-            Err(error) if error.code == "TURN_IN_PROGRESS" => {
-                let mut inspect = host.connect(Encoding::Json);
-                wait_for(&format!("round {round}: the keys' command to end"), || {
-                    let Response::Inspected(detail) = inspect.ok(Request::Inspect { pane: pane.clone() }) else {
-                        panic!()
-                    };
-                    (detail.pane.activity == "idle").then_some(()).ok_or(detail.pane.activity)
-                });
-                ask(&mut conn, &pane, &text)
-            }
-            other => panic!("round {round}: {other:?}"),
-        };
+        // The keys' turn told in time: asked again once it ends.
+        let report = ask_once_idle(&host, &mut conn, &pane, &text, round);
         assert_eq!(report.exit_code, Some(4), "round {round}: {report:?}");
         assert!(report.completed_offset > report.started_offset, "round {round}: {report:?}");
         assert!(report.added_text.contains(&format!("asked-{round}")), "round {round}: {report:?}");
@@ -653,20 +663,7 @@ fn an_ask_while_a_line_typed_ahead_is_not_read_yet_is_answered_by_its_own_comman
         conn.follow_until(subscription, &mut seen, |seen| seen.text().contains(&end));
         send_answered(&mut conn, keys(format!("printf 'ahead-%s\\n' {round}; sleep 1\r")), round);
         let text = format!("printf 'asked-%s\\n' {round}; (exit 4)");
-        let report = match ask_answer(&mut conn, &pane, &text) {
-            Ok(Response::Answered(report)) => report,
-            Err(error) if error.code == "TURN_IN_PROGRESS" => {
-                let mut inspect = host.connect(Encoding::Json);
-                wait_for(&format!("round {round}: the typed-ahead line's command to end"), || {
-                    let Response::Inspected(detail) = inspect.ok(Request::Inspect { pane: pane.clone() }) else {
-                        panic!()
-                    };
-                    (detail.pane.activity == "idle").then_some(()).ok_or(detail.pane.activity)
-                });
-                ask(&mut conn, &pane, &text)
-            }
-            other => panic!("round {round}: {other:?}"),
-        };
+        let report = ask_once_idle(&host, &mut conn, &pane, &text, round);
         assert_eq!(report.exit_code, Some(4), "round {round}: {report:?}");
         assert!(report.added_text.contains(&format!("asked-{round}")), "round {round}: {report:?}");
         assert!(!report.added_text.contains("ahead-"), "round {round}: {report:?}");
