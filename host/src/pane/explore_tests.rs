@@ -18,7 +18,8 @@
 
 use super::fake_keeper::{all_output, behaviour, FakeKeeper, SIZE};
 use super::{Pane, PaneLimits};
-use crate::handlers::turns::{handle_ask, handle_interrupt, handle_send};
+use crate::handlers::interrupt::handle_interrupt;
+use crate::handlers::turns::{handle_ask, handle_send};
 use panehost_adapters::environment::HostEnvironment;
 use panehost_adapters::shell_integration::bash_prompt_marks;
 use panehost_adapters::CompletionSignal;

@@ -3,6 +3,7 @@
 //! once the answer is on its way; or, for a request that may wait, the work
 //! that will answer it, to run beside the connection's other requests.
 
+use crate::handlers::interrupt;
 use crate::handlers::receipt;
 use crate::handlers::terminal_attach;
 use crate::handlers::turns;
@@ -188,7 +189,7 @@ pub(crate) fn handle(host: &Arc<HostState>, context: &mut ConnectionContext, req
             Err(err) => Err(err).into(),
         },
         Request::Interrupt { pane, terminate } => match input_place(&host, &pane) {
-            Ok((pane, place)) => later(turns::handle_interrupt(pane, place, terminate).in_current_span()),
+            Ok((pane, place)) => later(interrupt::handle_interrupt(pane, place, terminate).in_current_span()),
             Err(err) => Err(err).into(),
         },
         Request::Ask { pane, text, timeout_ms } => match input_place(&host, &pane) {
