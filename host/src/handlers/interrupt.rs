@@ -2,7 +2,7 @@
 //! of the turn, quiet output, the program's end), escalating to signals
 //! where nothing does; at a shell, the moments its line editor needs.
 
-use crate::handlers::shell_reading::{blocked_reading, line_editor_reading};
+use crate::handlers::shell_reading::{line_editor_reading, reading_at_its_prompt};
 use crate::handlers::turns::{completed_since, wait_until_ready, write_error};
 use crate::jitter::{self, Point};
 use crate::limits::{self, HEURISTIC_QUIET, INTERRUPT_CONFIRM_WAIT};
@@ -62,8 +62,7 @@ async fn interrupt_the_prompt_again(
 ) -> Option<(String, String)> {
     // Until the shell waits for input, and what it printed by then is told.
     let settled = async {
-        line_editor_reading(pane).await;
-        blocked_reading(pane).await;
+        reading_at_its_prompt(pane).await;
         pane.wait_output_quiet(limits::STRAY_INTERRUPT_QUIET, limits::PROMPT_REDRAW_WAIT).await;
     };
     let _ = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT * 2, settled).await;
@@ -159,11 +158,7 @@ pub(crate) async fn handle_interrupt(
         // 13531805252790857626: a Ctrl-C just after the prompt was drawn
         // was acted on only when the next command came, and took its first
         // byte).
-        let reading = async {
-            line_editor_reading(&pane).await;
-            blocked_reading(&pane).await;
-        };
-        let _ = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT, reading).await;
+        let _ = tokio::time::timeout(limits::PROMPT_REDRAW_WAIT, reading_at_its_prompt(&pane)).await;
     }
     let (was_busy, first_seq) = pane.turn_state();
     let prompts = pane.current_progress().prompts;

@@ -7,9 +7,18 @@ use crate::pane::Pane;
 use panehost_adapters::CompletionSignal;
 use std::time::Instant;
 
+/// Returns once a shell with prompt marks reads at its prompt: its line
+/// editor has drawn the prompt ([`line_editor_reading`]) and the kernel
+/// says it sleeps in its wait for input ([`blocked_reading`]), or the pane
+/// is over. A Ctrl-C sent then is acted on at once.
+pub(super) async fn reading_at_its_prompt(pane: &Pane) {
+    line_editor_reading(pane).await;
+    blocked_reading(pane).await;
+}
+
 /// Returns once the pane's process (a shell at its prompt) sleeps in its
 /// wait for input, as far as the kernel says, or the pane is over.
-pub(super) async fn blocked_reading(pane: &Pane) {
+async fn blocked_reading(pane: &Pane) {
     waiting_for_input(pane.info().pid, || pane.current_progress().over()).await;
 }
 
