@@ -195,12 +195,29 @@ fn a_pane_inherits_no_descriptor_of_the_keeper_or_of_other_panes() {
         // Until it has executed `sleep`, a child still holds what it was
         // forked with (the channel its exec reports a failure on).
         wait_for_exec(child, "sleep");
-        let mut fds: Vec<String> = std::fs::read_dir(format!("/proc/{child}/fd"))
+        assert_eq!(descriptors_once_exec_closed_its_own(child), ["0", "1", "2"], "the descriptors of pane {child}");
+    }
+}
+
+/// The fds process `pid` holds once its exec has closed those marked
+/// close-on-exec. The kernel points `/proc/PID/exe` at the new program
+/// before it closes them, so for a moment after [`wait_for_exec`] the
+/// child still holds the channel its exec reports a failure on. That one
+/// goes within the exec; an fd the child inherited stays for its whole
+/// life, so the listing is read until it is the three standard fds or
+/// [`TIMEOUT`] passes, and the last listing is returned.
+fn descriptors_once_exec_closed_its_own(pid: i32) -> Vec<String> {
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    loop {
+        let mut fds: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
             .unwrap()
             .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         fds.sort();
-        assert_eq!(fds, ["0", "1", "2"], "the descriptors of pane {child}");
+        if fds == ["0", "1", "2"] || std::time::Instant::now() >= deadline {
+            return fds;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
 
