@@ -477,8 +477,8 @@ impl Client {
     }
 
     /// Follows every pane of the host: the panes now, and a stream of
-    /// their news (`pane_started`, `pane_activity`, `pane_exited`,
-    /// `pane_ended`, and `pane_list` after falling behind). Each event
+    /// their news (`pane_started`, `pane_activity`, `pane_changed`,
+    /// `pane_exited`, `pane_ended`, and `pane_list` after falling behind). Each event
     /// states a pane's new state and may repeat what the list showed.
     ///
     /// # Errors

@@ -118,7 +118,8 @@ impl FollowCursor {
             | Event::PaneActivity { .. }
             | Event::PaneExited { .. }
             | Event::PaneEnded { .. }
-            | Event::PaneList { .. }) => Some(other),
+            | Event::PaneList { .. }
+            | Event::PaneChanged { .. }) => Some(other),
         }
     }
 }

@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 
 /// Every pane's news, in the order the host sent it: `pane_started`,
-/// `pane_activity`, `pane_exited`, `pane_ended`, and, after the host found
+/// `pane_activity`, `pane_changed`, `pane_exited`, `pane_ended`, and, after the host found
 /// the stream too far behind, `pane_list` with every pane (events follow
 /// on from it). It ends (yields `None`) after [`Event::Ended`], or earlier
 /// when the connection is lost; [`WatchStream::is_ended`] tells the two

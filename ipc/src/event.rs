@@ -47,6 +47,7 @@ pub const STREAMS: &[(&str, &[&str])] = &[
     ("pane_exited", &[stream::WATCH]),
     ("pane_ended", &[stream::WATCH]),
     ("pane_list", &[stream::WATCH]),
+    ("pane_changed", &[stream::WATCH]),
 ];
 
 /// How a subscription's stream begins.
@@ -203,6 +204,17 @@ pub enum Event {
         /// How many events were dropped.
         missed: u64,
     },
+    /// On a `watch` subscription (revision 8): a pane's size or window
+    /// title changed; both are stated as they are now.
+    PaneChanged {
+        /// The pane.
+        pane: PaneId,
+        /// Its terminal's size now.
+        size: Size,
+        /// Its window title now (as `list` shows it; empty when the
+        /// program set none).
+        title: String,
+    },
 }
 
 impl Event {
@@ -223,6 +235,7 @@ impl Event {
             Event::PaneExited { .. } => "pane_exited",
             Event::PaneEnded { .. } => "pane_ended",
             Event::PaneList { .. } => "pane_list",
+            Event::PaneChanged { .. } => "pane_changed",
         }
     }
 

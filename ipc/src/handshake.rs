@@ -37,7 +37,9 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// enforces it), `RuntimeInfo.version_refused`, `.package` and
 /// `.fingerprint`, and `Receipt.fingerprint` (a receipt is bound to the
 /// installed package, not only the launcher).
-pub const PROTOCOL_REVISION: u32 = 7;
+/// Revision 8: the `pane_changed` event on a `watch` (a pane's size or
+/// window title changed).
+pub const PROTOCOL_REVISION: u32 = 8;
 
 /// The revision a `Hello` or `Welcome` without one speaks.
 fn first_revision() -> u32 {

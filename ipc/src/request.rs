@@ -165,7 +165,8 @@ pub enum Request {
     },
     /// Follow every pane of the host (revision 3): answered by `watching`
     /// with every pane now, then `pane_started`, `pane_activity`,
-    /// `pane_exited` and `pane_ended` events as they happen, on a
+    /// `pane_changed` (revision 8), `pane_exited` and `pane_ended` events
+    /// as they happen, on a
     /// subscription that `unsubscribe` ends. Each event states a pane's
     /// new state and may repeat what the list showed.
     Watch {},

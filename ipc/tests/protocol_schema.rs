@@ -397,8 +397,9 @@ fn events() -> Vec<Event> {
         Event::PaneStarted { pane: summary(PaneState::Running) },
         Event::PaneActivity { pane: pane.clone(), activity: "busy".into() },
         Event::PaneExited { pane: pane.clone(), status: ExitStatus { code: 143, signal: Some("SIGTERM".into()) } },
-        Event::PaneEnded { pane, reason: "closed".into() },
+        Event::PaneEnded { pane: pane.clone(), reason: "closed".into() },
         Event::PaneList { panes: vec![summary(exited())], missed: 12 },
+        Event::PaneChanged { pane, size: Size { cols: 200, rows: 50 }, title: "build: tests".into() },
     ]
 }
 

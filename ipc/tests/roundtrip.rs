@@ -192,6 +192,7 @@ fn every_server_message() -> Vec<ServerMessage> {
         Event::Resized { size: Size::DEFAULT },
         Event::Exited { status: ExitStatus { code: 1, signal: None }, offset: 10 },
         Event::Ended { reason: "exited".into() },
+        Event::PaneChanged { pane: PaneId("p2".into()), size: Size { cols: 1000, rows: 250 }, title: "é".repeat(3) },
     ];
     let mut messages: Vec<ServerMessage> =
         bodies.into_iter().enumerate().map(|(i, body)| ServerMessage::Response { id: i as u64, body }).collect();

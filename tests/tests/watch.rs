@@ -1,10 +1,11 @@
 //! `watch`: one subscription that sees every pane of the host arrive,
-//! change activity, exit and leave, in the order it happened, in both
-//! encodings.
+//! change activity, size and title, exit and leave, in the order it
+//! happened, in both encodings.
 
 mod support;
 
-use panehost_ipc::{Encoding, Event, ExitStatus, PaneId, PaneSummary, Request, Response, StartParams};
+use panehost_ipc::screen::MAX_SNAPSHOT_TITLE_LEN;
+use panehost_ipc::{Encoding, Event, ExitStatus, PaneId, PaneSummary, Request, Response, Size, StartParams};
 use support::*;
 
 /// A stand-in for Claude Code that runs the hooks it is given through
@@ -48,7 +49,8 @@ fn watch(conn: &mut Connection) -> (u64, Vec<PaneSummary>) {
 }
 
 /// The events of `subscription` about `pane`, read until `done` says the
-/// last one wanted has come.
+/// last one wanted has come; `pane_changed` is left out (a shell may set
+/// its title at any prompt), unless `done` looks for it.
 fn news_of(conn: &mut Connection, subscription: u64, pane: &PaneId, done: impl Fn(&Event) -> bool) -> Vec<Event> {
     let mut seen = Vec::new();
     loop {
@@ -59,6 +61,8 @@ fn news_of(conn: &mut Connection, subscription: u64, pane: &PaneId, done: impl F
         let about = match &event {
             Event::PaneStarted { pane: summary } => &summary.id,
             Event::PaneActivity { pane, .. } | Event::PaneExited { pane, .. } | Event::PaneEnded { pane, .. } => pane,
+            Event::PaneChanged { pane, .. } if done(&event) => pane,
+            Event::PaneChanged { .. } => continue,
             other => panic!("a watch subscription sent {other:?}"),
         };
         if about != pane {
@@ -131,6 +135,59 @@ fn a_watcher_sees_a_pane_start_work_exit_and_leave() {
         }
         let (id, last) = watcher.next_event();
         assert_eq!((id, last), (subscription, Event::Ended { reason: "unsubscribed".into() }));
+    }
+    host.stop();
+}
+
+/// The next `pane_changed` of `pane` on `subscription`, and every other
+/// piece of news of the pane that came before it.
+fn next_change(conn: &mut Connection, subscription: u64, pane: &PaneId) -> (Size, String) {
+    let news = news_of(conn, subscription, pane, |e| matches!(e, Event::PaneChanged { .. }));
+    match news.last() {
+        Some(Event::PaneChanged { size, title, .. }) => (*size, title.clone()),
+        _ => unreachable!(),
+    }
+}
+
+/// The title `list` shows for `pane`.
+fn listed_title(conn: &mut Connection, pane: &PaneId) -> String {
+    match conn.ok(Request::List { labels: Default::default() }) {
+        Response::Panes { panes } => panes.into_iter().find(|p| &p.id == pane).expect("listed").title,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_watcher_is_told_a_panes_new_size_and_title_and_only_changes() {
+    let host = TestHost::start();
+    for encoding in [Encoding::Json, Encoding::Bincode] {
+        let mut watcher = host.connect(encoding);
+        let (subscription, _) = watch(&mut watcher);
+        let mut client = host.connect(Encoding::Json);
+        let pane = client.start(start_params("shell", &[])).id;
+        // Once the shell has read a line, whatever title its start set has
+        // been told: what follows is this test's doing.
+        client.ok(Request::Ask { pane: pane.clone(), text: "true".into(), timeout_ms: None });
+        let title_before = listed_title(&mut client, &pane);
+
+        let wide = Size { cols: 1000, rows: 250 };
+        client.ok(Request::Resize { pane: pane.clone(), size: wide });
+        assert_eq!(next_change(&mut watcher, subscription, &pane), (wide, title_before.clone()), "{encoding:?}");
+
+        // The same size again changes nothing and is not told: the next
+        // change is the title.
+        client.ok(Request::Resize { pane: pane.clone(), size: wide });
+        client.type_line(&pane, r"printf '\033]2;%s\007' watched-title");
+        assert_eq!(next_change(&mut watcher, subscription, &pane), (wide, "watched-title".to_owned()), "{encoding:?}");
+
+        // A title over the bound is told cut to it, as `list` shows it.
+        client.type_line(&pane, &format!(r"printf '\033]2;%s\007' $(printf 'é%.0s' $(seq {MAX_SNAPSHOT_TITLE_LEN}))"));
+        let (_, long) = next_change(&mut watcher, subscription, &pane);
+        assert!(long.len() <= MAX_SNAPSHOT_TITLE_LEN && long.len() > MAX_SNAPSHOT_TITLE_LEN - 2, "{}", long.len());
+        assert!(long.chars().all(|c| c == 'é'), "cut on a character boundary");
+        assert_eq!(listed_title(&mut client, &pane), long, "{encoding:?}");
+        client.ok(Request::Close { pane: pane.clone() });
+        news_of(&mut watcher, subscription, &pane, |e| matches!(e, Event::PaneEnded { .. }));
     }
     host.stop();
 }

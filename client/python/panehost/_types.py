@@ -28,9 +28,9 @@ from ._wire import (
     write_str,
 )
 
-SCHEMA_TITLE = 'panehost protocol 1, revision 7: the JSON encoding'
+SCHEMA_TITLE = 'panehost protocol 1, revision 8: the JSON encoding'
 """The title of the schema these types were generated from."""
-SCHEMA_REVISION: Optional[int] = 7
+SCHEMA_REVISION: Optional[int] = 8
 """The protocol revision the schema describes."""
 
 
@@ -2508,6 +2508,56 @@ class EventPaneList(Event):
 
 
 @dataclass(frozen=True)
+class EventPaneChanged(Event):
+    """On a `watch` subscription (revision 8): a pane's size or window
+    title changed; both are stated as they are now.
+
+    Fields on the wire:
+
+    - ``pane``: The pane.
+    - ``size``: Its terminal's size now.
+    - ``title``: Its window title now (as `list` shows it; empty when the program set none).
+    """
+
+    TAG: ClassVar[str] = 'pane_changed'
+    STREAMS: ClassVar[Tuple[str, ...]] = ('watch',)
+    pane: str
+    size: Size
+    title: str
+    extra_fields: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """Fields the host sent that this version of the types does not know."""
+    _FIELDS: ClassVar[frozenset] = frozenset(('pane', 'size', 'title'))
+
+    @classmethod
+    def _from_body(cls, value: Any, path: str) -> 'EventPaneChanged':
+        obj = read_object(value, path)
+        return cls(
+            pane=read_str(read_required(obj, 'pane', path), path + ".pane"),
+            size=Size.from_json(read_required(obj, 'size', path), path + ".size"),
+            title=read_str(read_required(obj, 'title', path), path + ".title"),
+            extra_fields=extra_fields(obj, cls._FIELDS),
+        )
+
+    def _body_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {}
+        out['pane'] = self.pane
+        out['size'] = self.size.to_json()
+        out['title'] = self.title
+        return out
+
+    @classmethod
+    def from_json(cls, value: Any, path: str = 'EventPaneChanged') -> 'EventPaneChanged':
+        """Reads it from its JSON value; another variant of ``Event`` is refused."""
+        tag, body = read_tagged(value, path)
+        if tag != cls.TAG:
+            raise DecodeError(path, f"expected `{cls.TAG}`, got `{tag}`")
+        return cls._from_body(body, path + "." + tag)
+
+    def to_json(self) -> Any:
+        return {self.TAG: self._body_json()}
+
+
+@dataclass(frozen=True)
 class EventOther(Event):
     """A variant of ``Event`` this version of the types does not know (a newer
     host's): its name and its JSON body, as sent."""
@@ -2534,6 +2584,7 @@ _EVENT_VARIANTS: Dict[str, Any] = {
     'pane_exited': EventPaneExited,
     'pane_ended': EventPaneEnded,
     'pane_list': EventPaneList,
+    'pane_changed': EventPaneChanged,
 }
 
 
@@ -3445,7 +3496,8 @@ class RequestHistory(Request):
 class RequestWatch(Request):
     """Follow every pane of the host (revision 3): answered by `watching`
     with every pane now, then `pane_started`, `pane_activity`,
-    `pane_exited` and `pane_ended` events as they happen, on a
+    `pane_changed` (revision 8), `pane_exited` and `pane_ended` events
+    as they happen, on a
     subscription that `unsubscribe` ends. Each event states a pane's
     new state and may repeat what the list showed.
     """
@@ -4658,6 +4710,7 @@ __all__ = [
     'EventPaneExited',
     'EventPaneEnded',
     'EventPaneList',
+    'EventPaneChanged',
     'EventOther',
     'HandshakeReply',
     'HandshakeReplyWelcome',

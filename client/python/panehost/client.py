@@ -453,7 +453,8 @@ class Client:
 
     def watch(self, *, max_buffered: Optional[int] = None, subscribe_timeout: Optional[float] = DEFAULT) -> "Watch":
         """Every pane of the host: the list now, then an event as each
-        starts, changes activity, exits or leaves (an async iterator)."""
+        starts, changes activity, size or title, exits or leaves (an async
+        iterator)."""
         from .watch import Watch
 
         return Watch(self, max_buffered=max_buffered or self._max_buffered, subscribe_timeout=subscribe_timeout)

@@ -4,7 +4,7 @@ host's default waits (docs/PROTOCOL.md, sections 2, 3, 6 and 11)."""
 PROTOCOL_VERSION = 1
 """The protocol version this package speaks."""
 
-PROTOCOL_REVISION = 7
+PROTOCOL_REVISION = 8
 """The revision of :data:`PROTOCOL_VERSION` this package speaks and sends in
 its ``Hello``. A test checks it against the host's ``PROTOCOL_REVISION``."""
 

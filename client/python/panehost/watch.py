@@ -32,7 +32,9 @@ WatchItem = Union[WatchStarted, t.Event]
 
 class Watch(Subscriber):
     """The host's panes (``client.watch()``): a :class:`WatchStarted`, then
-    ``EventPaneStarted``, ``EventPaneActivity``, ``EventPaneExited``,
+    ``EventPaneStarted``, ``EventPaneActivity``, ``EventPaneChanged`` (a
+    pane's size or window title changed; it states both as they are now;
+    from a host of revision 8 or later), ``EventPaneExited``,
     ``EventPaneEnded`` and ``EventPaneList`` (the host dropped ``missed``
     events for this watcher: start over from its ``panes``), and last
     ``EventEnded``.

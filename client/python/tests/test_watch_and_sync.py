@@ -57,6 +57,38 @@ def test_watch_sees_panes_come_change_and_go(host) -> None:  # type: ignore[no-u
     asyncio.run(main())
 
 
+def test_watch_sees_a_panes_size_and_title_change(host) -> None:  # type: ignore[no-untyped-def]
+    async def main() -> None:
+        async with await panehost.connect(host.socket) as client:
+            async with client.watch() as watch:
+                first = await next_item(watch)
+                assert isinstance(first, panehost.WatchStarted) and first.panes == []
+                pane = await client.start("shell")
+                started = await until(watch, panehost.EventPaneStarted, pane.id)
+                assert started.pane.size != panehost.Size(cols=120, rows=40)  # type: ignore[attr-defined]
+                assert await client.resize(pane.id, 120, 40) == panehost.Size(cols=120, rows=40)
+                # The next change of the pane with that size (a title the
+                # shell set as it started may come first).
+                while True:
+                    resized = await until(watch, panehost.EventPaneChanged, pane.id)
+                    if resized.size == panehost.Size(cols=120, rows=40):  # type: ignore[attr-defined]
+                        break
+                # The shell receives a backslash and 033: printf turns them
+                # into the escape that sets the window title.
+                await client.send(pane.id, "printf '\\033]2;%s\\007' py-title", enter=True)
+                while True:
+                    titled = await until(watch, panehost.EventPaneChanged, pane.id)
+                    if titled.title == "py-title":  # type: ignore[attr-defined]
+                        break
+                # Both are stated at once: the size is still the latest.
+                assert titled.size == panehost.Size(cols=120, rows=40)  # type: ignore[attr-defined]
+                assert (await client.inspect(pane.id)).pane.title == "py-title"
+                await client.close_pane(pane.id)
+                await until(watch, panehost.EventPaneEnded, pane.id)
+
+    asyncio.run(main())
+
+
 def test_the_synchronous_wrapper(host) -> None:  # type: ignore[no-untyped-def]
     with sync.connect(host.socket) as client:
         assert client.welcome.revision == panehost.PROTOCOL_REVISION

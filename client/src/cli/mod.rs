@@ -348,7 +348,7 @@ enum Command {
     /// Wait until a pane's screen (or output) matches a pattern.
     #[command(after_help = WAIT_EXAMPLES)]
     Wait(wait::WaitArgs),
-    /// Follow every pane: each that starts, changes activity, exits or leaves.
+    /// Follow every pane: each that starts, changes activity, size or title, exits or leaves.
     #[command(after_help = "Examples:\n  panehost watch\n  panehost watch --json")]
     Watch(watch::WatchArgs),
     /// Report a turn signal from a CLI's hook (run inside a pane).

@@ -1,5 +1,6 @@
 //! `panehost watch [--json]`: every pane of the host, then a line for each
-//! pane that starts, changes activity, exits or leaves, until interrupted.
+//! pane that starts, changes activity, size or title, exits or leaves,
+//! until interrupted.
 
 use super::context::Context;
 use super::json;
@@ -62,6 +63,7 @@ fn told(event: &Event) -> String {
             Some(signal) => format!("{pane} exited {} ({signal})", status.code),
             None => format!("{pane} exited {}", status.code),
         },
+        Event::PaneChanged { pane, size, title } => format!("{pane} size {}x{}, title: {title}", size.cols, size.rows),
         Event::PaneEnded { pane, reason } => format!("{pane} ended: {reason}"),
         Event::PaneList { panes, missed } => {
             let mut lines = vec![format!("(fell behind: {missed} events missed; the panes now:)")];

@@ -617,11 +617,12 @@ export class Client {
   /**
    * Watches every pane of the host (protocol revision 3): an async
    * iterator whose first item is a `start` with every pane now, followed
-   * by `pane_started`, `pane_activity`, `pane_exited` and `pane_ended`
-   * events as they happen (see {@link PaneWatch}), on the client's shared
-   * connection. After a lost connection, or when its consumer fell behind,
-   * the watch is made again and a new `start` lists every pane. An aborted
-   * `signal` closes it; `break` out of `for await` unsubscribes.
+   * by `pane_started`, `pane_activity`, `pane_changed`, `pane_exited` and
+   * `pane_ended` events as they happen (see {@link PaneWatch}), on the
+   * client's shared connection. After a lost connection, or when its
+   * consumer fell behind, the watch is made again and a new `start` lists
+   * every pane. An aborted `signal` closes it; `break` out of `for await`
+   * unsubscribes.
    *
    * Errors surface from the first `next()` and from `watch.ready`: a
    * {@link HostRevisionError} from a host older than revision 3, or

@@ -55,7 +55,7 @@ export function checkSocket(socketPath: string): string | null {
 /** The protocol version this client speaks. */
 export const PROTOCOL_VERSION = 1;
 /** The revision of that version this client speaks (PROTOCOL.md, section 11). */
-export const PROTOCOL_REVISION = 7;
+export const PROTOCOL_REVISION = 8;
 
 /** What a connection needs to open. */
 export interface ConnectionOptions {

@@ -1,7 +1,7 @@
 /**
  * The raw JSON messages of the protocol, as the host writes and reads
  * them: one type per `$defs` entry of docs/protocol.schema.json,
- * "panehost protocol 1, revision 7: the JSON encoding".
+ * "panehost protocol 1, revision 8: the JSON encoding".
  * `wire.ts` turns them into the types of `types.ts`.
  *
  * Generated from the schema by `npm run generate:protocol`
@@ -322,6 +322,23 @@ export type Event =
          * Every pane, as `list` describes them.
          */
         panes: PaneSummary[];
+      };
+    }
+  | {
+      pane_changed: {
+        /**
+         * The pane.
+         */
+        pane: PaneId;
+        /**
+         * Its terminal's size now.
+         */
+        size: Size;
+        /**
+         * Its window title now (as `list` shows it; empty when the
+         * program set none).
+         */
+        title: string;
       };
     };
 
@@ -1947,4 +1964,5 @@ export const EventStreams = {
   pane_exited: ["watch"],
   pane_ended: ["watch"],
   pane_list: ["watch"],
+  pane_changed: ["watch"],
 } as const;

@@ -83,8 +83,8 @@ interface StartEntry {
 /**
  * A watch of every pane of the host (protocol revision 3), read with
  * `for await (const item of watch)`: first a `start` with every pane,
- * then `pane_started`, `pane_activity`, `pane_exited` and `pane_ended`
- * events as they happen.
+ * then `pane_started`, `pane_activity`, `pane_changed`, `pane_exited`
+ * and `pane_ended` events as they happen.
  *
  * It shares the client's one connection with its requests and streams,
  * and holds one of the connection's subscriptions.

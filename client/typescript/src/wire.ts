@@ -332,6 +332,7 @@ export function paneEvent(raw: Raw.Event): PaneEvent {
       return { kind: event.kind, offset: event.body.offset, source: event.body.source, detail: event.body.detail ?? "" };
     case "pane_started":
     case "pane_activity":
+    case "pane_changed":
     case "pane_exited":
     case "pane_ended":
     case "pane_list":
@@ -357,6 +358,8 @@ export function watchEvent(raw: Raw.Event): WatchEvent {
       return { kind: "pane_started", pane: paneSummary(event.body.pane) };
     case "pane_activity":
       return { kind: "pane_activity", pane: event.body.pane, activity: event.body.activity ?? "unknown" };
+    case "pane_changed":
+      return { kind: "pane_changed", pane: event.body.pane, size: size(event.body.size), title: event.body.title ?? "" };
     case "pane_exited":
       return { kind: "pane_exited", pane: event.body.pane, status: exitStatus(event.body.status) };
     case "pane_ended":

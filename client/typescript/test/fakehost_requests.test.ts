@@ -129,6 +129,7 @@ describe("requests and answers on the wire", () => {
       const event = (body: Json) => peer.send({ event: { subscription: 4, event: body } });
       event({ pane_started: { pane: labelled } });
       event({ pane_activity: { pane: "p1", activity: "busy" } });
+      event({ pane_changed: { pane: "p1", size: { cols: 120, rows: 40 }, title: "build" } });
       event({ pane_exited: { pane: "p1", status: { code: 1, signal: null } } });
       event({ pane_ended: { pane: "p1", reason: "closed" } });
       event({ pane_list: { panes: [labelled], missed: 12 } });
@@ -160,6 +161,7 @@ describe("requests and answers on the wire", () => {
     assert.deepEqual(described.slice(1), [
       { kind: "pane_started", pane: expectedPane },
       { kind: "pane_activity", pane: "p1", activity: "busy" },
+      { kind: "pane_changed", pane: "p1", size: { cols: 120, rows: 40 }, title: "build" },
       { kind: "pane_exited", pane: "p1", status: { code: 1, signal: null } },
       { kind: "pane_ended", pane: "p1", reason: "closed" },
       { kind: "pane_list", panes: [expectedPane], missed: 12 },

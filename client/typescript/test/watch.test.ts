@@ -1,6 +1,7 @@
 // Watching every pane of a real host (protocol revision 3): panes
-// arriving, changing activity, exiting and leaving; a watch across a
-// dropped connection; a watch whose consumer falls behind.
+// arriving, changing activity, size and title (revision 8), exiting and
+// leaving; a watch across a dropped connection; a watch whose consumer
+// falls behind.
 
 import assert from "node:assert/strict";
 import * as path from "node:path";
@@ -9,6 +10,7 @@ import {
   type Client,
   connect,
   type PaneActivityEvent,
+  type PaneChangedEvent,
   type PaneEndedEvent,
   type PaneExitedEvent,
   type PaneStartedEvent,
@@ -39,6 +41,13 @@ function started(pane: string): (event: WatchEvent) => event is PaneStartedEvent
 function activity(pane: string, value: string): (event: WatchEvent) => event is PaneActivityEvent {
   return (event): event is PaneActivityEvent =>
     event.kind === "pane_activity" && event.pane === pane && event.activity === value;
+}
+
+function changed(
+  pane: string,
+  matches: (event: PaneChangedEvent) => boolean,
+): (event: WatchEvent) => event is PaneChangedEvent {
+  return (event): event is PaneChangedEvent => event.kind === "pane_changed" && event.pane === pane && matches(event);
 }
 
 function exited(pane: string): (event: WatchEvent) => event is PaneExitedEvent {
@@ -101,6 +110,45 @@ describe("watch (revision 3)", () => {
     assert.equal(collector.starts.length, 1, "one start: the watch was never made anew");
     await output.stream.close();
     await client.close(earlier.id);
+  });
+
+  test("a resize and a title the program sets come as pane_changed, each with the size and title now (revision 8)", async () => {
+    const watch = client.watch();
+    await withTimeout(watch.ready, 10_000, "the watch");
+    const collector = new WatchCollector(watch);
+    const shell = await client.start({ runtime: "shell", size: { cols: 80, rows: 24 } });
+    await collector.waitForEvent("pane_started of the shell", started(shell.id));
+    const output = new Collector(client.events(shell.id, { from: 0 }));
+    await output.waitFor("the shell's prompt", (c) => /[$#] $/.test(c.text));
+
+    await client.resize(shell.id, { cols: 120, rows: 40 });
+    const resized = await collector.waitForEvent(
+      "pane_changed with the new size",
+      changed(shell.id, (event) => event.size.cols === 120 && event.size.rows === 40),
+    );
+    assert.notEqual(resized.title, "ts-title", "no title set yet");
+
+    // The shell's printf writes OSC 2 (ESC ] 2 ; title BEL): the escapes
+    // reach the shell as written, a backslash and 033, a backslash and 007.
+    await client.send(shell.id, { text: "printf '\\033]2;%s\\007' ts-title", enter: true });
+    const titled = await collector.waitForEvent(
+      "pane_changed with the title",
+      changed(shell.id, (event) => event.title === "ts-title"),
+    );
+    assert.deepEqual(titled.size, { cols: 120, rows: 40 }, "the title's event states the size now as well");
+    assert.ok(
+      collector.events.indexOf(resized) < collector.events.indexOf(titled),
+      "the resize's event, then the title's",
+    );
+    const listed = (await client.list()).find((pane) => pane.id === shell.id);
+    assert.equal(listed?.title, "ts-title");
+    assert.deepEqual(listed?.size, { cols: 120, rows: 40 });
+
+    await watch.close();
+    await collector.waitFor("the end of the watch", (c) => c.done);
+    assert.equal(collector.error, undefined);
+    await output.stream.close();
+    await client.close(shell.id);
   });
 
   test("break out of the watch unsubscribes: the client holds no subscription for it", async () => {

@@ -168,7 +168,8 @@ pub struct PaneInfo {
 ///   rebuilds a sleeping model runs with no lock held;
 /// - the news outlet's lock (`news.rs`) comes first: under it the turns'
 ///   lock is taken (to read the activity it tells, and to record an exit
-///   before telling it), never the other way round;
+///   before telling it), and the title's and the progress's (leaves, to
+///   read the size and title it tells), never the other way round;
 /// - the turns' lock is otherwise taken alone, as is the durable record's
 ///   record lock (a `Pane` method releases one before it takes another);
 /// - the durable record's end-marker lock is held while the progress's
@@ -359,6 +360,13 @@ impl Pane {
     /// and its exit (the registry connects it when the pane joins).
     pub fn connect_news(&self, feed: tokio::sync::broadcast::Sender<panehost_ipc::Event>) {
         self.news.connect(feed, || self.summary());
+    }
+
+    /// Tells the feed the pane's size and title when either changed since
+    /// it was last told (after a resize, and after a parse that set the
+    /// title). No lock of the pane may be held.
+    pub(super) fn tell_look(&self) {
+        self.news.look(&self.info.id, || (self.current_progress().size, self.model.title()));
     }
 
     /// Tells the feed that the pane left (`reason`), and nothing after

@@ -1,6 +1,6 @@
 //! What a pane tells the host-wide feed that `watch` subscriptions follow:
-//! its arrival, its activity changing, its process exiting, and its
-//! departure.
+//! its arrival, its activity changing, its size or title changing, its
+//! process exiting, and its departure.
 //!
 //! The feed is a broadcast channel: telling it never waits, and a watcher
 //! that falls behind learns how much it missed. Everything one pane tells
@@ -9,7 +9,7 @@
 //! taken before the pane's others (the turns, the screen), never while
 //! one of them is held.
 
-use panehost_ipc::{Event, ExitStatus, PaneId, PaneSummary};
+use panehost_ipc::{Event, ExitStatus, PaneId, PaneSummary, Size};
 use std::sync::Mutex;
 use tokio::sync::broadcast;
 
@@ -25,6 +25,8 @@ struct Outlet {
     feed: Option<broadcast::Sender<Event>>,
     /// The activity last told, so that only changes are told.
     told_activity: String,
+    /// The size and title last told, likewise.
+    told_look: Option<(Size, String)>,
 }
 
 impl NewsOutlet {
@@ -38,6 +40,7 @@ impl NewsOutlet {
         let mut outlet = self.lock();
         let pane = describe();
         outlet.told_activity = pane.activity.clone();
+        outlet.told_look = Some((pane.size, pane.title.clone()));
         let _ = feed.send(Event::PaneStarted { pane });
         outlet.feed = Some(feed);
     }
@@ -52,6 +55,20 @@ impl NewsOutlet {
         if outlet.told_activity != activity {
             outlet.told_activity = activity.to_owned();
             let _ = feed.send(Event::PaneActivity { pane: pane.clone(), activity: activity.to_owned() });
+        }
+    }
+
+    /// Tells the pane's size and title (as `current` reads them, under the
+    /// outlet's lock, so the last told is the latest) when either is not
+    /// what was told last.
+    pub(super) fn look(&self, pane: &PaneId, current: impl FnOnce() -> (Size, String)) {
+        let mut outlet = self.lock();
+        let Some(feed) = outlet.feed.clone() else { return };
+        let look = current();
+        if outlet.told_look.as_ref() != Some(&look) {
+            let (size, title) = look.clone();
+            outlet.told_look = Some(look);
+            let _ = feed.send(Event::PaneChanged { pane: pane.clone(), size, title });
         }
     }
 

@@ -37,12 +37,15 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 // rest of a step cut short is parsed in the next one.
                 let began = std::time::Instant::now();
                 let deadline = began + PARSE_STEP_TIME;
-                let (now_parsed, taken, notices, model_resets) = {
+                let (now_parsed, taken, notices, model_resets, title_changed) = {
                     let mut screen = pane.awake_screen();
                     let taken = screen.process_until(&data, may_leave_tail, Some(deadline));
-                    pane.model.note_title(&screen);
-                    (screen.parsed(), taken, screen.take_placed_notices(), screen.resets())
+                    let title_changed = pane.model.note_title(&screen);
+                    (screen.parsed(), taken, screen.take_placed_notices(), screen.resets(), title_changed)
                 };
+                if title_changed {
+                    pane.tell_look();
+                }
                 let out_of_time = std::time::Instant::now() >= deadline;
                 budget.took(taken, data.len(), began.elapsed(), out_of_time && taken < data.len());
                 pane.model.publish_parsed(now_parsed);

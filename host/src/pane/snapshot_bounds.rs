@@ -14,7 +14,21 @@ use panehost_ipc::screen::{MAX_SNAPSHOT_FORMATTED_LEN, MAX_SNAPSHOT_TEXT_LEN, MA
 
 /// The title, cut to its bound on a character boundary; whether it was cut.
 pub(super) fn title(title: String) -> (String, bool) {
-    cut_at_char(title, MAX_SNAPSHOT_TITLE_LEN)
+    let within = title_within_bound(&title);
+    if within.len() == title.len() {
+        return (title, false);
+    }
+    (within.to_owned(), true)
+}
+
+/// The longest start of `title` within its bound that ends on a character
+/// boundary: what `list` and `pane_changed` carry of a window title.
+pub(super) fn title_within_bound(title: &str) -> &str {
+    let mut end = title.len().min(MAX_SNAPSHOT_TITLE_LEN);
+    while !title.is_char_boundary(end) {
+        end -= 1;
+    }
+    &title[..end]
 }
 
 /// The screen's text, cut to its bound after the last whole row that fits;
@@ -141,7 +155,11 @@ mod tests {
 
     #[test]
     fn a_title_is_cut_on_a_character_boundary() {
-        let (cut, trimmed) = title("é".repeat(MAX_SNAPSHOT_TITLE_LEN));
+        let long = "é".repeat(MAX_SNAPSHOT_TITLE_LEN);
+        assert_eq!(title_within_bound(&long), title(long.clone()).0, "list and snapshots cut alike");
+        assert_eq!(title_within_bound("short"), "short");
+        assert_eq!(title_within_bound(""), "");
+        let (cut, trimmed) = title(long);
         assert!(trimmed);
         assert!(cut.len() <= MAX_SNAPSHOT_TITLE_LEN && cut.chars().all(|c| c == 'é'));
     }

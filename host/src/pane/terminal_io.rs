@@ -139,6 +139,7 @@ impl Pane {
         self.durable.set_size(size);
         self.output.push_resize(size);
         self.progress.set_size(size);
+        self.tell_look();
         Ok(())
     }
 

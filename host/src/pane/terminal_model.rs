@@ -13,6 +13,7 @@
 use super::lock;
 use super::output::{PaneOutput, SleepCheck};
 use super::screen::TerminalScreen;
+use super::snapshot_bounds;
 use panehost_ipc::{PaneId, ScreenSnapshot};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -33,8 +34,10 @@ pub(super) struct TerminalModel {
     /// For a pane taken back after a restart: the screen where this host's
     /// offsets begin, while the ring still holds that offset.
     start_snapshot: Mutex<Option<ScreenSnapshot>>,
-    /// The window's title, as of the last chunk parsed: what `list` shows,
-    /// read without waiting for a parse in progress (a leaf lock).
+    /// The window's title, as of the last chunk parsed and cut to
+    /// [`MAX_SNAPSHOT_TITLE_LEN`](panehost_ipc::screen::MAX_SNAPSHOT_TITLE_LEN):
+    /// what `list` and `pane_changed` show, read without waiting for a
+    /// parse in progress (a leaf lock).
     title: Mutex<String>,
 }
 
@@ -43,7 +46,7 @@ impl TerminalModel {
     pub(super) fn new(screen: TerminalScreen, sleep_after: Duration, start_snapshot: Option<ScreenSnapshot>) -> Self {
         TerminalModel {
             parsed: watch::Sender::new(screen.parsed()),
-            title: Mutex::new(screen.title().to_owned()),
+            title: Mutex::new(snapshot_bounds::title_within_bound(screen.title()).to_owned()),
             screen: Mutex::new(screen),
             sleep_after,
             follower_stopped: AtomicBool::new(false),
@@ -87,12 +90,15 @@ impl TerminalModel {
     }
 
     /// Notes the title of `screen` (whose lock the caller holds) after a
-    /// parse, for [`title`](Self::title).
-    pub(super) fn note_title(&self, screen: &TerminalScreen) {
+    /// parse, for [`title`](Self::title); true when it changed.
+    pub(super) fn note_title(&self, screen: &TerminalScreen) -> bool {
+        let now = snapshot_bounds::title_within_bound(screen.title());
         let mut title = lock(&self.title);
-        if *title != screen.title() {
-            screen.title().clone_into(&mut title);
+        if *title == now {
+            return false;
         }
+        now.clone_into(&mut title);
+        true
     }
 
     /// How long until the model has been left alone for the sleep delay

@@ -89,7 +89,8 @@ async fn relay(
                         | Event::PaneActivity { .. }
                         | Event::PaneExited { .. }
                         | Event::PaneEnded { .. }
-                        | Event::PaneList { .. } => true,
+                        | Event::PaneList { .. }
+                        | Event::PaneChanged { .. } => true,
                         Event::Exited { status, .. } => {
                             exit_status = Some(status);
                             true

@@ -13,7 +13,7 @@
 //! restart, say); what the page knew before it is replaced, so that
 //! nothing read from a host that is gone lingers. `event` is each event of
 //! the watch, in the protocol's JSON (`pane_started`, `pane_activity`,
-//! `pane_exited`, `pane_ended`, `pane_list`). `error` says the host cannot
+//! `pane_changed`, `pane_exited`, `pane_ended`, `pane_list`). `error` says the host cannot
 //! be reached now; the relay keeps trying every [`RETRY_PAUSE`]. An empty
 //! line is sent every [`HEARTBEAT`], so that the connection never idles
 //! out ([`super::bounds::IDLE_TIMEOUT`]) and a page that left is noticed.

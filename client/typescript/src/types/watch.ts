@@ -6,7 +6,7 @@
 
 import type { Activity } from "./vocabularies.js";
 import type { EndedEvent, OtherEvent } from "./events.js";
-import type { ExitStatus, PaneSummary } from "./pane.js";
+import type { ExitStatus, PaneSummary, Size } from "./pane.js";
 
 /** On a watch: a pane came to the host (a `start` or a `login`). */
 export interface PaneStartedEvent {
@@ -24,6 +24,22 @@ export interface PaneActivityEvent {
   pane: string;
   /** Its activity now: `busy`, `idle`, `awaiting_input`, `awaiting_approval` or `unknown` (treat another value as `unknown`). */
   activity: Activity;
+}
+
+/**
+ * On a watch (revision 8): a pane's terminal size or window title
+ * changed. Sent only for a change; it states the latest size and title,
+ * both at once, whichever of them changed.
+ */
+export interface PaneChangedEvent {
+  /** The event's name. */
+  kind: "pane_changed";
+  /** The pane's id. */
+  pane: string;
+  /** Its terminal's size now. */
+  size: Size;
+  /** Its window title now (as {@link Client.list} shows it), or `""` when the program set none; at most 4096 bytes. */
+  title: string;
 }
 
 /** On a watch: a pane's process exited. The pane stays, with its output and screen, until it is closed. */
@@ -72,6 +88,7 @@ export interface PaneListEvent {
 export type WatchEvent =
   | PaneStartedEvent
   | PaneActivityEvent
+  | PaneChangedEvent
   | PaneExitedEvent
   | PaneEndedEvent
   | PaneListEvent

@@ -16,12 +16,13 @@
 //! agent's hooks only). A
 //! `pane_activity` states a change, so it never repeats the value before
 //! it, except for the first news of a pane after the list or its
-//! `pane_started`, which may repeat what they showed.
+//! `pane_started`, which may repeat what they showed. The same holds for
+//! `pane_changed` and the size and title it states.
 
 use crate::life::Failed;
 use crate::world::World;
 use panehost_client::ClientOptions;
-use panehost_ipc::{Event, PaneId};
+use panehost_ipc::{Event, PaneId, PaneSummary, Size};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,6 +46,23 @@ struct Known {
     exited: bool,
     /// No news yet since the list or `pane_started`.
     first: bool,
+    /// The size and title last stated.
+    look: (Size, String),
+    /// No `pane_changed` yet since the list or `pane_started`.
+    first_look: bool,
+}
+
+impl Known {
+    /// A pane as the list or its `pane_started` showed it.
+    fn listed(pane: &PaneSummary) -> Known {
+        Known {
+            activity: pane.activity.clone(),
+            exited: false,
+            first: true,
+            look: (pane.size, pane.title.clone()),
+            first_look: true,
+        }
+    }
 }
 
 /// Watches until the world stops.
@@ -76,10 +94,8 @@ pub async fn run(world: Arc<World>) {
                 }
             },
         };
-        let mut known: HashMap<PaneId, Known> = panes
-            .into_iter()
-            .map(|pane| (pane.id, Known { activity: pane.activity, exited: false, first: true }))
-            .collect();
+        let mut known: HashMap<PaneId, Known> =
+            panes.into_iter().map(|pane| (pane.id.clone(), Known::listed(&pane))).collect();
         loop {
             let event = tokio::select! {
                 _ = world.stopped() => return,
@@ -102,7 +118,7 @@ pub async fn run(world: Arc<World>) {
                     if known.get(&pane.id).is_some_and(|k| !k.first) {
                         world.fail("watch", format!("{}: pane_started after other news of it", pane.id));
                     }
-                    known.insert(pane.id, Known { activity: pane.activity, exited: false, first: true });
+                    known.insert(pane.id.clone(), Known::listed(&pane));
                 }
                 Event::PaneActivity { pane, activity } => {
                     world.count("activity changes watched", 1);
@@ -132,6 +148,20 @@ pub async fn run(world: Arc<World>) {
                         k.first = false;
                     }
                 },
+                Event::PaneChanged { pane, size, title } => {
+                    world.count("size or title changes watched", 1);
+                    match known.get_mut(&pane) {
+                        None => world.fail("watch", format!("{pane}: pane_changed before pane_started")),
+                        Some(k) => {
+                            let look = (size, title);
+                            if !k.first_look && k.look == look {
+                                world.fail("watch", format!("{pane}: pane_changed without a change: {look:?}"));
+                            }
+                            k.look = look;
+                            k.first_look = false;
+                        }
+                    }
+                }
                 Event::PaneEnded { pane, reason } => {
                     if known.remove(&pane).is_none() {
                         world.fail("watch", format!("{pane}: pane_ended ({reason}) of a pane it did not know"));
@@ -140,10 +170,7 @@ pub async fn run(world: Arc<World>) {
                 Event::PaneList { panes, missed } => {
                     world.count("watch lists after falling behind", 1);
                     world.count("watch events missed", missed);
-                    known = panes
-                        .into_iter()
-                        .map(|pane| (pane.id, Known { activity: pane.activity, exited: false, first: true }))
-                        .collect();
+                    known = panes.into_iter().map(|pane| (pane.id.clone(), Known::listed(&pane))).collect();
                 }
                 Event::Ended { reason } => {
                     world.fail("watch", format!("the watch ended ({reason}) while the host ran"));
