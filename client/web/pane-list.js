@@ -1,8 +1,8 @@
 // The pane list, live: GET /api/watch relays the host's `watch` (one JSON
 // object per line): first `{"panes": [...]}` (each pane a PaneSummary, as
 // docs/PROTOCOL.md describes it), then `{"event": {...}}` for each
-// `pane_started`, `pane_activity`, `pane_exited`, `pane_ended` and
-// `pane_list`, and `{"panes": [...]}` again whenever the gateway watched
+// `pane_started`, `pane_activity`, `pane_changed` (a new size or title),
+// `pane_exited`, `pane_ended` and `pane_list`, and `{"panes": [...]}` again whenever the gateway watched
 // afresh (after a host restart). A lost stream is reopened with a backoff.
 
 import { authorization, tokenProblem } from '/access.js';
@@ -164,6 +164,9 @@ export class PaneList {
         break;
       case 'pane_activity':
         if (known) this.byId.set(known.id, { ...known, activity: body.activity });
+        break;
+      case 'pane_changed':
+        if (known) this.byId.set(known.id, { ...known, size: body.size, title: body.title });
         break;
       case 'pane_exited':
         if (known) this.byId.set(known.id, { ...known, state: { exited: body.status } });

@@ -1,5 +1,5 @@
-// The pane list follows each pane's activity live, from the host's `watch`
-// that the gateway relays, against a real host whose shell is bash (its
+// The pane list follows each pane's activity, size and title live, from
+// the host's `watch` that the gateway relays, against a real host whose shell is bash (its
 // prompt marks say when a command starts and ends); the pane's view says
 // when its agent waits for the user.
 
@@ -79,6 +79,40 @@ describe("the pane list's activity", () => {
     assert.deepEqual(
       requests.filter((request) => request !== 'GET /api/runtimes'),
       ['GET /api/watch'],
+    );
+  });
+
+  test("shows a pane's new size and title live, from the watch", async () => {
+    const pane = await rig.startShell();
+    const listed = async () => JSON.parse(await rig.run('ls', '--json')).panes.find((p) => p.id === pane);
+    await waitFor(async () => (await listed()).activity === 'idle', { what: 'the host to count the pane idle' });
+    await page.goto(rig.url);
+    const row = page.locator(`tr[data-pane="${pane}"]`);
+    const shown = async () => ({
+      size: await row.locator('td').nth(5).textContent(),
+      title: await row.locator('td').nth(6).textContent(),
+    });
+    const shows = (size, title) =>
+      waitFor(
+        async () => {
+          const now = await shown();
+          return now.size === size && now.title === title;
+        },
+        { what: `the list to show ${size} "${title}"`, describe: async () => JSON.stringify(await shown()) },
+      );
+    const before = await listed();
+    await shows(`${before.size.cols}×${before.size.rows}`, before.title);
+
+    const requests = apiRequests();
+    await rig.run('resize', pane, '131x37');
+    await shows('131×37', before.title);
+    await rig.run('send', pane, "printf '\\033]2;%s\\007' web-title", '--enter');
+    await shows('131×37', 'web-title');
+    // Both came on the stream of the watch the page had open: it asked
+    // for nothing since.
+    assert.deepEqual(
+      requests.filter((request) => request !== 'GET /api/runtimes'),
+      [],
     );
   });
 
