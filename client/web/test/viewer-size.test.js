@@ -33,7 +33,12 @@ describe("a viewer's size", () => {
     });
   }
 
-  /** A tab with the token, at the pane's view with this window; the size its terminal fitted. */
+  /**
+   * A tab with the token, at the pane's view with this window; the size its
+   * terminal fitted. The view draws the pane's screen at the pane's size
+   * first and fits it to the window after: the size is read once both are
+   * done (the terminal is at the size the window proposes).
+   */
   async function view(pane, viewport) {
     const page = await browser.context.newPage();
     await page.setViewportSize(viewport);
@@ -43,9 +48,12 @@ describe("a viewer's size", () => {
       () =>
         page.evaluate(() => {
           const view = window.panehost.view;
-          return view?.renderedOffset != null ? { cols: view.term.cols, rows: view.term.rows } : null;
+          if (view?.renderedOffset == null) return null;
+          const proposed = view.fit.proposeDimensions();
+          const { cols, rows } = view.term;
+          return proposed?.cols === cols && proposed?.rows === rows ? { cols, rows } : null;
         }),
-      { what: 'the pane to be drawn' },
+      { what: 'the pane to be drawn and fitted to the window' },
     );
     return { page, fitted };
   }
