@@ -24,11 +24,7 @@ pub(super) fn title(title: String) -> (String, bool) {
 /// The longest start of `title` within its bound that ends on a character
 /// boundary: what `list` and `pane_changed` carry of a window title.
 pub(super) fn title_within_bound(title: &str) -> &str {
-    let mut end = title.len().min(MAX_SNAPSHOT_TITLE_LEN);
-    while !title.is_char_boundary(end) {
-        end -= 1;
-    }
-    &title[..end]
+    prefix_within(title, MAX_SNAPSHOT_TITLE_LEN)
 }
 
 /// The screen's text, cut to its bound after the last whole row that fits;
@@ -88,15 +84,22 @@ fn title_sequence(title: &str) -> Vec<u8> {
 
 /// `text` cut to at most `max` bytes on a character boundary.
 fn cut_at_char(mut text: String, max: usize) -> (String, bool) {
-    if text.len() <= max {
+    let end = prefix_within(&text, max).len();
+    if end == text.len() {
         return (text, false);
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
     }
     text.truncate(end);
     (text, true)
+}
+
+/// The longest start of `text` of at most `max` bytes that ends on a
+/// character boundary.
+fn prefix_within(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 #[cfg(test)]
