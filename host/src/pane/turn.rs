@@ -114,6 +114,9 @@ pub(super) struct TurnTracker {
     /// Where a shell with prompt marks last drew its prompt (its last
     /// `OSC 133 ; D`), whether or not that ended a turn.
     prompt_drawn_at: Option<u64>,
+    /// The process exited: the activity is `unknown` for good, whatever
+    /// the output parsed after the exit shows (a prompt it drew before).
+    exited: bool,
 }
 
 impl TurnTracker {
@@ -132,6 +135,7 @@ impl TurnTracker {
             notice_end_pending: false,
             ready: completion != CompletionSignal::ShellIntegration,
             prompt_drawn_at: None,
+            exited: false,
         }
     }
 
@@ -177,6 +181,9 @@ impl TurnTracker {
 
     /// `idle`, `busy`, `awaiting_input`, `awaiting_approval` or `unknown`.
     pub(super) fn activity(&self) -> &'static str {
+        if self.exited {
+            return activity::UNKNOWN;
+        }
         self.activity
     }
 
@@ -429,6 +436,7 @@ impl TurnTracker {
     pub(super) fn exited(&mut self) {
         self.open = None;
         self.activity = activity::UNKNOWN;
+        self.exited = true;
     }
 
     /// Signals with `seq` at or after `from_seq`, oldest first.

@@ -178,6 +178,20 @@ fn a_submitted_command_is_awaited_until_its_own_start_mark() {
     assert!(!heuristic.awaits_its_command());
 }
 
+/// Explorer seed 6468917012778335700 (a pane restored fresh after its
+/// keeper was killed, whose shell was hung up at once): the watch told
+/// `pane_exited`, then `idle`, from the prompt mark parsed after the exit.
+#[test]
+fn after_the_exit_the_activity_stays_unknown_whatever_output_is_parsed_later() {
+    let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
+    tracker.exited();
+    tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 5);
+    assert_eq!(tracker.activity(), activity::UNKNOWN, "a first prompt parsed after the exit");
+    tracker.terminal_notice(&TerminalNotice::CommandStarted, 10);
+    tracker.terminal_notice(&TerminalNotice::CommandFinished(Some(0)), 20);
+    assert_eq!(tracker.activity(), activity::UNKNOWN, "a command's marks parsed after the exit");
+}
+
 #[test]
 fn a_command_whose_marks_were_parsed_before_its_submission_was_told_opens_no_second_turn() {
     let mut tracker = TurnTracker::new(CompletionSignal::ShellIntegration, hooks_of("shell"));
