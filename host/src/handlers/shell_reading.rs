@@ -41,6 +41,11 @@ async fn waiting_for_input(pid: u32, stop: impl Fn() -> bool) -> bool {
             None => {
                 not_known += 1;
                 if not_known >= HIDDEN_WAIT_LOOKS {
+                    tracing::debug!(
+                        pid,
+                        looks = not_known,
+                        "the kernel does not say where the process sleeps; taken as waiting for input"
+                    );
                     return true;
                 }
             }
@@ -60,7 +65,11 @@ async fn waiting_for_input(pid: u32, stop: impl Fn() -> bool) -> bool {
 /// line before it waits for input again: once it waits, none is left; if
 /// it read one, that line's command starts, and its turn is told (the
 /// `ask` is then told `TURN_IN_PROGRESS`). A turn that ends while this
-/// waits does not end the wait: the shell may not read yet.
+/// waits does not end the wait: the shell may not read yet. Once the
+/// shell waits, the turns are read after they have caught up with all it
+/// wrote before ([`Pane::catch_up`]): they learn of its marks a moment
+/// after it wrote them, and a line typed ahead may have run in that
+/// moment, its start and end not told yet (its end would answer the ask).
 pub(super) async fn idle_and_reading(pane: &Pane) -> (bool, u64) {
     let deadline = Instant::now() + limits::SHELL_READING_WAIT;
     let pid = pane.info().pid;
@@ -73,6 +82,10 @@ pub(super) async fn idle_and_reading(pane: &Pane) -> (bool, u64) {
         let waiting = waiting_for_input(pid, || pane.busy() || pane.current_progress().over());
         let reading = tokio::time::timeout_at(deadline.into(), waiting).await.unwrap_or(true);
         if reading {
+            // The turns may lag the shell: it may have run a line typed
+            // ahead and come back to its prompt, its marks not told yet.
+            // They are weighed once they know all it wrote before it slept.
+            pane.catch_up(deadline).await;
             return pane.turn_state();
         }
     }

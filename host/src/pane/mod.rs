@@ -8,6 +8,7 @@
 //! output (a connection's subscription) watches [`Pane::progress`] and
 //! reads the ring through a cursor of its own.
 
+mod catch_up;
 mod cgroups;
 mod conversation;
 mod create;

@@ -134,6 +134,11 @@ impl PaneOutput {
         lock(&self.state).ring.set_reading(bytes);
     }
 
+    /// Whether the reader has bytes in hand that are not in the ring yet.
+    pub(super) fn read_in_flight(&self) -> bool {
+        lock(&self.state).ring.read_in_flight()
+    }
+
     /// The reader has taken the last of the output.
     pub(super) fn finish_reading(&self) {
         lock(&self.state).reader_done = true;

@@ -84,6 +84,12 @@ impl OutputRing {
         self.map.set_reading(bytes as u64);
     }
 
+    /// Whether the reader has bytes in hand from the PTY that are not in
+    /// the ring yet.
+    pub(super) fn read_in_flight(&self) -> bool {
+        self.map.reading() > 0
+    }
+
     /// How many bytes it holds.
     fn len(&self) -> usize {
         (self.end - self.first).min(self.capacity as u64) as usize

@@ -48,7 +48,6 @@ pub(super) async fn run(pane: Arc<Pane>) {
                 }
                 let out_of_time = std::time::Instant::now() >= deadline;
                 budget.took(taken, data.len(), began.elapsed(), out_of_time && taken < data.len());
-                pane.model.publish_parsed(now_parsed);
                 if model_resets != resets {
                     resets = model_resets;
                     redraw_after_model_failure(&pane, now_parsed);
@@ -58,6 +57,9 @@ pub(super) async fn run(pane: Arc<Pane>) {
                     crate::jitter::at(crate::jitter::Point::NoticesParsed).await;
                     pane.record_terminal_notices(&notices);
                 }
+                // Published once the turns know of the notices: a waiter
+                // for an offset parsed finds them told (`Pane::catch_up`).
+                pane.model.publish_parsed(now_parsed);
                 if taken < data.len() && !out_of_time {
                     // A flood's last screenful was left: more of the flood
                     // may scroll it off too. When no more comes soon, it

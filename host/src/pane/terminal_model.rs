@@ -26,7 +26,8 @@ pub(super) struct TerminalModel {
     screen: Mutex<TerminalScreen>,
     /// How long the model must be left alone before it sleeps.
     sleep_after: Duration,
-    /// The offset the model has parsed up to.
+    /// The offset the model has parsed up to, published once the turns
+    /// know of the terminal notices in the output before it.
     parsed: watch::Sender<u64>,
     /// Set when the screen follower has stopped: the reader no longer
     /// waits for the model.
@@ -144,7 +145,8 @@ impl TerminalModel {
         self.parsed.subscribe()
     }
 
-    /// Tells waiters the model has parsed up to `offset`.
+    /// Tells waiters the model has parsed up to `offset`, and the turns
+    /// know of the notices in the output before it.
     pub(super) fn publish_parsed(&self, offset: u64) {
         self.parsed.send_replace(offset);
     }
