@@ -14,6 +14,7 @@
 mod handshake;
 mod hook_payload;
 mod keeper_wire;
+mod osc_cap;
 mod pane_record;
 mod request_frame;
 mod runtime_config;
@@ -25,6 +26,7 @@ mod vt100_at_pane_sizes;
 pub use handshake::handshake;
 pub use hook_payload::hook_payload;
 pub use keeper_wire::keeper_wire;
+pub use osc_cap::osc_cap;
 pub use pane_record::pane_record;
 pub use request_frame::request_frame;
 pub use runtime_config::runtime_config;
@@ -50,6 +52,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("hook_payload", hook_payload),
     ("screen_model", screen_model),
     ("screen_shortcut", screen_shortcut),
+    ("osc_cap", osc_cap),
     ("vt100_at_pane_sizes", vt100_at_pane_sizes_contained),
 ];
 

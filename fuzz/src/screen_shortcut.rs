@@ -121,7 +121,9 @@ impl ShortcutPair {
     }
 }
 
-fn assert_same_screen(whole: &vt100::Screen, short: &vt100::Screen) {
+/// Panics unless the two screens agree on everything a screen shows or
+/// keeps.
+pub(crate) fn assert_same_screen(whole: &vt100::Screen, short: &vt100::Screen) {
     assert_eq!(short.contents(), whole.contents());
     assert_eq!(short.state_formatted(), whole.state_formatted());
     assert_eq!(short.cursor_position(), whole.cursor_position());
@@ -291,6 +293,6 @@ fn feed(pair: &mut ShortcutPair, output: &[u8], size: usize, leave_tail: bool) -
 }
 
 /// Runs `f`, giving `None` if it panicked (vt100's own bugs).
-fn contained<R>(f: impl FnOnce() -> R) -> Option<R> {
+pub(crate) fn contained<R>(f: impl FnOnce() -> R) -> Option<R> {
     panehost_host::contained::contained("the terminal model", f)
 }

@@ -242,6 +242,38 @@ fn output_the_terminal_model_panics_on_is_contained_and_the_pane_goes_on() {
     assert!(log.contains("the terminal model failed; contained"), "the model did not fail on it:\n{log}");
 }
 
+/// An OSC sequence opened and never ended: the terminal model's parser
+/// kept its payload in a buffer that grew with every byte and stayed that
+/// size (300 MB of payload took the host to 320 MB). Past its bound the
+/// payload is not kept; the sequence's end still ends it, and the pane
+/// goes on.
+#[test]
+fn an_osc_payload_without_an_end_does_not_grow_the_host() {
+    const PAYLOAD_MIB: u64 = 64;
+    let witness = Witness::new(&[]);
+    let script = format!(
+        "printf '\\033]2;ready\\007'; read x; printf '\\033]2;'; \
+         head -c {bytes} /dev/zero | tr '\\0' x; printf '\\007\\033]2;after\\007done'; read x",
+        bytes = PAYLOAD_MIB << 20
+    );
+    let mut conn = witness.host.connect(Encoding::Json);
+    let pane = conn.start(start_params("shell", &["sh", "-c", &script])).id;
+    wait_for_screen(&mut conn, &pane, "the first title", |screen| screen.title == "ready");
+    let before = witness.host.rss_kib();
+    conn.type_raw(&pane, "\n");
+    wait_for_screen(&mut conn, &pane, "the whole payload parsed", |screen| {
+        screen.title == "after" && screen.text.contains("done")
+    });
+    let after = witness.host.rss_kib();
+    let grown_mib = after.saturating_sub(before) / 1024;
+    assert!(
+        grown_mib < PAYLOAD_MIB / 2,
+        "the host grew by {grown_mib} MiB ({before} KiB to {after} KiB) parsing a {PAYLOAD_MIB} MiB payload"
+    );
+    witness.assert_serving();
+    witness.host.stop();
+}
+
 /// Inspects `pane` until its screen satisfies `done` (within [`WAIT`]).
 fn wait_for_screen(
     conn: &mut Connection,

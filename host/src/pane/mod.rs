@@ -25,6 +25,7 @@ pub(crate) mod keeper;
 mod keeper_intake;
 mod launch_files;
 mod news;
+pub mod osc_cap;
 mod output;
 mod output_tap;
 mod parse_budget;

@@ -4,6 +4,7 @@ use crate::limits;
 use panehost_ipc::{ByteBuf, Cursor, InputModes, ScreenSnapshot, Size};
 use std::time::Instant;
 
+use super::osc_cap::OscCap;
 use super::screen_resize::resize_keeping_cursor;
 use super::scroll_shortcut::ScrollShortcut;
 use super::snapshot_bounds;
@@ -86,15 +87,24 @@ pub struct TerminalScreen {
     /// `None` once the model can no longer be rebuilt: the ring dropped
     /// output the replay would need, or the pane resized too often.
     origin: Option<ModelOrigin>,
-    /// Spares the model output that scrolls off within a chunk; follows the
-    /// model's state (a new model, a new one).
-    shortcut: ScrollShortcut,
+    /// Follows the model's parser from what it is fed (a new model, a new
+    /// one).
+    feeder: Feeder,
     /// How many times the model has been put to sleep: a [`Rebuild`] is
     /// for the sleep it was taken in.
     sleeps: u64,
     /// Notices parsed and not taken yet, each with the offset just past
     /// the bytes that made it (see [`process_until`](Self::process_until)).
     placed: Vec<(u64, TerminalNotice)>,
+}
+
+/// What follows the model's parser state from the bytes it is fed, to
+/// feed it less: the scroll shortcut spares it output that scrolls off
+/// within a chunk, the OSC cap an OSC's payload past its bound.
+#[derive(Debug, Default)]
+struct Feeder {
+    shortcut: ScrollShortcut,
+    osc_cap: OscCap,
 }
 
 enum ModelState {
@@ -154,18 +164,18 @@ impl Rebuild {
         contained(|| {
             let mut model = parser(origin.size);
             // The replay is spared what scrolls off, as the first parse was.
-            let mut shortcut = ScrollShortcut::new();
-            feed(&mut model, &mut shortcut, &origin.redraw, false, None);
+            let mut feeder = Feeder::default();
+            feed(&mut model, &mut feeder, &origin.redraw, false, None);
             let mut at = origin.offset;
             let mut rest = output;
             for &(resize_at, size) in &origin.resizes {
                 let before = (resize_at.saturating_sub(at) as usize).min(rest.len());
-                feed(&mut model, &mut shortcut, &rest[..before], false, None);
+                feed(&mut model, &mut feeder, &rest[..before], false, None);
                 rest = &rest[before..];
                 at += before as u64;
                 resize_keeping_cursor(&mut model, size.rows, size.cols);
             }
-            feed(&mut model, &mut shortcut, rest, false, None);
+            feed(&mut model, &mut feeder, rest, false, None);
             model
         })
     }
@@ -190,14 +200,14 @@ impl TerminalScreen {
     /// on it without counting as output.
     pub fn new(size: Size, offset: u64, redraw: &[u8]) -> Self {
         // A saved screen the model cannot draw is not drawn.
-        let mut shortcut = ScrollShortcut::new();
+        let mut feeder = Feeder::default();
         let model = contained(|| {
             let mut model = parser(size);
-            feed(&mut model, &mut shortcut, redraw, false, None);
+            feed(&mut model, &mut feeder, redraw, false, None);
             model
         });
         let mut model = model.unwrap_or_else(|| {
-            shortcut = ScrollShortcut::new();
+            feeder = Feeder::default();
             parser(size)
         });
         model.callbacks_mut().notices.clear();
@@ -208,7 +218,7 @@ impl TerminalScreen {
             resets: 0,
             used_at: std::time::Instant::now(),
             origin: Some(ModelOrigin { offset, size, redraw: redraw.to_vec(), resizes: Vec::new() }),
-            shortcut,
+            feeder,
             sleeps: 0,
             placed: Vec::new(),
         }
@@ -224,7 +234,7 @@ impl TerminalScreen {
             *model.callbacks_mut() = callbacks;
             self.state = ModelState::Awake(model);
             self.origin = None;
-            self.shortcut = ScrollShortcut::new();
+            self.feeder = Feeder::default();
         }
         match &mut self.state {
             ModelState::Awake(model) => model,
@@ -287,15 +297,15 @@ impl TerminalScreen {
 
     /// One piece of [`process_until`](Self::process_until).
     fn process_piece(&mut self, data: &[u8], leave_tail: bool, deadline: Option<Instant>) -> usize {
-        let mut shortcut = std::mem::take(&mut self.shortcut);
-        let processed = self.guarded(|model| feed(model, &mut shortcut, data, leave_tail, deadline));
+        let mut feeder = std::mem::take(&mut self.feeder);
+        let processed = self.guarded(|model| feed(model, &mut feeder, data, leave_tail, deadline));
         match processed {
             Some(parsed) => {
-                self.shortcut = shortcut;
+                self.feeder = feeder;
                 self.parsed += parsed as u64;
                 parsed
             }
-            // The blank model that goes on has a shortcut of its own.
+            // The blank model that goes on has a feeder of its own.
             None => {
                 self.parsed += data.len() as u64;
                 self.restart_origin();
@@ -337,7 +347,7 @@ impl TerminalScreen {
         model.callbacks_mut().title = title;
         self.state = ModelState::Awake(model);
         self.origin = None;
-        self.shortcut = ScrollShortcut::new();
+        self.feeder = Feeder::default();
         self.resets += 1;
         tracing::error!(parsed = self.parsed, size = %self.size, "the terminal model failed on this output; a blank one goes on");
     }
@@ -507,29 +517,30 @@ impl TerminalScreen {
     }
 }
 
-/// Feeds `data` to `model` through `shortcut`, which has followed all it
+/// Feeds `data` to `model` through `feeder`, which has followed all it
 /// was fed before; gives how much of `data` that was (all of it unless
 /// `leave_tail`).
 fn feed(
     model: &mut vt100::Parser<ScreenCallbacks>,
-    shortcut: &mut ScrollShortcut,
+    feeder: &mut Feeder,
     data: &[u8],
     leave_tail: bool,
     deadline: Option<Instant>,
 ) -> usize {
     let (rows, _) = model.screen().size();
     let alternate = model.screen().alternate_screen();
-    let before = deadline.map(|_| shortcut.clone());
+    let before = deadline.map(|_| feeder.shortcut.clone());
     let mut shortened = Vec::new();
-    let (fed, parsed) = shortcut.shorten(data, rows, alternate, leave_tail, &mut shortened);
+    let (fed, parsed) = feeder.shortcut.shorten(data, rows, alternate, leave_tail, &mut shortened);
+    let osc_cap = &mut feeder.osc_cap;
     let (Some(deadline), Some(before)) = (deadline, before) else {
-        model.process(fed);
+        osc_cap.pass(fed, |run| model.process(run));
         return parsed;
     };
     if !std::ptr::eq(fed.as_ptr(), data.as_ptr()) || fed.len() != parsed {
         // Shortened: plain output, whose cost is a few microseconds a
         // kilobyte whatever the screen.
-        model.process(fed);
+        osc_cap.pass(fed, |run| model.process(run));
         return parsed;
     }
     // Output parsed as it is may cost a thousand times that (a
@@ -538,15 +549,15 @@ fn feed(
     // is told of what was fed alone.
     let mut done = 0;
     for slice in fed.chunks(TIMED_SLICE) {
-        model.process(slice);
+        osc_cap.pass(slice, |run| model.process(run));
         done += slice.len();
         if Instant::now() >= deadline {
             break;
         }
     }
     if done < parsed {
-        *shortcut = before;
-        let (_, again) = shortcut.shorten(&data[..done], rows, alternate, false, &mut Vec::new());
+        feeder.shortcut = before;
+        let (_, again) = feeder.shortcut.shorten(&data[..done], rows, alternate, false, &mut Vec::new());
         debug_assert_eq!(again, done);
     }
     done
