@@ -31,6 +31,34 @@ fn every_target_has_a_folder_of_regression_inputs() {
     }
 }
 
+/// Every target is built (`fuzz/targets/Cargo.toml`), run by a campaign
+/// on its defaults (`fuzz/campaign`), and smoke-run by CI (`.ci/run`), but
+/// `vt100_at_pane_sizes`, which looks for vt100's own panics.
+#[test]
+fn every_target_is_built_run_by_a_campaign_and_by_ci() {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |path: &Path| std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    let manifest = read(&fuzz.join("targets").join("Cargo.toml"));
+    let campaign = read(&fuzz.join("campaign"));
+    let ci = read(&fuzz.join("..").join(".ci").join("run"));
+    let defaults = campaign
+        .lines()
+        .find(|line| line.trim_start().starts_with("targets=(") && !line.contains("()"))
+        .expect("the defaults");
+    let smoke =
+        ci.lines().skip_while(|line| !line.contains("fuzz/campaign --seconds")).take(3).collect::<Vec<_>>().join("\n");
+    let named = |text: &str, target: &str| {
+        text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').any(|word| word == target)
+    };
+    for (target, _) in panehost_fuzz::TARGETS {
+        assert!(manifest.contains(&format!("name = \"{target}\"")), "fuzz/targets/Cargo.toml builds no {target}");
+        assert!(named(defaults, target), "fuzz/campaign does not run {target} on its defaults");
+        if *target != "vt100_at_pane_sizes" {
+            assert!(named(&smoke, target), ".ci/run does not smoke-run {target}");
+        }
+    }
+}
+
 #[test]
 fn the_vt100_panics_the_host_contains_are_real() {
     // Each input of `vt100_at_pane_sizes` makes the vt100 model itself
