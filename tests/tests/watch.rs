@@ -192,6 +192,42 @@ fn a_watcher_is_told_a_panes_new_size_and_title_and_only_changes() {
     host.stop();
 }
 
+/// A program that animates its title (a spinner, a progress count) sets
+/// it many times a second: a watcher is told the title at most four
+/// times a second, and always the last one set.
+#[test]
+fn an_animated_title_is_told_a_few_times_a_second_and_its_last_frame_always() {
+    const FRAMES: u32 = 120;
+    let host = TestHost::start();
+    let mut watcher = host.connect(Encoding::Json);
+    let (subscription, _) = watch(&mut watcher);
+    let mut client = host.connect(Encoding::Json);
+    let pane = client.start(start_params("shell", &[])).id;
+    client.ok(Request::Ask { pane: pane.clone(), text: "true".into(), timeout_ms: None });
+    let started = std::time::Instant::now();
+    // A frame every 10 ms at most (each `sleep` is a process of its own).
+    client.type_line(
+        &pane,
+        &format!(
+            r"for i in $(seq {FRAMES}); do printf '\033]2;frame-%s\007' $i; sleep 0.01; done; printf '\033]2;last-frame\007'"
+        ),
+    );
+    let mut told = Vec::new();
+    while told.last().map(String::as_str) != Some("last-frame") {
+        let (_, title) = next_change(&mut watcher, subscription, &pane);
+        told.push(title);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    // Four a second, the first at once, and one for the moment between a
+    // wait's end and the next frame: the bound for this run's length.
+    let most = (seconds * 4.0).ceil() as usize + 2;
+    assert!(told.len() <= most, "{} titles told in {seconds:.1} s (at most {most}): {told:?}", told.len());
+    assert!(told.len() < FRAMES as usize / 2, "{} of {FRAMES} frames told: {told:?}", told.len());
+    assert!(told.windows(2).all(|pair| pair[0] != pair[1]), "a title told twice in a row: {told:?}");
+    client.ok(Request::Close { pane });
+    host.stop();
+}
+
 #[test]
 fn a_watch_begins_with_every_pane_and_each_watcher_sees_the_same_news() {
     let host = TestHost::start();

@@ -365,10 +365,27 @@ impl Pane {
     }
 
     /// Tells the feed the pane's size and title when either changed since
-    /// it was last told (after a resize, and after a parse that set the
-    /// title). No lock of the pane may be held.
+    /// it was last told (after a resize). No lock of the pane may be held.
     pub(super) fn tell_look(&self) {
-        self.news.look(&self.info.id, || (self.current_progress().size, self.model.title()));
+        let _ = self.news.look(&self.info.id, false, || self.look());
+    }
+
+    /// Tells the feed the pane's new title, at most every
+    /// [`news::TITLE_NEWS_INTERVAL`]: a change within that long of the last
+    /// one told is told once it has passed (the latest title then). No
+    /// lock of the pane may be held.
+    pub(super) fn tell_title(self: &Arc<Self>) {
+        let Some(wait) = self.news.look(&self.info.id, true, || self.look()) else { return };
+        let pane = Arc::clone(self);
+        tokio::spawn(async move {
+            tokio::time::sleep(wait).await;
+            pane.news.look_again(&pane.info.id, || pane.look());
+        });
+    }
+
+    /// The size and title a `pane_changed` tells.
+    fn look(&self) -> (Size, String) {
+        (self.current_progress().size, self.model.title())
     }
 
     /// Tells the feed that the pane left (`reason`), and nothing after

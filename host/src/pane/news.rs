@@ -11,7 +11,14 @@
 
 use panehost_ipc::{Event, ExitStatus, PaneId, PaneSummary, Size};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
+
+/// A title that changes again within this long of the last one told waits
+/// until it has passed, and the latest is told then: a program that
+/// animates its title (a spinner) is told four times a second, not at
+/// every frame. A new size is told at once.
+pub(super) const TITLE_NEWS_INTERVAL: Duration = Duration::from_millis(250);
 
 /// A pane's outlet to the feed: silent until the pane joins the registry,
 /// and again once it has left.
@@ -27,6 +34,11 @@ struct Outlet {
     told_activity: String,
     /// The size and title last told, likewise.
     told_look: Option<(Size, String)>,
+    /// When a title change was last told.
+    title_told_at: Option<Instant>,
+    /// A title change waits for [`TITLE_NEWS_INTERVAL`] to pass, and
+    /// someone will look again then.
+    title_due: bool,
 }
 
 impl NewsOutlet {
@@ -60,16 +72,50 @@ impl NewsOutlet {
 
     /// Tells the pane's size and title (as `current` reads them, under the
     /// outlet's lock, so the last told is the latest) when either is not
-    /// what was told last.
-    pub(super) fn look(&self, pane: &PaneId, current: impl FnOnce() -> (Size, String)) {
+    /// what was told last. A change of the title alone within
+    /// [`TITLE_NEWS_INTERVAL`] of the last one told waits, when
+    /// `may_wait`: the answer is how long, and the caller looks again
+    /// then ([`look_again`](Self::look_again)); `None` otherwise (told, or
+    /// nothing to tell, or a look already due).
+    pub(super) fn look(
+        &self,
+        pane: &PaneId,
+        may_wait: bool,
+        current: impl FnOnce() -> (Size, String),
+    ) -> Option<Duration> {
         let mut outlet = self.lock();
-        let Some(feed) = outlet.feed.clone() else { return };
+        let feed = outlet.feed.clone()?;
         let look = current();
-        if outlet.told_look.as_ref() != Some(&look) {
-            let (size, title) = look.clone();
-            outlet.told_look = Some(look);
-            let _ = feed.send(Event::PaneChanged { pane: pane.clone(), size, title });
+        let told = outlet.told_look.as_ref();
+        if told == Some(&look) {
+            return None;
         }
+        let title_changed = told.is_none_or(|(_, title)| *title != look.1);
+        let same_size = told.is_some_and(|(size, _)| *size == look.0);
+        if may_wait && title_changed && same_size {
+            let since = outlet.title_told_at.map_or(TITLE_NEWS_INTERVAL, |at| at.elapsed());
+            if since < TITLE_NEWS_INTERVAL {
+                if outlet.title_due {
+                    return None;
+                }
+                outlet.title_due = true;
+                return Some(TITLE_NEWS_INTERVAL - since);
+            }
+        }
+        if title_changed {
+            outlet.title_told_at = Some(Instant::now());
+        }
+        let (size, title) = look.clone();
+        outlet.told_look = Some(look);
+        let _ = feed.send(Event::PaneChanged { pane: pane.clone(), size, title });
+        None
+    }
+
+    /// The wait a [`look`](Self::look) asked for has passed: the next look
+    /// tells what changed.
+    pub(super) fn look_again(&self, pane: &PaneId, current: impl FnOnce() -> (Size, String)) {
+        self.lock().title_due = false;
+        let _ = self.look(pane, false, current);
     }
 
     /// Has `record` record the exit (it returns the activity after it),

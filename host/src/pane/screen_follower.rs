@@ -44,7 +44,7 @@ pub(super) async fn run(pane: Arc<Pane>) {
                     (screen.parsed(), taken, screen.take_placed_notices(), screen.resets(), title_changed)
                 };
                 if title_changed {
-                    pane.tell_look();
+                    pane.tell_title();
                 }
                 let out_of_time = std::time::Instant::now() >= deadline;
                 budget.took(taken, data.len(), began.elapsed(), out_of_time && taken < data.len());
