@@ -37,10 +37,8 @@ impl Pane {
             // The reader takes what the PTY holds; its append wakes this.
             let mut progress = self.progress();
             progress.mark_seen();
-            let _ = tokio::time::timeout_at(deadline.into(), async {
-                let _ = tokio::time::timeout(CATCH_UP_POLL, progress.changed()).await;
-            })
-            .await;
+            let wait = CATCH_UP_POLL.min(deadline.saturating_duration_since(Instant::now()));
+            let _ = tokio::time::timeout(wait, progress.changed()).await;
         };
         let parsed = self.model.wait_parsed(end, || self.current_progress().over());
         tokio::time::timeout_at(deadline.into(), parsed).await.is_ok() && self.model.parsed() >= end
